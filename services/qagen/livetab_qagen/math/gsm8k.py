@@ -1,0 +1,120 @@
+"""GSM8K problems and the arithmetic their solutions spell out in calculator annotations.
+
+A GSM8K solution writes each step as ``<<16-3-4=9>>``: an expression over numbers named in the
+problem, results of earlier steps and a few constants, then its result. This module reads the
+problems, the numbers mentioned in the question text (with their character spans) and the annotated
+steps; turning them into a formal model is `formalise.py`'s job.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+
+from livetab.paths import shared_data
+
+__all__ = [
+    "AnnotatedStep",
+    "GSM8KProblem",
+    "Mention",
+    "load_problems",
+    "parse_number",
+    "question_mentions",
+    "annotated_steps",
+]
+
+log = logging.getLogger(__name__)
+
+_ANNOTATION = re.compile(r"<<([^<>]*)>>")
+# A number as written in prose: 1,200 / 3.5 / .25 ; a leading $ or a trailing % is kept apart.
+_MENTION = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?|\.\d+)(?![\w])")
+
+
+@dataclass(frozen=True)
+class Mention:
+    """A number written with digits in the question text."""
+
+    value: Fraction
+    start: int
+    end: int
+    text: str
+
+
+@dataclass(frozen=True)
+class AnnotatedStep:
+    """One calculator annotation: the expression as written and the result the solution states."""
+
+    expression: str
+    result: Fraction
+    raw: str
+
+
+@dataclass
+class GSM8KProblem:
+    index: int
+    question: str
+    answer: str
+    final_answer: Fraction
+    raw_final: str = ""
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+def parse_number(text: str) -> Fraction:
+    """A decimal number with optional thousands commas, as an exact fraction. Raises ValueError."""
+    cleaned = text.strip().replace(",", "").replace("$", "")
+    if not re.fullmatch(r"-?(\d+(\.\d*)?|\.\d+)", cleaned):
+        raise ValueError(f"not a plain number: {text!r}")
+    return Fraction(cleaned)
+
+
+def load_problems(path: Path | None = None, limit: int | None = None) -> list[GSM8KProblem]:
+    """Read GSM8K JSONL (default: the shared sample). Lines that cannot be read are logged and skipped."""
+    src = path or shared_data() / "gsm8k" / "test_sample.jsonl"
+    problems: list[GSM8KProblem] = []
+    with src.open(encoding="utf-8") as f:
+        for lineno, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+                problems.append(GSM8KProblem(
+                    index=int(rec.get("test_index", lineno)), question=str(rec["question"]),
+                    answer=str(rec["answer"]), final_answer=parse_number(str(rec["final_answer"])),
+                    raw_final=str(rec["final_answer"]),
+                ))
+            except (KeyError, ValueError, json.JSONDecodeError) as e:
+                log.warning("gsm8k %s line %d skipped: %s", src, lineno, e)
+            if limit is not None and len(problems) >= limit:
+                break
+    return problems
+
+
+def question_mentions(question: str) -> list[Mention]:
+    """Every number written with digits in the question, in order of appearance."""
+    out: list[Mention] = []
+    for m in _MENTION.finditer(question):
+        try:
+            out.append(Mention(value=parse_number(m.group(1)), start=m.start(1), end=m.end(1), text=m.group(1)))
+        except ValueError:  # pragma: no cover - the pattern only matches plain numbers
+            continue
+    return out
+
+
+def annotated_steps(answer: str) -> list[AnnotatedStep]:
+    """The ``<<expr=result>>`` annotations in order. Raises ValueError on one that cannot be read."""
+    steps: list[AnnotatedStep] = []
+    for m in _ANNOTATION.finditer(answer):
+        body = m.group(1)
+        if body.count("=") != 1:
+            raise ValueError(f"annotation without exactly one '=': <<{body}>>")
+        expr, result = body.split("=")
+        try:
+            value = parse_number(result)
+        except ValueError:
+            raise ValueError(f"annotation result is not a number: <<{body}>>") from None
+        steps.append(AnnotatedStep(expression=expr.strip(), result=value, raw=body))
+    return steps

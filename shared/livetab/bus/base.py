@@ -1,0 +1,114 @@
+"""The bus interface both transports implement, and the record/header conventions they share."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Protocol
+
+from google.protobuf.message import DecodeError, Message
+from opentelemetry.trace import SpanKind
+
+from livetab import topics
+from livetab.telemetry import inject_headers, tracer
+
+__all__ = ["Bus", "Consumer", "Outgoing", "PoisonMessage", "Record", "Retryable", "decode", "make_headers", "producer_headers"]
+
+H_TYPE = "message-type"
+H_ID = "message-id"
+H_TRACE = "traceparent"
+H_PRODUCED = "produced-at"
+
+
+@dataclass(frozen=True)
+class Record:
+    topic: str
+    partition: int
+    offset: int
+    key: bytes | None
+    value: bytes
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    """A message a handler wants published. `key` decides the partition; `message_id` dedups downstream."""
+
+    topic: str
+    message: Message
+    key: str = ""
+    message_id: str = ""
+
+
+class PoisonMessage(Exception):
+    """The record can never be processed (undecodable, wrong type, invalid content): dead-letter it."""
+
+
+class Retryable(Exception):
+    """A passing failure (store or endpoint down): do not commit; back off and process the record again."""
+
+
+def make_headers(topic: str, message: Message, message_id: str = "") -> dict[str, str]:
+    expected = topics.by_name(topic).message_type
+    actual = message.DESCRIPTOR.full_name
+    if actual != expected:
+        raise TypeError(f"topic {topic} carries {expected}, not {actual}")
+    headers = {
+        H_TYPE: actual,
+        H_ID: message_id or str(uuid.uuid4()),
+        H_PRODUCED: datetime.now(UTC).isoformat(timespec="milliseconds"),
+    }
+    return inject_headers(headers)
+
+
+def producer_headers(out: Outgoing) -> dict[str, str]:
+    """Headers for `out`, made inside a PRODUCER span `<topic> publish` so the consumer continues the trace."""
+    with tracer().start_as_current_span(
+        f"{out.topic} publish", kind=SpanKind.PRODUCER,
+        attributes={"messaging.system": "kafka", "messaging.destination.name": out.topic,
+                    "messaging.operation.type": "publish"},
+    ):
+        return make_headers(out.topic, out.message, out.message_id)
+
+
+def decode(record: Record) -> Message:
+    """Parse a record into the message type its topic carries; anything off is a PoisonMessage."""
+    try:
+        topic = topics.by_name(record.topic)
+    except KeyError as e:
+        raise PoisonMessage(str(e)) from None
+    declared = record.headers.get(H_TYPE)
+    if declared is None:
+        raise PoisonMessage(f"record has no '{H_TYPE}' header")
+    if declared != topic.message_type:
+        raise PoisonMessage(f"record declares {declared!r} but {record.topic} carries {topic.message_type!r}")
+    msg = topic.message()
+    try:
+        msg.ParseFromString(record.value)
+    except DecodeError as e:
+        raise PoisonMessage(f"cannot decode {topic.message_type}: {e}") from None
+    return msg
+
+
+class Consumer(Protocol):
+    def poll(self, max_records: int, timeout_s: float) -> list[Record]: ...
+
+    def commit(self, records: list[Record]) -> None:
+        """Mark these records (and everything before them in their partitions) as done."""
+
+    def rewind(self) -> None:
+        """Go back to the last committed position (after a retryable failure)."""
+
+    def close(self) -> None: ...
+
+
+class Bus(Protocol):
+    def publish(self, out: Outgoing, headers: dict[str, str] | None = None) -> None:
+        """Queue `out`; `headers` default to `producer_headers(out)` made now."""
+
+    def flush(self, timeout_s: float = 30.0) -> None: ...
+
+    def consumer(self, group: str, topic_names: list[str]) -> Consumer: ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,156 @@
+"""The Kafka transport (kafka-python): idempotent acks=all producer, manual-commit consumers.
+
+Offsets are committed only for records whose effects are durable: the worker flushes the producer and
+then commits. On a retryable failure the consumer seeks back to its committed positions.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+from typing import Any
+
+from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer, TopicPartition
+from kafka.admin import NewTopic
+from kafka.errors import KafkaError, TopicAlreadyExistsError
+from kafka.structs import OffsetAndMetadata
+
+from livetab import topics
+from livetab.bus.base import Outgoing, Record, producer_headers
+from livetab.settings import KafkaSettings
+
+__all__ = ["BrokerUnreachable", "KafkaBus", "check_broker", "ensure_topics"]
+
+log = logging.getLogger(__name__)
+
+
+class BrokerUnreachable(Exception):
+    """No Kafka broker answered at the configured bootstrap address."""
+
+
+def check_broker(bootstrap: str, timeout_s: float = 10.0) -> None:
+    """Fail fast, with the address in the message, when nothing listens at `bootstrap`."""
+    for addr in bootstrap.split(","):
+        host, _, port = addr.strip().rpartition(":")
+        try:
+            with socket.create_connection((host or "127.0.0.1", int(port)), timeout=timeout_s):
+                return
+        except (OSError, ValueError):
+            continue
+    raise BrokerUnreachable(f"no Kafka broker answers at {bootstrap!r} (kafka.bootstrap_servers)")
+
+
+def ensure_topics(bootstrap: str, names: list[str] | None = None) -> None:
+    """Create the registry's topics that do not exist yet (partitions from the registry)."""
+    wanted = [t for t in topics.TOPICS if names is None or t.name in names]
+    try:
+        admin = KafkaAdminClient(bootstrap_servers=bootstrap, client_id="livetab-admin", request_timeout_ms=15000)
+    except KafkaError:
+        raise BrokerUnreachable(f"no Kafka broker answers at {bootstrap!r} (kafka.bootstrap_servers)") from None
+    try:
+        existing = set(admin.list_topics())
+        new = [NewTopic(t.name, t.partitions, 1) for t in wanted if t.name not in existing]
+        if new:
+            try:
+                admin.create_topics(new)
+            except TopicAlreadyExistsError:
+                pass
+    finally:
+        admin.close()
+
+
+class KafkaBus:
+    def __init__(self, settings: KafkaSettings, client_id: str = "livetab") -> None:
+        self.settings = settings
+        check_broker(settings.bootstrap_servers, settings.connect_timeout_s)
+        try:
+            self._producer = KafkaProducer(
+                bootstrap_servers=settings.bootstrap_servers,
+                client_id=client_id,
+                acks="all",
+                enable_idempotence=True,
+                linger_ms=settings.linger_ms,
+                request_timeout_ms=settings.request_timeout_ms,
+                max_in_flight_requests_per_connection=5,
+            )
+        except KafkaError:
+            raise BrokerUnreachable(
+                f"no Kafka broker answers at {settings.bootstrap_servers!r} (kafka.bootstrap_servers)") from None
+        self._futures: list[Any] = []
+
+    def publish(self, out: Outgoing, headers: dict[str, str] | None = None) -> None:
+        headers = headers if headers is not None else producer_headers(out)
+        fut = self._producer.send(
+            out.topic,
+            value=out.message.SerializeToString(),
+            key=out.key.encode() if out.key else None,
+            headers=[(k, v.encode()) for k, v in headers.items()],
+        )
+        self._futures.append(fut)
+
+    def publish_raw(self, topic: str, value: bytes, headers: dict[str, str], key: bytes | None = None) -> None:
+        self._futures.append(self._producer.send(topic, value=value, key=key,
+                                                 headers=[(k, v.encode()) for k, v in headers.items()]))
+
+    def flush(self, timeout_s: float = 30.0) -> None:
+        """Block until every published record is acknowledged; raise if any failed."""
+        self._producer.flush(timeout=timeout_s)
+        futures, self._futures = self._futures, []
+        for f in futures:
+            f.get(timeout=timeout_s)  # raises the KafkaError of a failed send
+
+    def consumer(self, group: str, topic_names: list[str]) -> KafkaBusConsumer:
+        return KafkaBusConsumer(self.settings, group, topic_names)
+
+    def close(self) -> None:
+        try:
+            self.flush(10)
+        except KafkaError as e:
+            log.warning("records still unacknowledged at close: %s", e)
+        self._producer.close(timeout=10)
+
+
+class KafkaBusConsumer:
+    def __init__(self, settings: KafkaSettings, group: str, topic_names: list[str]) -> None:
+        self._c = KafkaConsumer(
+            *topic_names,
+            bootstrap_servers=settings.bootstrap_servers,
+            group_id=group,
+            enable_auto_commit=False,
+            auto_offset_reset="earliest",
+            session_timeout_ms=settings.session_timeout_ms,
+            heartbeat_interval_ms=settings.heartbeat_interval_ms,
+            max_poll_records=settings.max_poll_records,
+            request_timeout_ms=max(settings.request_timeout_ms, settings.session_timeout_ms + 5000),
+        )
+        self._group = group
+
+    def poll(self, max_records: int, timeout_s: float) -> list[Record]:
+        batches = self._c.poll(timeout_ms=int(timeout_s * 1000), max_records=max_records)
+        out: list[Record] = []
+        for tp, recs in batches.items():
+            for r in recs:
+                headers = {k: (v.decode("utf-8", "replace") if v is not None else "") for k, v in (r.headers or [])}
+                out.append(Record(tp.topic, tp.partition, r.offset, r.key, r.value or b"", headers))
+        return out
+
+    def commit(self, records: list[Record]) -> None:
+        offsets: dict[TopicPartition, OffsetAndMetadata] = {}
+        for r in records:
+            tp = TopicPartition(r.topic, r.partition)
+            nxt = r.offset + 1
+            if tp not in offsets or offsets[tp].offset < nxt:
+                offsets[tp] = OffsetAndMetadata(nxt, "", -1)
+        if offsets:
+            self._c.commit(offsets)
+
+    def rewind(self) -> None:
+        for tp in self._c.assignment():
+            committed = self._c.committed(tp)
+            if committed is None:
+                self._c.seek_to_beginning(tp)
+            else:
+                self._c.seek(tp, committed)
+
+    def close(self) -> None:
+        self._c.close(autocommit=False)

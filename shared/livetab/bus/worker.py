@@ -1,0 +1,167 @@
+"""The worker loop: run one pure handler over either bus.
+
+poll → decode → handle (store effects are idempotent upserts) → publish outputs → flush → commit.
+Poison records go to the DLQ with their source topic/partition/offset and the error, and are committed.
+A `Retryable` error rewinds to the committed offsets and backs off. SIGTERM only sets a flag: the
+current batch finishes, is committed, and the loop ends.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import signal
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from google.protobuf.message import Message
+from opentelemetry import trace
+from opentelemetry.trace import SpanKind, Status, StatusCode
+
+from livetab import topics
+from livetab.bus.base import Bus, Outgoing, PoisonMessage, Record, Retryable, decode, producer_headers
+from livetab.telemetry import extract_context, tracer
+from livetab.v1 import dlq_pb2
+
+__all__ = ["Handler", "HandlerContext", "Worker", "WorkerStats"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class HandlerContext:
+    """What a handler may use besides the message: the store, settings, and the record's coordinates."""
+
+    store: Any
+    settings: Any
+    record: Record | None = None
+    services: dict[str, Any] = field(default_factory=dict)
+
+
+class Handler(Protocol):
+    service: str
+    topics: list[str]
+
+    def handle(self, message: Message, ctx: HandlerContext) -> list[Outgoing]: ...
+
+
+@dataclass
+class WorkerStats:
+    processed: int = 0
+    dead_lettered: int = 0
+    published: int = 0
+    batches: int = 0
+    retries: int = 0
+
+
+class Worker:
+    def __init__(self, handler: Handler, bus: Bus, ctx: HandlerContext, *, group: str | None = None,
+                 max_records: int = 100, poll_timeout_s: float = 0.5,
+                 on_batch: Callable[[list[Record]], None] | None = None) -> None:
+        self.handler = handler
+        self.bus = bus
+        self.ctx = ctx
+        self.group = group or topics.consumer_group(handler.service)
+        self.consumer = bus.consumer(self.group, handler.topics)
+        self.max_records = max_records
+        self.poll_timeout_s = poll_timeout_s
+        self.stats = WorkerStats()
+        self._stopping = False
+        self._on_batch = on_batch
+
+    def stop(self, *_: object) -> None:
+        self._stopping = True
+
+    def install_signal_handlers(self) -> None:
+        signal.signal(signal.SIGTERM, self.stop)
+        signal.signal(signal.SIGINT, self.stop)
+
+    def run(self, *, until_idle: bool = False, max_seconds: float | None = None) -> WorkerStats:
+        """Loop until stopped; with `until_idle`, return after the first empty poll."""
+        deadline = time.monotonic() + max_seconds if max_seconds else None
+        backoff = 0.5
+        try:
+            while not self._stopping:
+                if deadline and time.monotonic() > deadline:
+                    break
+                try:
+                    n = self.run_once()
+                    backoff = 0.5
+                except Retryable as e:
+                    self.stats.retries += 1
+                    wait = min(30.0, backoff) * (0.5 + random.random())
+                    log.warning("retryable failure in %s, retrying in %.1fs: %s", self.handler.service, wait, e)
+                    self.consumer.rewind()
+                    time.sleep(wait)
+                    backoff *= 2
+                    continue
+                if n == 0 and until_idle:
+                    break
+        finally:
+            self.consumer.close()
+        return self.stats
+
+    def run_once(self) -> int:
+        records = self.consumer.poll(self.max_records, self.poll_timeout_s)
+        if not records:
+            return 0
+        outgoing: list[tuple[Outgoing, dict[str, str]]] = []
+        for rec in records:
+            outgoing.extend(self._process(rec))
+        for out, headers in outgoing:
+            self.bus.publish(out, headers)
+        self.bus.flush()
+        if self._on_batch:
+            self._on_batch(records)
+        self.consumer.commit(records)
+        self.stats.batches += 1
+        self.stats.published += len(outgoing)
+        return len(records)
+
+    def _process(self, rec: Record) -> list[tuple[Outgoing, dict[str, str]]]:
+        parent = extract_context(rec.headers)
+        with tracer().start_as_current_span(
+            f"{rec.topic} process", context=parent, kind=SpanKind.CONSUMER,
+            attributes={
+                "messaging.system": "kafka",
+                "messaging.destination.name": rec.topic,
+                "messaging.operation.type": "process",
+                "messaging.consumer.group.name": self.group,
+                "messaging.kafka.offset": rec.offset,
+                "messaging.destination.partition.id": str(rec.partition),
+                "messaging.message.id": rec.headers.get("message-id", ""),
+            },
+        ) as span:
+            try:
+                message = decode(rec)
+                self.ctx.record = rec
+                outs = self.handler.handle(message, self.ctx)
+                self.stats.processed += 1
+                return [(o, producer_headers(o)) for o in outs]
+            except Retryable:
+                raise
+            except Exception as e:
+                reason = f"{type(e).__name__}: {e}"
+                if not isinstance(e, PoisonMessage):
+                    log.exception("handler %s failed on %s/%d@%d", self.handler.service, rec.topic, rec.partition,
+                                  rec.offset)
+                span.set_status(Status(StatusCode.ERROR, reason))
+                self.stats.dead_lettered += 1
+                letter = self._dead_letter(rec, reason)
+                return [(letter, producer_headers(letter))]
+
+    def _dead_letter(self, rec: Record, reason: str) -> Outgoing:
+        letter = dlq_pb2.DeadLetter(
+            source_topic=rec.topic, partition=rec.partition, offset=rec.offset, error=reason,
+            consumer_group=self.group, key=rec.key or b"", value=rec.value, headers=rec.headers,
+            failed_at=datetime.now(UTC).isoformat(timespec="milliseconds"),
+        )
+        return Outgoing(topics.DLQ, letter, key=rec.topic, message_id=f"{rec.topic}:{rec.partition}:{rec.offset}")
+
+
+def current_trace_id() -> str:
+    ctx = trace.get_current_span().get_span_context()
+    return f"{ctx.trace_id:032x}" if ctx.is_valid else ""

@@ -1,0 +1,99 @@
+"""Questions and their computed gold answers, as plain typed objects."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from livetab.v1 import question_pb2
+
+__all__ = ["FAMILIES", "GOLD_KINDS", "Gold", "Question", "Verification"]
+
+FAMILIES = ("direct", "reasoning", "fact", "mcq", "insight", "imperfect", "math")
+GOLD_KINDS = ("number", "text", "list", "boolean", "option", "insufficient", "contradictory", "free")
+
+
+@dataclass
+class Gold:
+    """A typed gold answer. `text` always holds a readable form of the answer."""
+
+    kind: str
+    text: str = ""
+    items: list[str] = field(default_factory=list)
+    number: float = 0.0
+    boolean: bool = False
+    option: int = 0
+    unit: str = ""
+
+    def to_proto(self) -> question_pb2.Gold:
+        return question_pb2.Gold(kind=self.kind, text=self.text, items=self.items, number=self.number,
+                                 boolean=self.boolean, option=self.option, unit=self.unit)
+
+    @classmethod
+    def from_proto(cls, m: question_pb2.Gold) -> Gold:
+        return cls(kind=m.kind, text=m.text, items=list(m.items), number=m.number, boolean=m.boolean,
+                   option=m.option, unit=m.unit)
+
+
+@dataclass
+class Verification:
+    method: str = ""
+    passed: bool = False
+    detail: str = ""
+    validator_trials: int = 0
+    validator_correct: int = 0
+    simplicity_trials: int = 0
+    simplicity_correct: int = 0
+    decisions: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Question:
+    id: str
+    table_id: str
+    family: str
+    text: str
+    gold: Gold
+    skill: str = ""
+    scope: str = ""
+    operation: str = ""
+    difficulty: str = "easy"
+    language: str = "en"
+    options: list[str] = field(default_factory=list)
+    derivation: str = ""
+    verification: Verification = field(default_factory=Verification)
+    status: str = "verified"
+    generator: str = ""
+    params: dict[str, str] = field(default_factory=dict)
+    release: str = ""
+    source_created_at: str = ""
+    closed_book: bool = False
+
+    def to_proto(self) -> question_pb2.Question:
+        v = self.verification
+        return question_pb2.Question(
+            id=self.id, table_id=self.table_id, family=self.family, skill=self.skill, scope=self.scope,
+            operation=self.operation, difficulty=self.difficulty, language=self.language, text=self.text,
+            options=self.options, gold=self.gold.to_proto(), derivation=self.derivation,
+            verification=question_pb2.Verification(
+                method=v.method, passed=v.passed, detail=v.detail, validator_trials=v.validator_trials,
+                validator_correct=v.validator_correct, simplicity_trials=v.simplicity_trials,
+                simplicity_correct=v.simplicity_correct, decisions=v.decisions,
+            ),
+            status=self.status, generator=self.generator, params=self.params, release=self.release,
+            source_created_at=self.source_created_at, closed_book=self.closed_book,
+        )
+
+    @classmethod
+    def from_proto(cls, m: question_pb2.Question) -> Question:
+        v = m.verification
+        return cls(
+            id=m.id, table_id=m.table_id, family=m.family, text=m.text, gold=Gold.from_proto(m.gold),
+            skill=m.skill, scope=m.scope, operation=m.operation, difficulty=m.difficulty, language=m.language,
+            options=list(m.options), derivation=m.derivation,
+            verification=Verification(method=v.method, passed=v.passed, detail=v.detail,
+                                      validator_trials=v.validator_trials, validator_correct=v.validator_correct,
+                                      simplicity_trials=v.simplicity_trials,
+                                      simplicity_correct=v.simplicity_correct, decisions=list(v.decisions)),
+            status=m.status, generator=m.generator, params=dict(m.params), release=m.release,
+            source_created_at=m.source_created_at, closed_book=m.closed_book,
+        )

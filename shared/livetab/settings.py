@@ -1,0 +1,162 @@
+"""Typed settings: a YAML file plus `LIVETAB_...` environment overrides, validated at start-up.
+
+Every threshold and knob lives here, so services, tests and the chart read one definition.
+A bad setting stops the process with a message that names it (see `load_settings`).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+__all__ = ["ConfigError", "Settings", "load_settings"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class KafkaSettings(_Strict):
+    bootstrap_servers: str = "127.0.0.1:9092"
+    session_timeout_ms: int = 10000
+    heartbeat_interval_ms: int = 2000
+    max_poll_records: int = 200
+    poll_timeout_ms: int = 500
+    request_timeout_ms: int = 15000
+    connect_timeout_s: float = 10.0
+    linger_ms: int = 5
+
+
+class StoreSettings(_Strict):
+    url: str = "sqlite:///out/livetab.db"
+
+
+class ModelSettings(_Strict):
+    name: str = "smollm2-135m"
+    backend: Literal["llama_local", "openai", "grpc"] = "llama_local"
+    base_url: str = ""
+    model: str = ""
+    api_key_ref: str = ""
+    pool: str = "remote"
+    n_ctx: int = 4096
+    n_threads: int = 2
+    timeout_s: float = 120.0
+    params: dict[str, str] = Field(default_factory=dict)
+
+
+class SourceSettings(_Strict):
+    kind: Literal["local_html", "local_csv", "wikipedia", "gsm8k"] = "local_html"
+    location: str = ""
+    language: str = "en"
+    options: dict[str, str] = Field(default_factory=dict)
+
+
+class ScraperSettings(_Strict):
+    min_rows: int = 3
+    max_rows: int = 60
+    min_cols: int = 2
+    max_cols: int = 12
+    max_cell_chars: int = 140
+    max_table_chars: int = 6000
+    tables_per_page: int = 1
+
+
+class QagenSettings(_Strict):
+    families: list[str] = Field(default_factory=lambda: ["direct", "reasoning"])
+    per_table: int = 4
+    seed: int = 0
+
+
+class RunSettings(_Strict):
+    team: str = "local"
+    release: str = "demo"
+    formats: list[str] = Field(default_factory=lambda: ["markdown"])
+    settings: list[str] = Field(default_factory=lambda: ["with_table"])
+    samples: int = 1
+    temperature: float = 0.0
+    top_p: float = 1.0
+    max_tokens: int = 32
+    seed: int = 0
+    max_rows: int = 40
+    limit: int = 0
+
+
+class JudgeSettings(_Strict):
+    judges: list[str] = Field(default_factory=lambda: ["rule"])
+    tolerance: float = 0.005
+
+
+class ApiSettings(_Strict):
+    host: str = "127.0.0.1"
+    port: int = 8080
+
+
+class Settings(_Strict):
+    mode: Literal["embedded", "distributed"] = "embedded"
+    out_dir: str = "out/demo"
+    log_level: str = "INFO"
+    log_format: Literal["json", "text"] = "text"
+    kafka: KafkaSettings = Field(default_factory=KafkaSettings)
+    store: StoreSettings = Field(default_factory=StoreSettings)
+    models: list[ModelSettings] = Field(default_factory=lambda: [ModelSettings()])
+    sources: list[SourceSettings] = Field(default_factory=list)
+    scraper: ScraperSettings = Field(default_factory=ScraperSettings)
+    qagen: QagenSettings = Field(default_factory=QagenSettings)
+    run: RunSettings = Field(default_factory=RunSettings)
+    judge: JudgeSettings = Field(default_factory=JudgeSettings)
+    api: ApiSettings = Field(default_factory=ApiSettings)
+
+
+class ConfigError(Exception):
+    """A setting is wrong; the message names it."""
+
+
+ENV_PREFIX = "LIVETAB_"
+
+
+def _set_path(tree: dict[str, Any], path: list[str], value: str) -> None:
+    node = tree
+    for key in path[:-1]:
+        node = node.setdefault(key, {})
+        if not isinstance(node, dict):
+            raise ConfigError(f"environment override {'__'.join(path)} does not address a section")
+    node[path[-1]] = yaml.safe_load(value) if value else value
+
+
+def load_settings(path: str | Path | None = None, env: dict[str, str] | None = None) -> Settings:
+    """Read YAML (if given), apply `LIVETAB_SECTION__KEY=value` overrides, validate."""
+    env = dict(os.environ) if env is None else env
+    tree: dict[str, Any] = {}
+    path = path or env.get("LIVETAB_CONFIG")
+    if path:
+        p = Path(path)
+        if not p.is_file():
+            raise ConfigError(f"config file {p} does not exist")
+        try:
+            loaded = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
+        except yaml.YAMLError as e:
+            raise ConfigError(f"config file {p} is not valid YAML: {e}") from None
+        if not isinstance(loaded, dict):
+            raise ConfigError(f"config file {p} must hold a mapping at the top level")
+        tree = loaded
+    for key, value in env.items():
+        if (key.startswith(ENV_PREFIX) and key != "LIVETAB_CONFIG" and "__" in key) or key in (
+            "LIVETAB_MODE", "LIVETAB_OUT_DIR", "LIVETAB_LOG_LEVEL", "LIVETAB_LOG_FORMAT"
+        ):
+            parts = [p.lower() for p in key[len(ENV_PREFIX):].split("__")]
+            _set_path(tree, parts, value)
+    try:
+        return Settings.model_validate(tree)
+    except ValidationError as e:
+        problems = []
+        for err in e.errors():
+            where = ".".join(str(x) for x in err["loc"])
+            if err["type"] == "extra_forbidden":
+                problems.append(f"unknown setting '{where}'")
+            else:
+                problems.append(f"setting '{where}': {err['msg']}")
+        raise ConfigError("; ".join(problems)) from None

@@ -1,0 +1,151 @@
+"""The relational schema. Every entity row is keyed by its deterministic content id and carries the
+protobuf message it came from (`payload`), plus the columns that queries filter on."""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    Column,
+    DateTime,
+    Float,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Table,
+    Text,
+    func,
+)
+
+__all__ = [
+    "dead_letters",
+    "effects",
+    "failures",
+    "judgments",
+    "leaderboard",
+    "metadata",
+    "questions",
+    "response_cache",
+    "results",
+    "runs",
+    "tables",
+]
+
+metadata = MetaData()
+
+
+def _created() -> Column[object]:
+    return Column("created_at", DateTime(timezone=True), server_default=func.now(), nullable=False)
+
+
+tables = Table(
+    "tables", metadata,
+    Column("id", String(64), primary_key=True),
+    Column("release", String(64), nullable=False, index=True),
+    Column("source_uri", Text, nullable=False),
+    Column("language", String(16), nullable=False),
+    Column("domain", String(32), nullable=False),
+    Column("source_created_at", String(32), nullable=False),
+    Column("payload", LargeBinary, nullable=False),
+    _created(),
+)
+
+questions = Table(
+    "questions", metadata,
+    Column("id", String(64), primary_key=True),
+    Column("table_id", String(64), nullable=False, index=True),
+    Column("release", String(64), nullable=False, index=True),
+    Column("family", String(32), nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("payload", LargeBinary, nullable=False),
+    _created(),
+)
+
+runs = Table(
+    "runs", metadata,
+    Column("id", String(64), primary_key=True),
+    Column("team", String(64), nullable=False),
+    Column("model", String(128), nullable=False),
+    Column("release", String(64), nullable=False),
+    Column("planned", Integer, nullable=False),
+    Column("payload", LargeBinary, nullable=False),
+    _created(),
+)
+
+results = Table(
+    "results", metadata,
+    Column("id", String(64), primary_key=True),
+    Column("run_id", String(64), nullable=False, index=True),
+    Column("question_id", String(64), nullable=False),
+    Column("model", String(128), nullable=False),
+    Column("sample_index", Integer, nullable=False),
+    Column("error", Text, nullable=False),
+    Column("payload", LargeBinary, nullable=False),
+    _created(),
+)
+
+judgments = Table(
+    "judgments", metadata,
+    Column("id", String(64), primary_key=True),
+    Column("request_id", String(64), nullable=False),
+    Column("run_id", String(64), nullable=False, index=True),
+    Column("question_id", String(64), nullable=False),
+    Column("model", String(128), nullable=False),
+    Column("judge", String(64), nullable=False),
+    Column("family", String(32), nullable=False),
+    Column("verdict", String(16), nullable=False),
+    Column("score", Float, nullable=False),
+    Column("payload", LargeBinary, nullable=False),
+    _created(),
+)
+
+leaderboard = Table(
+    "leaderboard", metadata,
+    Column("id", String(200), primary_key=True),  # run_id + "|" + slice
+    Column("run_id", String(64), nullable=False, index=True),
+    Column("model", String(128), nullable=False),
+    Column("slice", String(128), nullable=False),
+    Column("n", Integer, nullable=False),
+    Column("correct", Integer, nullable=False),
+    Column("accuracy", Float, nullable=False),
+    Column("ci_low", Float, nullable=False),
+    Column("ci_high", Float, nullable=False),
+    _created(),
+)
+
+dead_letters = Table(
+    "dead_letters", metadata,
+    Column("id", String(300), primary_key=True),  # topic:partition:offset
+    Column("source_topic", String(128), nullable=False),
+    Column("partition", Integer, nullable=False),
+    Column("offset", Integer, nullable=False),
+    Column("consumer_group", String(128), nullable=False),
+    Column("error", Text, nullable=False),
+    _created(),
+)
+
+failures = Table(
+    "failures", metadata,
+    Column("id", String(64), primary_key=True),
+    Column("stage", String(32), nullable=False),
+    Column("entity", Text, nullable=False),
+    Column("reason", Text, nullable=False),
+    Column("release", String(64), nullable=False),
+    _created(),
+)
+
+response_cache = Table(
+    "response_cache", metadata,
+    Column("key", String(64), primary_key=True),
+    Column("model", String(128), nullable=False),
+    Column("payload", LargeBinary, nullable=False),
+    _created(),
+)
+
+# Generic effects table for tests and simple stages: (id, kind, value).
+effects = Table(
+    "effects", metadata,
+    Column("id", String(200), primary_key=True),
+    Column("kind", String(64), nullable=False),
+    Column("value", Text, nullable=False),
+    _created(),
+)

@@ -1,0 +1,137 @@
+"""The store: one SQLAlchemy engine, migrations applied on open, upsert by id on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Engine, Table, create_engine, event, func, select, text
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError
+
+__all__ = ["Store", "StoreError", "open_store"]
+
+log = logging.getLogger(__name__)
+MIGRATIONS = Path(__file__).parent / "migrations"
+
+
+class StoreError(Exception):
+    """The store cannot be opened; the message says why and names the URL (password hidden)."""
+
+
+def _redact(url: str) -> str:
+    if "@" in url and "://" in url:
+        scheme, rest = url.split("://", 1)
+        creds, host = rest.rsplit("@", 1)
+        user = creds.split(":", 1)[0]
+        return f"{scheme}://{user}:***@{host}"
+    return url
+
+
+class Store:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.dialect = engine.dialect.name
+
+    # -- writes -----------------------------------------------------------------------------------------
+    def upsert(self, table: Table, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Insert rows, or replace the non-key columns of rows whose key exists. Idempotent."""
+        if not rows:
+            return
+        pk = [c.name for c in table.primary_key.columns]
+        insert = postgresql.insert(table) if self.dialect == "postgresql" else sqlite.insert(table)
+        stmt = insert.values(list(rows))
+        cols = {c: stmt.excluded[c] for c in rows[0] if c not in pk}
+        stmt = stmt.on_conflict_do_update(index_elements=pk, set_=cols) if cols else stmt.on_conflict_do_nothing(
+            index_elements=pk)
+        with self.engine.begin() as conn:
+            conn.execute(stmt)
+
+    def insert_new(self, table: Table, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Insert rows whose key is not there yet; existing rows stay as they are."""
+        if not rows:
+            return
+        pk = [c.name for c in table.primary_key.columns]
+        insert = postgresql.insert(table) if self.dialect == "postgresql" else sqlite.insert(table)
+        with self.engine.begin() as conn:
+            conn.execute(insert.values(list(rows)).on_conflict_do_nothing(index_elements=pk))
+
+    # -- reads ------------------------------------------------------------------------------------------
+    def get(self, table: Table, key: str) -> dict[str, Any] | None:
+        pk = next(iter(table.primary_key.columns))
+        with self.engine.connect() as conn:
+            row = conn.execute(select(table).where(pk == key)).mappings().first()
+        return dict(row) if row else None
+
+    def select(self, table: Table, **where: Any) -> list[dict[str, Any]]:
+        stmt = select(table)
+        for k, v in where.items():
+            stmt = stmt.where(table.c[k] == v)
+        with self.engine.connect() as conn:
+            return [dict(r) for r in conn.execute(stmt).mappings()]
+
+    def count(self, table: Table, **where: Any) -> int:
+        stmt = select(func.count()).select_from(table)
+        for k, v in where.items():
+            stmt = stmt.where(table.c[k] == v)
+        with self.engine.connect() as conn:
+            return int(conn.execute(stmt).scalar_one())
+
+    def ids(self, table: Table, keys: Iterable[str]) -> set[str]:
+        keys = list(keys)
+        if not keys:
+            return set()
+        pk = next(iter(table.primary_key.columns))
+        with self.engine.connect() as conn:
+            return {r[0] for r in conn.execute(select(pk).where(pk.in_(keys)))}
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+
+def migrate(engine: Engine) -> None:
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as conn:
+        if engine.dialect.name == "postgresql":
+            # Several services may start at once: one migrates, the others wait for it.
+            conn.execute(text("SELECT pg_advisory_xact_lock(742010)"))
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "head")
+
+
+def open_store(url: str, *, migrate_schema: bool = True) -> Store:
+    """Open (and migrate) the store at `url`; a bad URL or unreachable server raises StoreError."""
+    if url.startswith("sqlite:///"):
+        db_path = url[len("sqlite:///"):]
+        if db_path and db_path != ":memory:":
+            Path(db_path).parent.mkdir(parents=True, exist_ok=True)
+    if url.startswith("postgresql://"):
+        url = "postgresql+psycopg://" + url[len("postgresql://"):]
+    try:
+        engine = create_engine(url, pool_pre_ping=True, future=True)
+    except (ArgumentError, NoSuchModuleError, ValueError) as e:
+        raise StoreError(f"bad database URL {_redact(url)!r}: {e}") from None
+    if engine.dialect.name == "sqlite":
+        @event.listens_for(engine, "connect")
+        def _pragmas(dbapi_conn: Any, _rec: Any) -> None:
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA busy_timeout=30000")
+            cur.execute("PRAGMA synchronous=NORMAL")
+            cur.close()
+    elif engine.dialect.name != "postgresql":
+        raise StoreError(f"unsupported database {engine.dialect.name!r} in {_redact(url)!r}: use sqlite or postgresql")
+    try:
+        if migrate_schema:
+            migrate(engine)
+        else:
+            with engine.connect():
+                pass
+    except OperationalError as e:
+        raise StoreError(f"cannot reach the database at {_redact(url)!r}: {str(e.orig).strip().splitlines()[0]}") from None
+    return Store(engine)

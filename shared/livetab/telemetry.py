@@ -1,0 +1,96 @@
+"""Traces, metrics and structured logs.
+
+One benchmark cycle is one trace: producers write W3C `traceparent` into record headers and consumers
+continue it (a `poll()` loop extracts the context itself; the kafka-python instrumentation does not).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+from opentelemetry import context as otel_context
+from opentelemetry import metrics, propagate, trace
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter
+
+__all__ = ["configure_logging", "configure_telemetry", "extract_context", "inject_headers", "meter", "tracer"]
+
+_configured = False
+
+
+def configure_telemetry(service: str, exporter: SpanExporter | None = None) -> None:
+    """Install a tracer provider for `service` (once per process); `exporter` receives finished spans."""
+    global _configured
+    if _configured and exporter is None:
+        return
+    resource = Resource.create({"service.name": service})
+    provider = TracerProvider(resource=resource)
+    if exporter is not None:
+        provider.add_span_processor(SimpleSpanProcessor(exporter))
+    if not _configured:
+        trace.set_tracer_provider(provider)
+        metrics.set_meter_provider(MeterProvider(resource=resource))
+    else:  # tests may add an exporter later
+        current = trace.get_tracer_provider()
+        if isinstance(current, TracerProvider) and exporter is not None:
+            current.add_span_processor(SimpleSpanProcessor(exporter))
+    _configured = True
+
+
+def tracer() -> trace.Tracer:
+    return trace.get_tracer("livetab")
+
+
+def meter() -> metrics.Meter:
+    return metrics.get_meter("livetab")
+
+
+def inject_headers(headers: dict[str, str]) -> dict[str, str]:
+    """Write the current trace context (`traceparent`, `tracestate`) into `headers`."""
+    propagate.inject(headers)
+    return headers
+
+
+def extract_context(headers: Mapping[str, str]) -> otel_context.Context:
+    return propagate.extract(dict(headers))
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line, with the active trace and span ids."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        span = trace.get_current_span().get_span_context()
+        doc: dict[str, Any] = {
+            "ts": self.formatTime(record, "%Y-%m-%dT%H:%M:%S"),
+            "level": record.levelname,
+            "logger": record.name,
+            "msg": record.getMessage(),
+        }
+        if span.is_valid:
+            doc["trace_id"] = f"{span.trace_id:032x}"
+            doc["span_id"] = f"{span.span_id:016x}"
+        extra = getattr(record, "fields", None)
+        if isinstance(extra, dict):
+            doc.update(extra)
+        if record.exc_info:
+            doc["exc"] = self.formatException(record.exc_info)
+        return json.dumps(doc, ensure_ascii=False, default=str)
+
+
+def configure_logging(level: str = "INFO", fmt: str = "text", service: str = "livetab") -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    if fmt == "json":
+        handler.setFormatter(JsonFormatter())
+    else:
+        handler.setFormatter(logging.Formatter(f"%(asctime)s {service} %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level.upper())
+    for noisy in ("kafka", "urllib3", "httpx", "aiohttp.access", "alembic"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)

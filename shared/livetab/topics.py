@@ -1,0 +1,70 @@
+"""The one topic registry: topic <-> message type <-> producing/consuming service <-> partitions.
+
+The services, the tests and the Helm chart (through `livetab topics --json`) all read this table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from google.protobuf.message import Message
+
+from livetab.v1 import dlq_pb2, inference_pb2, judgment_pb2, question_pb2, report_pb2, run_pb2, table_pb2
+
+__all__ = ["DLQ", "SERVICES", "TOPICS", "Topic", "by_name", "consumed_by", "consumer_group", "topic_for_type"]
+
+SERVICES = ("scraper", "qagen", "inference", "judge", "reporter", "api")
+
+
+@dataclass(frozen=True)
+class Topic:
+    name: str
+    message: type[Message]
+    producer: str
+    consumer: str | None  # the service whose consumer group reads it (None: read by people and tools)
+    partitions: int = 3
+
+    @property
+    def message_type(self) -> str:
+        return self.message.DESCRIPTOR.full_name
+
+
+TOPICS: tuple[Topic, ...] = (
+    Topic("livetab.scrapes.v1", table_pb2.ScrapeCommand, producer="api", consumer="scraper", partitions=1),
+    Topic("livetab.tables.v1", table_pb2.Table, producer="scraper", consumer="qagen"),
+    Topic("livetab.questions.v1", question_pb2.Question, producer="qagen", consumer=None),
+    Topic("livetab.runs.v1", run_pb2.Run, producer="api", consumer="api", partitions=1),
+    Topic("livetab.inference.requests.v1", inference_pb2.InferenceRequest, producer="api", consumer="inference",
+          partitions=6),
+    Topic("livetab.inference.results.v1", inference_pb2.InferenceResult, producer="inference", consumer="judge"),
+    Topic("livetab.judgments.v1", judgment_pb2.Judgment, producer="judge", consumer="reporter"),
+    Topic("livetab.reports.v1", report_pb2.LeaderboardUpdate, producer="reporter", consumer=None, partitions=1),
+    Topic("livetab.dlq.v1", dlq_pb2.DeadLetter, producer="*", consumer=None, partitions=1),
+)
+
+_BY_NAME = {t.name: t for t in TOPICS}
+_BY_TYPE: dict[str, Topic] = {}
+for _t in TOPICS:
+    _BY_TYPE.setdefault(_t.message_type, _t)
+
+DLQ = "livetab.dlq.v1"
+
+
+def by_name(name: str) -> Topic:
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        raise KeyError(f"unknown topic {name!r}; known: {', '.join(_BY_NAME)}") from None
+
+
+def topic_for_type(message_type: str) -> Topic:
+    return _BY_TYPE[message_type]
+
+
+def consumer_group(service: str) -> str:
+    """The consumer group of a service is its one word, prefixed so clusters can be shared."""
+    return f"livetab-{service}"
+
+
+def consumed_by(service: str) -> list[Topic]:
+    return [t for t in TOPICS if t.consumer == service]
