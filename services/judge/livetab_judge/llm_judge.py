@@ -30,8 +30,12 @@ __all__ = [
     "ParsedLabel",
     "build_judge_messages",
     "gold_text",
+    "item_block",
+    "json_objects",
+    "label_from_value",
     "label_word",
     "parse_label",
+    "strip_thinking",
 ]
 
 log = logging.getLogger(__name__)
@@ -85,7 +89,7 @@ class ParsedLabel:
     how: str  # json, label-line, leading-word, sole-mention, none
 
 
-def _label_from_value(value: Any) -> str | None:
+def label_from_value(value: Any) -> str | None:
     if isinstance(value, bool):
         return TRUE if value else FALSE
     if isinstance(value, (int, float)) and value in (0, 1):
@@ -117,7 +121,7 @@ def _from_json(obj: dict[str, Any]) -> ParsedLabel | None:
     lowered = {str(k).lower(): v for k, v in obj.items()}
     for key in _LABEL_KEYS:
         if key in lowered:
-            label = _label_from_value(lowered[key])
+            label = label_from_value(lowered[key])
             if label is not None:
                 just = next((str(lowered[k]) for k in _JUST_KEYS if k in lowered), "")
                 return ParsedLabel(label, just.strip(), "json")

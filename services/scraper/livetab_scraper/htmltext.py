@@ -17,7 +17,10 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
-__all__ = ["Marker", "CellText", "cell_text", "is_hidden", "has_class", "SYMBOL_MARKERS", "split_symbol_markers"]
+__all__ = [
+    "Marker", "CellText", "cell_text", "is_hidden", "has_class", "normalise_space", "SYMBOL_MARKERS",
+    "split_symbol_markers",
+]
 
 SYMBOL_MARKERS = "†‡§¶"
 

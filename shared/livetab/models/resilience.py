@@ -162,6 +162,10 @@ class RateLimiter:
         self._tokens = _Bucket(tokens_per_minute, clock) if tokens_per_minute else None
         self._lock = asyncio.Lock()
 
+    def rebind(self) -> None:
+        """Start using a fresh lock (the previous event loop is gone)."""
+        self._lock = asyncio.Lock()
+
     @property
     def active(self) -> bool:
         return self._requests is not None or self._tokens is not None
@@ -207,6 +211,7 @@ class Resilience:
     max_concurrency: int = 16
     seed: int | None = None
     _slots: asyncio.Semaphore | None = field(default=None, init=False, repr=False)
+    _loop: asyncio.AbstractEventLoop | None = field(default=None, init=False, repr=False)
     _rng: random.Random = field(init=False, repr=False)
     retries: int = field(default=0, init=False)
 
@@ -228,8 +233,12 @@ class Resilience:
 
     async def call(self, fn: Callable[[], Awaitable[T]], *, tokens: int = 0) -> T:
         """Run `fn` under the guard; raise the last `ModelError` (message says how many attempts) when it gives up."""
-        if self._slots is None:
+        loop = asyncio.get_running_loop()
+        if self._slots is None or self._loop is not loop:  # asyncio primitives belong to one event loop
             self._slots = asyncio.Semaphore(self.max_concurrency)
+            self._loop = loop
+            if self.limiter is not None:
+                self.limiter.rebind()
         breaker = self.breaker
         assert breaker is not None
         attempt = 0

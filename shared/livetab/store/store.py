@@ -112,9 +112,12 @@ def open_store(url: str, *, migrate_schema: bool = True) -> Store:
             Path(db_path).parent.mkdir(parents=True, exist_ok=True)
     if url.startswith("postgresql://"):
         url = "postgresql+psycopg://" + url[len("postgresql://"):]
+    scheme = url.split(":", 1)[0].split("+", 1)[0]
+    if scheme not in ("sqlite", "postgresql"):
+        raise StoreError(f"unsupported database {scheme!r} in {_redact(url)!r}: use sqlite:///path or postgresql://...")
     try:
         engine = create_engine(url, pool_pre_ping=True, future=True)
-    except (ArgumentError, NoSuchModuleError, ValueError) as e:
+    except (ArgumentError, NoSuchModuleError, ValueError, ImportError) as e:
         raise StoreError(f"bad database URL {_redact(url)!r}: {e}") from None
     if engine.dialect.name == "sqlite":
         @event.listens_for(engine, "connect")
@@ -124,8 +127,6 @@ def open_store(url: str, *, migrate_schema: bool = True) -> Store:
             cur.execute("PRAGMA busy_timeout=30000")
             cur.execute("PRAGMA synchronous=NORMAL")
             cur.close()
-    elif engine.dialect.name != "postgresql":
-        raise StoreError(f"unsupported database {engine.dialect.name!r} in {_redact(url)!r}: use sqlite or postgresql")
     try:
         if migrate_schema:
             migrate(engine)

