@@ -82,6 +82,7 @@ class RunSettings(_Strict):
     max_tokens: int = 32
     seed: int = 0
     max_rows: int = 40
+    families: list[str] = Field(default_factory=list)
     limit: int = 0
 
 

@@ -44,6 +44,7 @@ class Scenario:
     fail_first: int | None = None
     honour_n: bool = True
     reasoning: bool = False
+    echo_auth: bool = False  # error bodies repeat the Authorization header (to test that clients redact it)
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -55,10 +56,15 @@ def _answer(body: dict[str, Any], scenario: Scenario) -> dict[str, Any]:
     n = int(body.get("n") or 1) if scenario.honour_n else 1
     messages = body.get("messages") or []
     last = messages[-1].get("content", "") if messages else ""
+    images = 0
+    if isinstance(last, list):  # OpenAI content parts: count the words of text parts and the images
+        images = sum(1 for p in last if p.get("type") == "image_url" and
+                     str(p.get("image_url", {}).get("url", "")).startswith("data:image/png;base64,"))
+        last = " ".join(str(p.get("text", "")) for p in last if p.get("type") == "text")
     words = len(str(last).split())
     choices = []
     for i in range(n):
-        text = f"seed={seed} choice={i} words={words}"
+        text = f"seed={seed} choice={i} words={words}" + (f" images={images}" if images else "")
         message: dict[str, Any] = {"role": "assistant", "content": text}
         if scenario.reasoning:
             message["content"] = f"<think>counting {words} words</think>{text}"
@@ -137,7 +143,8 @@ class FaultServer:
             return web.json_response({"error": {"message": "rate limited"}}, status=429,
                                      headers={"Retry-After": f"{scenario.retry_after_s:g}"})
         if mode == "500":
-            return web.json_response({"error": {"message": "internal error"}}, status=500)
+            detail = f" (auth: {request.headers.get('Authorization', '')})" if scenario.echo_auth else ""
+            return web.json_response({"error": {"message": "internal error" + detail}}, status=500)
         if mode == "hang":
             await asyncio.sleep(3600)
         if mode == "timeout":

@@ -65,12 +65,16 @@ _ALT = "|".join(re.escape(w) for w in sorted(_WORD_TO_LABEL, key=len, reverse=Tr
 _B = r"(?<![\w])"
 _E = r"(?![\w])"
 _LABEL_LINE = re.compile(
-    rf"(?:label|verdict|final label|judg(?:e)?ment|decision|final answer|التسمية|الحكم)\s*\**\s*[:=\-]\s*\**\s*[\"'(\[]?\s*"
-    rf"{_B}({_ALT}){_E}",
+    rf"(?:label|verdict|final label|judg(?:e)?ment|decision|final answer|the answer|التسمية|الحكم)[\"']?\s*\**\s*"
+    rf"(?:\bis\b\s*[:\-]?|[:=\-])\s*\**\s*[\"'(\[]?\s*{_B}({_ALT}){_E}",
     re.IGNORECASE,
 )
+# "True or False", "True || False", "True/False": the format echoed back, not a decision
+_ALTERNATIVE = re.compile(r"\s*[\"'\]\)]?\s*(?:\|\||\||/|\bor\b|أو)", re.IGNORECASE)
 _LEADING = re.compile(rf"^\W*{_B}({_ALT}){_E}", re.IGNORECASE)
 _TRUE_MENTION = re.compile(rf"{_B}(?:true|correct|صح|صحيح|بيان صحيح){_E}", re.IGNORECASE)
+_NEGATED_TRUE = re.compile(rf"{_B}(?:not|n't|never|ليس|ليست|غير)\s+(?:(?:entirely|quite|fully|really)\s+)?"
+                           rf"(?:true|correct|right|accurate|صح|صحيح|صحيحة){_E}", re.IGNORECASE)
 _FALSE_MENTION = re.compile(rf"{_B}(?:false|incorrect|wrong|خطأ|خاطئ|غير صحيح|بيان كاذب){_E}", re.IGNORECASE)
 _THINK = re.compile(r"<think>.*?(?:</think>|$)", re.DOTALL | re.IGNORECASE)
 _LABEL_KEYS = ("label", "verdict", "correct", "is_correct", "final_label", "decision", "answer")
@@ -141,16 +145,17 @@ def parse_label(text: str) -> ParsedLabel:
         parsed = _from_json(obj)
         if parsed is not None:
             return parsed
-    matches = list(_LABEL_LINE.finditer(body))
+    matches = [m for m in _LABEL_LINE.finditer(body) if not _ALTERNATIVE.match(body, m.end())]
     if matches:
         m = matches[-1]
         rest = (body[: m.start()] + " " + body[m.end():]).strip(" \n.:-")
         return ParsedLabel(_WORD_TO_LABEL[m.group(1).lower()], rest, "label-line")
     m = _LEADING.match(body)
-    if m:
+    if m and not _ALTERNATIVE.match(body, m.end()):
         return ParsedLabel(_WORD_TO_LABEL[m.group(1).lower()], body[m.end():].strip(" \n.,:-"), "leading-word")
-    has_true = bool(_TRUE_MENTION.search(body))
-    has_false = bool(_FALSE_MENTION.search(body))
+    negated = bool(_NEGATED_TRUE.search(body))
+    has_true = bool(_TRUE_MENTION.search(_NEGATED_TRUE.sub(" ", body)))
+    has_false = negated or bool(_FALSE_MENTION.search(body))
     if has_true != has_false:
         return ParsedLabel(TRUE if has_true else FALSE, body, "sole-mention")
     return ParsedLabel(UNPARSED, body, "none")

@@ -39,6 +39,10 @@ from livetab_judge.llm_judge import (
         ("<think>maybe true, maybe false</think>False", FALSE, "leading-word"),
         ("The response is incorrect because the year differs.", FALSE, "sole-mention"),
         ("The answer given is correct since it says 40.", TRUE, "sole-mention"),
+        ("The gold answer is not correct under the rules. The response is not correct.", FALSE, "sole-mention"),
+        ("The answer is:\n\nTrue.\n\nThe response is correct under the rules.", TRUE, "label-line"),
+        ("The label is False because the years differ", FALSE, "label-line"),
+        ("الإجابة ليست صحيحة", FALSE, "sole-mention"),
     ],
 )
 def test_parse_label_formats(text: str, label: str, how: str) -> None:
@@ -49,7 +53,8 @@ def test_parse_label_formats(text: str, label: str, how: str) -> None:
 @pytest.mark.parametrize(
     "text",
     ["", "   ", "I cannot decide; it could be true or false.", "The table shows Skoda sales per year.",
-     '{"label": "maybe"}', "{not json at all"],
+     '{"label": "maybe"}', "{not json at all",
+     'Here is the format: ```{"label": "True" || "False"}```'],
 )
 def test_unparsable_outputs_are_recorded_not_raised(text: str) -> None:
     assert parse_label(text).label == UNPARSED

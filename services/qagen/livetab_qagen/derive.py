@@ -21,7 +21,7 @@ import pandas as pd
 
 from livetab_qagen.frame import NAMESPACE, Frame
 
-__all__ = ["Spec", "cond_holds", "constants", "execute", "normalise_value", "ranked_rows", "reads", "render", "values_equal"]
+__all__ = ["Spec", "cond_holds", "constants", "execute", "normalise_value", "probe", "ranked_rows", "reads", "render", "values_equal"]
 
 Spec = dict[str, Any]
 _CONVERT = {"num": "num", "date": "dat"}
@@ -39,8 +39,8 @@ def _lit(value: Any) -> str:
 
 
 def _mask(frame: Frame, conds: list[Spec]) -> str:
-    parts = [f"({_col(frame, k['col'], k['as'])} {k['cmp']} {_lit(k['val'])})" for k in conds]
-    return " & ".join(parts)
+    parts = [f"{_col(frame, k['col'], k['as'])} {k['cmp']} {_lit(k['val'])}" for k in conds]
+    return parts[0] if len(parts) == 1 else " & ".join(f"({p})" for p in parts)
 
 
 def _rowsel(frame: Frame, spec: Spec) -> str:
@@ -93,6 +93,24 @@ def render(spec: Spec, frame: Frame) -> str:
     if op == "list":
         return "[" + ", ".join(render(s, frame) for s in spec["items"]) + "]"
     raise ValueError(f"unknown spec op {op!r}")
+
+
+def probe(spec: Spec) -> Spec | None:
+    """For a statement (a spec with a True/False answer), the value spec its truth is about: what the
+    dependence check requires every evidence cell to move. None for specs that are values already."""
+    op = spec["op"]
+    if op == "eq":
+        return spec["a"]  # type: ignore[no-any-return]
+    if op == "gt":
+        return {"op": "list", "items": [spec["a"], spec["b"]]}
+    if op == "not":
+        return probe(spec["a"])
+    if op == "all":
+        return {"op": "count", "where": spec["where"]}
+    if op == "list":
+        inner = [probe(item) for item in spec["items"]]
+        return None if any(i is None for i in inner) else {"op": "list", "items": inner}
+    return None
 
 
 def normalise_value(value: Any) -> Any:

@@ -103,7 +103,7 @@ def status(values: pd.Series) -> str:
 
 NAMESPACE: dict[str, Callable[..., Any]] = {
     "num": num, "dat": dat, "status": status, "round": round, "len": len, "int": int, "float": float,
-    "abs": abs, "sorted": sorted, "list": list, "set": set, "all": all, "any": any,
+    "abs": abs, "bool": bool, "sorted": sorted, "list": list, "set": set, "all": all, "any": any,
 }
 
 

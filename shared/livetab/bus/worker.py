@@ -109,8 +109,12 @@ class Worker:
         if not records:
             return 0
         outgoing: list[tuple[Outgoing, dict[str, str]]] = []
-        for rec in records:
-            outgoing.extend(self._process(rec))
+        batch_handler = getattr(self.handler, "handle_batch", None)
+        if batch_handler is not None and len(records) > 1:
+            outgoing.extend(self._process_batch(records, batch_handler))
+        else:
+            for rec in records:
+                outgoing.extend(self._process(rec))
         for out, headers in outgoing:
             self.bus.publish(out, headers)
         self.bus.flush()
@@ -152,6 +156,40 @@ class Worker:
                 self.stats.dead_lettered += 1
                 letter = self._dead_letter(rec, reason)
                 return [(letter, producer_headers(letter))]
+
+    def _process_batch(self, records: list[Record], batch_handler: Callable[..., list[Outgoing]]
+                       ) -> list[tuple[Outgoing, dict[str, str]]]:
+        """Decode all, hand the good ones over at once (for concurrency); isolate failures record by record."""
+        out: list[tuple[Outgoing, dict[str, str]]] = []
+        good: list[tuple[Record, Message]] = []
+        for rec in records:
+            try:
+                good.append((rec, decode(rec)))
+            except PoisonMessage as e:
+                self.stats.dead_lettered += 1
+                letter = self._dead_letter(rec, f"PoisonMessage: {e}")
+                out.append((letter, producer_headers(letter)))
+        if not good:
+            return out
+        with tracer().start_as_current_span(
+            f"{good[0][0].topic} process batch", context=extract_context(good[0][0].headers), kind=SpanKind.CONSUMER,
+            links=[trace.Link(trace.get_current_span(extract_context(r.headers)).get_span_context())
+                   for r, _ in good],
+            attributes={"messaging.system": "kafka", "messaging.batch.message_count": len(good),
+                        "messaging.consumer.group.name": self.group},
+        ):
+            try:
+                outs = batch_handler([m for _, m in good], self.ctx)
+            except Retryable:
+                raise
+            except Exception:  # noqa: BLE001 - fall back to one by one, so one bad record cannot sink the batch
+                log.warning("batch of %d failed in %s; retrying record by record", len(good), self.handler.service)
+                for rec, _ in good:
+                    out.extend(self._process(rec))
+                return out
+            self.stats.processed += len(good)
+            out.extend((o, producer_headers(o)) for o in outs)
+        return out
 
     def _dead_letter(self, rec: Record, reason: str) -> Outgoing:
         letter = dlq_pb2.DeadLetter(

@@ -278,7 +278,7 @@ class Resilience:
 
 
 def _is_rate_limit(e: ModelError) -> bool:
-    return isinstance(e, StatusError) and e.status == 429
+    return isinstance(e, StatusError) and (e.status == 429 or e.code == "RESOURCE_EXHAUSTED")
 
 
 class StatusError(ModelError):

@@ -33,7 +33,7 @@ def _alternation(words: list[str]) -> str:
     return "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Locale:
     language: str
     group: str
@@ -64,7 +64,7 @@ class Locale:
 
 
 def _load(name: str) -> dict[str, object]:
-    data = resources.files("livetab_judge.rubric").joinpath("locales", f"{name}.json").read_text("utf-8")
+    data = resources.files("livetab_judge.rubric").joinpath("locales").joinpath(f"{name}.json").read_text("utf-8")
     loaded: dict[str, object] = json.loads(data)
     return loaded
 

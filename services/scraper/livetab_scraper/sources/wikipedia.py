@@ -87,6 +87,9 @@ class WikipediaConfig(SourceConfig):
         return value
 
     def all_languages(self) -> list[str]:
+        """`language` alone when `languages` was not set; otherwise both, `language` first."""
+        if self.language and "languages" not in self.model_fields_set:
+            return [self.language]
         langs = [self.language] if self.language else []
         return list(dict.fromkeys([*langs, *self.languages]))
 

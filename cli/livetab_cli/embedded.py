@@ -1,0 +1,154 @@
+"""Embedded mode: every service's handlers in one process over the in-process bus and SQLite.
+
+Resumable: ids are derived from content, every store write is an upsert and model answers are cached,
+so a second run over the same inputs finds everything done and says so.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from livetab.bus import HandlerContext, InProcBus, Outgoing, Worker
+from livetab.ids import content_id
+from livetab.paths import repo_root
+from livetab.runs import build_run
+from livetab.settings import Settings
+from livetab.store import Store, open_store, schema
+from livetab.v1 import run_pb2, table_pb2
+from livetab_cli.wiring import handlers_for, model_spec
+
+__all__ = ["Summary", "run_embedded", "scrape_commands", "run_messages"]
+
+log = logging.getLogger(__name__)
+COUNTED = {"tables": schema.tables, "questions": schema.questions, "answers": schema.results,
+           "judgments": schema.judgments, "failures": schema.failures, "dead letters": schema.dead_letters}
+
+
+@dataclass
+class Summary:
+    before: dict[str, int]
+    after: dict[str, int]
+    model_calls: int = 0
+    cache_hits: int = 0
+    run_ids: list[str] = field(default_factory=list)
+    leaderboard: dict[str, Any] = field(default_factory=dict)
+    failures: list[dict[str, Any]] = field(default_factory=list)
+    out_dir: str = ""
+
+    @property
+    def new(self) -> dict[str, int]:
+        return {k: self.after[k] - self.before.get(k, 0) for k in self.after}
+
+
+def _counts(store: Store) -> dict[str, int]:
+    return {k: store.count(t) for k, t in COUNTED.items()}
+
+
+def scrape_commands(settings: Settings) -> list[table_pb2.ScrapeCommand]:
+    sources = settings.sources
+    out = []
+    for s in sources:
+        location = s.location
+        if location and not Path(location).is_absolute():
+            location = str((repo_root() / location).resolve())
+        out.append(table_pb2.ScrapeCommand(
+            id=content_id("scrape", s.kind, location, settings.run.release, s.language), source=s.kind,
+            location=location, release=settings.run.release, language=s.language, options=s.options))
+    return out
+
+
+def run_messages(settings: Settings) -> list[run_pb2.Run]:
+    r = settings.run
+    return [build_run(r.team, r.release, model_spec(m), formats=r.formats, settings=r.settings, samples=r.samples,
+                      temperature=r.temperature, top_p=r.top_p, max_tokens=r.max_tokens, seed=r.seed,
+                      max_rows=r.max_rows, families=r.families, limit=r.limit) for m in settings.models]
+
+
+def _drain(workers: list[Worker], tick: Callable[[], None] | None = None) -> None:
+    while True:
+        moved = 0
+        for w in workers:
+            moved += w.run_once()
+            if tick:
+                tick()
+        if moved == 0:
+            return
+
+
+def run_embedded(settings: Settings, *, progress: Any = None, backends: dict[str, Any] | None = None) -> Summary:
+    store = open_store(settings.store.url)
+    bus = InProcBus()
+    before = _counts(store)
+    ctx = HandlerContext(store=store, settings=settings)
+    workers = {name: Worker(handlers_for(name, settings, backends=backends)[0], bus, ctx, poll_timeout_s=0,
+                            max_records=4 if name == "inference" else 100)
+               for name in ("scraper", "qagen", "api", "inference", "judge", "reporter")}
+
+    for cmd in scrape_commands(settings):
+        bus.publish(Outgoing("livetab.scrapes.v1", cmd, key=cmd.id, message_id=cmd.id))
+    task = progress.add_task("scrape + generate", total=None) if progress else None
+    _drain([workers["scraper"], workers["qagen"]])
+    if progress:
+        progress.update(task, total=1, completed=1)
+
+    runs = run_messages(settings)
+    for run in runs:
+        bus.publish(Outgoing("livetab.runs.v1", run, key=run.id, message_id=run.id))
+    _drain([workers["api"]])
+    planned = sum((store.get(schema.runs, r.id) or {"planned": 0})["planned"] for r in runs)
+    itask = progress.add_task("answer + judge", total=planned) if progress else None
+
+    def tick() -> None:
+        if progress:
+            done = sum(store.count(schema.judgments, run_id=r.id) for r in runs)
+            progress.update(itask, completed=done)
+
+    _drain([workers["inference"], workers["judge"], workers["reporter"]], tick)
+
+    from livetab_reporter.files import write_reports
+
+    out_dir = Path(settings.out_dir)
+    if not out_dir.is_absolute():
+        out_dir = Path.cwd() / out_dir
+    run_ids = [r.id for r in runs]
+    doc = write_reports(store, run_ids, out_dir, settings.run.release)
+    export_release(store, settings.run.release, out_dir / "release")
+    inf = workers["inference"].handler
+    summary = Summary(before=before, after=_counts(store), model_calls=getattr(inf, "calls", 0),
+                      cache_hits=getattr(inf, "cache_hits", 0), run_ids=run_ids, leaderboard=doc,
+                      failures=[f for f in store.select(schema.failures) if f["release"] in (settings.run.release, "")],
+                      out_dir=str(out_dir))
+    store.close()
+    return summary
+
+
+def export_release(store: Store, release: str, folder: Path) -> None:
+    """The release as files anyone can reload: questions.jsonl, tables.jsonl and a dataset card."""
+    from google.protobuf.json_format import MessageToDict
+
+    from livetab.v1 import question_pb2
+
+    folder.mkdir(parents=True, exist_ok=True)
+    qs = sorted(store.select(schema.questions, release=release), key=lambda r: r["id"])
+    ts = sorted(store.select(schema.tables, release=release), key=lambda r: r["id"])
+    with (folder / "questions.jsonl").open("w", encoding="utf-8") as f:
+        for r in qs:
+            doc = MessageToDict(question_pb2.Question.FromString(r["payload"]), preserving_proto_field_name=True)
+            f.write(json.dumps(doc, ensure_ascii=False) + "\n")
+    with (folder / "tables.jsonl").open("w", encoding="utf-8") as f:
+        for r in ts:
+            doc = MessageToDict(table_pb2.Table.FromString(r["payload"]), preserving_proto_field_name=True)
+            f.write(json.dumps(doc, ensure_ascii=False) + "\n")
+    families: dict[str, int] = {}
+    for r in qs:
+        families[r["family"]] = families.get(r["family"], 0) + 1
+    card = [f"# livetab release {release}", "", f"{len(qs)} questions over {len(ts)} tables.", "",
+            "| family | questions |", "|---|---:|", *[f"| {k} | {v} |" for k, v in sorted(families.items())], "",
+            "Every gold answer was computed by executing the derivation stored with its question.",
+            "Tables keep their source, revision, licence and attribution (see tables.jsonl).", ""]
+    (folder / "README.md").write_text("\n".join(card), encoding="utf-8")

@@ -1,0 +1,50 @@
+"""Distributed mode: one service per process over Kafka and PostgreSQL (`livetab serve <service>`)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from livetab.bus import HandlerContext, Worker
+from livetab.bus.kafka import KafkaBus, ensure_topics
+from livetab.settings import Settings
+from livetab.store import open_store
+from livetab.telemetry import configure_logging, configure_telemetry
+from livetab_cli.wiring import handlers_for
+
+__all__ = ["serve"]
+
+log = logging.getLogger(__name__)
+
+
+def serve(service: str, settings: Settings, *, port: int | None = None) -> int:
+    configure_logging(settings.log_level, settings.log_format, service)
+    configure_telemetry(service)
+    store = open_store(settings.store.url)
+    ensure_topics(settings.kafka.bootstrap_servers)
+    bus = KafkaBus(settings.kafka, client_id=f"livetab-{service}")
+    k = settings.kafka
+    workers = [Worker(h, bus, HandlerContext(store=store, settings=settings), max_records=k.max_poll_records,
+                      poll_timeout_s=k.poll_timeout_ms / 1000) for h in handlers_for(service, settings)]
+    log.info("%s serving over Kafka at %s with store %s", service, k.bootstrap_servers, store.engine.url.render_as_string())
+    if service == "api":
+        import uvicorn
+
+        from livetab_api.app import create_app
+
+        threads = [threading.Thread(target=w.run, daemon=True, name=f"{service}-worker") for w in workers]
+        for t in threads:
+            t.start()
+        uvicorn.run(create_app(bus, store), host=settings.api.host, port=port or settings.api.port,
+                    log_level="warning")
+        for w in workers:
+            w.stop()
+        for t in threads:
+            t.join(timeout=30)
+    else:
+        workers[0].install_signal_handlers()
+        stats = workers[0].run()
+        log.info("%s stopped: %s", service, stats)
+    bus.close()
+    store.close()
+    return 0

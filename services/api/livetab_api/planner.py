@@ -1,0 +1,66 @@
+"""The run planner: a run in, one inference request per question × format × setting × sample out."""
+
+from __future__ import annotations
+
+import logging
+
+from google.protobuf.message import Message
+
+from livetab.bus import HandlerContext, Outgoing, PoisonMessage
+from livetab.ids import request_id
+from livetab.records import load_question, run_row
+from livetab.store import schema
+from livetab.v1 import common_pb2, inference_pb2, run_pb2
+
+__all__ = ["PlannerHandler", "plan_requests"]
+
+log = logging.getLogger(__name__)
+TOPIC_OUT = "livetab.inference.requests.v1"
+
+
+def plan_requests(run: run_pb2.Run, store: object) -> list[inference_pb2.InferenceRequest]:
+    rows = store.select(schema.questions, release=run.release)  # type: ignore[attr-defined]
+    s = run.settings
+    families = set(s.families)
+    questions = []
+    for row in sorted(rows, key=lambda r: r["id"]):
+        q = load_question(row)
+        if q is None or q.status != "verified" or (families and q.family not in families):
+            continue
+        questions.append(q)
+    if s.limit:
+        questions = questions[: s.limit]
+    formats = list(s.formats) or ["markdown"]
+    settings = list(s.settings) or ["with_table"]
+    samples = max(1, s.samples)
+    out = []
+    for q in questions:
+        for fmt in formats:
+            for setting in settings:
+                if setting == "closed_book" and fmt != formats[0]:
+                    continue  # without the table the format does not matter: ask once
+                for i in range(samples):
+                    sampling = common_pb2.Sampling()
+                    sampling.CopyFrom(s.sampling)
+                    sampling.seed = s.sampling.seed + i
+                    sampling.n = 1
+                    out.append(inference_pb2.InferenceRequest(
+                        id=request_id(run.id, q.id, fmt, setting, i), run_id=run.id, question_id=q.id,
+                        model=run.model, format=fmt, setting=setting, sample_index=i, sampling=sampling,
+                        max_rows=s.max_rows or 40,
+                    ))
+    return out
+
+
+class PlannerHandler:
+    service = "api"
+    topics = ["livetab.runs.v1"]
+
+    def handle(self, message: Message, ctx: HandlerContext) -> list[Outgoing]:
+        if not isinstance(message, run_pb2.Run):
+            raise PoisonMessage(f"planner got {message.DESCRIPTOR.full_name}")
+        requests = plan_requests(message, ctx.store)
+        ctx.store.upsert(schema.runs, [run_row(message, len(requests))])
+        log.info("run %s planned: %d requests for model %s on release %s", message.id, len(requests),
+                 message.model.name, message.release)
+        return [Outgoing(TOPIC_OUT, r, key=r.question_id, message_id=r.id) for r in requests]

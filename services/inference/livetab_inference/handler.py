@@ -1,0 +1,144 @@
+"""The inference handler: requests in, results out. Every answer is cached in the store under
+(model, prompt hash, sampling parameters, seed), so a re-run or a resumed run pays for nothing twice.
+
+Requests of one batch run concurrently on one event loop (bounded by the backend's own limits).
+A failed call becomes a result with `error` set: it is recorded, judged as an error, and never lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import threading
+import time
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+from google.protobuf.message import Message
+
+from livetab.bus import HandlerContext, Outgoing, PoisonMessage
+from livetab.models.base import GenerateRequest, ModelBackend, ModelError, SamplingParams
+from livetab.records import load_question, load_table, result_row
+from livetab.store import schema
+from livetab.v1 import common_pb2, inference_pb2
+
+__all__ = ["InferenceHandler", "cache_key"]
+
+log = logging.getLogger(__name__)
+TOPIC_OUT = "livetab.inference.results.v1"
+T = TypeVar("T")
+
+
+def cache_key(model: common_pb2.ModelSpec, messages: list[Any], sampling: common_pb2.Sampling) -> str:
+    prompt = json.dumps([{"role": m.role, "content": m.content} for m in messages], ensure_ascii=False,
+                        sort_keys=True)
+    blob = json.dumps({
+        "backend": model.backend, "base_url": model.base_url, "model": model.model or model.name,
+        "prompt": hashlib.sha256(prompt.encode()).hexdigest(),
+        "sampling": [round(sampling.temperature, 6), round(sampling.top_p, 6), sampling.max_tokens, sampling.seed],
+    }, sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+class _Loop:
+    """One event loop in a thread, so sync handlers can drive async backends and keep their sessions."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        threading.Thread(target=self.loop.run_forever, daemon=True, name="inference-loop").start()
+
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
+
+
+class InferenceHandler:
+    service = "inference"
+    topics = ["livetab.inference.requests.v1"]
+
+    def __init__(self, backends: dict[str, ModelBackend] | None = None, *, timeout_s: float = 300.0) -> None:
+        self._backends: dict[str, ModelBackend] = dict(backends or {})
+        self._loop = _Loop()
+        self.timeout_s = timeout_s
+        self.calls = 0
+        self.cache_hits = 0
+
+    def backend(self, spec: common_pb2.ModelSpec) -> ModelBackend:
+        key = spec.name
+        if key not in self._backends:
+            from livetab.models.registry import backend_from_spec
+
+            self._backends[key] = backend_from_spec(spec)
+        return self._backends[key]
+
+    def handle(self, message: Message, ctx: HandlerContext) -> list[Outgoing]:
+        return self.handle_batch([message], ctx)
+
+    def handle_batch(self, messages: list[Message], ctx: HandlerContext) -> list[Outgoing]:
+        for m in messages:
+            if not isinstance(m, inference_pb2.InferenceRequest):
+                raise PoisonMessage(f"inference got {m.DESCRIPTOR.full_name}")
+        results = self._loop.run(self._all(messages, ctx))  # type: ignore[arg-type]
+        ctx.store.upsert(schema.results, [result_row(r) for r in results])
+        return [Outgoing(TOPIC_OUT, r, key=r.question_id, message_id=r.id) for r in results]
+
+    async def _all(self, reqs: list[inference_pb2.InferenceRequest], ctx: HandlerContext
+                   ) -> list[inference_pb2.InferenceResult]:
+        return list(await asyncio.gather(*(self._one(r, ctx) for r in reqs)))
+
+    async def _one(self, req: inference_pb2.InferenceRequest, ctx: HandlerContext) -> inference_pb2.InferenceResult:
+        from livetab_inference.prompts import build_messages
+
+        res = inference_pb2.InferenceResult(
+            id=req.id, run_id=req.run_id, question_id=req.question_id, model=req.model.name, format=req.format,
+            setting=req.setting, sample_index=req.sample_index, seed=req.sampling.seed,
+        )
+        question = load_question(ctx.store.get(schema.questions, req.question_id))
+        if question is None:
+            res.error = f"question {req.question_id} is not in the store"
+            return res
+        table = load_table(ctx.store.get(schema.tables, question.table_id))
+        if table is None and req.setting != "closed_book":
+            res.error = f"table {question.table_id} is not in the store"
+            return res
+        try:
+            prompt = build_messages(question, table, fmt=req.format, setting=req.setting, max_rows=req.max_rows or 40)
+        except Exception as e:  # noqa: BLE001 - a prompt that cannot be built is this request's error
+            res.error = f"prompt: {type(e).__name__}: {e}"
+            return res
+        res.prompt_version = prompt.version
+        res.truncated_rows = prompt.truncated
+        key = cache_key(req.model, prompt.messages, req.sampling)
+        cached = ctx.store.get(schema.response_cache, key)
+        if cached is not None:
+            hit = inference_pb2.InferenceResult.FromString(cached["payload"])
+            res.response, res.reasoning = hit.response, hit.reasoning
+            res.prompt_tokens, res.completion_tokens, res.latency_ms = hit.prompt_tokens, hit.completion_tokens, \
+                hit.latency_ms
+            res.cached = True
+            self.cache_hits += 1
+            return res
+        s = req.sampling
+        request = GenerateRequest(prompt.messages, SamplingParams(
+            temperature=s.temperature, top_p=s.top_p or 1.0, max_tokens=s.max_tokens or 64, seed=s.seed, n=1))
+        t0 = time.perf_counter()
+        try:
+            completions = await asyncio.wait_for(self.backend(req.model).generate(request), self.timeout_s)
+        except TimeoutError:
+            res.error = f"timeout: no answer from {req.model.name} within {self.timeout_s:.0f}s"
+            return res
+        except ModelError as e:
+            res.error = f"model error: {e}"
+            return res
+        self.calls += 1
+        c = completions[0]
+        from livetab_inference.reasoning import split_reasoning
+
+        answer, reasoning = split_reasoning(c.text, c.reasoning)
+        res.response, res.reasoning = answer, reasoning
+        res.prompt_tokens, res.completion_tokens = c.prompt_tokens, c.completion_tokens
+        res.latency_ms = c.latency_ms or (time.perf_counter() - t0) * 1000
+        ctx.store.upsert(schema.response_cache, [{"key": key, "model": req.model.name,
+                                                  "payload": res.SerializeToString()}])
+        return res

@@ -1,0 +1,255 @@
+"""Prompts: versioned templates that turn a question (and its table) into chat messages.
+
+Settings: `with_table` (the table in the prompt) and `closed_book` (only the table's name and source,
+TeleTables' "considering the table ... from document ..."). Formats: csv, markdown, html, json, text,
+image, and combinations joined by `+` (`html+json`, `markdown+image`), each part in turn.
+
+The instruction follows AraTable's zero-shot prompt ("Answer the following question using only the
+information in the table ... without any explanation"); fact verification asks for True or False,
+multiple choice lists lettered options and asks for the letter, insight questions ask for one
+statement (with FreshTab's logical operation when the question names one). On imperfect tables the
+prompt may allow "the table does not allow an answer". Instructions exist in English and Arabic;
+other languages get English instructions. There is always a system message. Rows beyond `max_rows`
+(AraTable: 40) are cut and the cut is recorded; every prompt carries its token estimate.
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+import struct
+from dataclasses import dataclass
+
+from livetab.models.base import ChatMessage
+from livetab.questions import Question
+from livetab.render import FORMATS as TEXT_FORMATS
+from livetab.render import count_tokens, render, render_png
+from livetab.tables import Table
+
+__all__ = ["FORMATS", "PROMPT_VERSION", "SETTINGS", "Prompt", "build_messages", "image_tokens", "parse_format"]
+
+log = logging.getLogger(__name__)
+
+PROMPT_VERSION = "p1"  # change it whenever any wording below changes: cached answers are keyed on the prompt
+FORMATS = (*TEXT_FORMATS, "image")
+SETTINGS = ("with_table", "closed_book")
+_MESSAGE_OVERHEAD_TOKENS = 4  # role and separators of one chat message
+
+_OPERATIONS_EN = {
+    "aggregation": "a sum or an average over some rows",
+    "all": "a property that all rows share",
+    "comparative": "a comparison of two entities on a property",
+    "count": "how many rows satisfy a condition",
+    "negation": "something that is not the case",
+    "ordinal": "a rank, such as the second largest value",
+    "simple": "a plain fact from one row",
+    "superlative": "a maximum or a minimum",
+    "unique": "the distinct values of a column",
+}
+_OPERATIONS_AR = {
+    "aggregation": "مجموع أو متوسط لعدد من الصفوف",
+    "all": "خاصية تشترك فيها جميع الصفوف",
+    "comparative": "مقارنة بين كيانين في خاصية ما",
+    "count": "عدد الصفوف التي تحقق شرطًا ما",
+    "negation": "أمر لا يتحقق في الجدول",
+    "ordinal": "ترتيب، مثل ثاني أكبر قيمة",
+    "simple": "حقيقة بسيطة من صف واحد",
+    "superlative": "قيمة عظمى أو صغرى",
+    "unique": "القيم المختلفة لعمود ما",
+}
+
+_TEXT: dict[str, dict[str, str]] = {
+    "en": {
+        "system": "You are a careful assistant that answers questions about tables.",
+        "qa": "Answer the following question using only the information in the table below and return the "
+              "answer without any explanation.",
+        "fact": "Decide whether the following statement is True or False using only the information in the table "
+                "below. Answer with True or False only, without any explanation.",
+        "mcq": "Answer the following multiple-choice question using only the information in the table below. "
+               "Reply with the letter of the correct option only, without any explanation.",
+        "insight": "Write one short statement about the table below that its contents support{op}. "
+                   "Return only the statement.",
+        "op": " and that states {what}",
+        "closed": "Consider the table {name} from the document {doc}. Without seeing the table, {task}",
+        "closed_qa": "answer the following question and return the answer without any explanation.",
+        "closed_fact": "decide whether the following statement is True or False. Answer with True or False only.",
+        "closed_mcq": "answer the following multiple-choice question with the letter of the correct option only.",
+        "closed_insight": "write one short statement about that table. Return only the statement.",
+        "no_table": "Answer the following question and return the answer without any explanation.",
+        "imperfect": "If the table does not allow an answer (a needed value is missing, or the table contradicts "
+                     "itself), say so instead of guessing.",
+        "entities": "",
+        "table": "Table",
+        "image": "The table is shown in the image.",
+        "question": "Question",
+        "statement": "Statement",
+        "options": "Options",
+        "answer": "Answer",
+        "truncated": "(only the first {n} of {total} rows are shown)",
+    },
+    "ar": {
+        "system": "أنت مساعد دقيق يجيب عن الأسئلة المتعلقة بالجداول.",
+        "qa": "أجب عن السؤال التالي باستخدام المعلومات الواردة في الجدول أدناه فقط، وأعد الإجابة دون أي شرح.",
+        "fact": "حدّد ما إذا كانت العبارة التالية صحيحة أم خاطئة باستخدام المعلومات الواردة في الجدول أدناه فقط. "
+                "أجب بـ True أو False فقط، دون أي شرح.",
+        "mcq": "أجب عن سؤال الاختيار من متعدد التالي باستخدام المعلومات الواردة في الجدول أدناه فقط. "
+               "أجب بحرف الخيار الصحيح فقط، دون أي شرح.",
+        "insight": "اكتب عبارة قصيرة واحدة عن الجدول أدناه تدعمها بياناته{op}. أعد العبارة فقط.",
+        "op": " وتذكر {what}",
+        "closed": "انظر في الجدول {name} من الوثيقة {doc}. دون رؤية الجدول، {task}",
+        "closed_qa": "أجب عن السؤال التالي وأعد الإجابة دون أي شرح.",
+        "closed_fact": "حدّد ما إذا كانت العبارة التالية صحيحة أم خاطئة. أجب بـ True أو False فقط.",
+        "closed_mcq": "أجب عن سؤال الاختيار من متعدد التالي بحرف الخيار الصحيح فقط.",
+        "closed_insight": "اكتب عبارة قصيرة واحدة عن ذلك الجدول. أعد العبارة فقط.",
+        "no_table": "أجب عن السؤال التالي وأعد الإجابة دون أي شرح.",
+        "imperfect": "إذا كان الجدول لا يسمح بالإجابة (قيمة مطلوبة مفقودة أو الجدول يناقض نفسه)، فقل ذلك بدلًا من التخمين.",
+        "entities": "اكتب أسماء الكيانات باللغة العربية كما وردت في الجدول.",
+        "table": "الجدول",
+        "image": "الجدول معروض في الصورة.",
+        "question": "السؤال",
+        "statement": "العبارة",
+        "options": "الخيارات",
+        "answer": "الإجابة",
+        "truncated": "(تُعرض أول {n} صفوف فقط من أصل {total})",
+    },
+}
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+@dataclass(frozen=True)
+class Prompt:
+    messages: list[ChatMessage]
+    prompt_tokens_estimate: int
+    truncated: bool
+    version: str = PROMPT_VERSION
+    fmt: str = ""
+    setting: str = ""
+    language: str = "en"
+
+
+def parse_format(fmt: str) -> list[str]:
+    """The parts of a format like `html+json`; `ValueError` naming the bad part."""
+    parts = [p.strip().lower() for p in fmt.split("+")]
+    bad = [p for p in parts if p not in FORMATS]
+    if not fmt or bad:
+        raise ValueError(f"unknown table format {fmt!r}; use one of {', '.join(FORMATS)} or a '+' combination")
+    if len(set(parts)) != len(parts):
+        raise ValueError(f"table format {fmt!r} repeats a part")
+    return parts
+
+
+def image_tokens(png: bytes) -> int:
+    """Tokens a vision model charges for an image at high detail (OpenAI's rule: fit in 2048x2048, shortest
+    side to 768, then 170 per 512-pixel tile plus 85)."""
+    if png[:8] != b"\x89PNG\r\n\x1a\n" or len(png) < 24:
+        raise ValueError("not a PNG image")
+    width, height = struct.unpack(">II", png[16:24])
+    scale = min(1.0, 2048 / max(width, height))
+    w, h = width * scale, height * scale
+    scale = min(1.0, 768 / min(w, h)) if min(w, h) > 0 else 1.0
+    w, h = w * scale, h * scale
+    tiles = -(-int(w) // 512) * -(-int(h) // 512)
+    return 85 + 170 * tiles
+
+
+def _language(question: Question, table: Table | None) -> str:
+    lang = (question.language or (table.language if table else "") or "en").lower().split("-")[0]
+    return lang if lang in _TEXT else "en"
+
+
+def _task_key(question: Question) -> str:
+    if question.family == "fact" or (question.gold.kind == "boolean" and not question.options):
+        return "fact"
+    if question.family == "mcq" or question.options:
+        return "mcq"
+    if question.family == "insight":
+        return "insight"
+    return "qa"
+
+
+def _question_block(question: Question, task: str, t: dict[str, str]) -> str:
+    if task == "fact":
+        lines = [f"{t['statement']}: {question.text}"]
+    else:
+        lines = [f"{t['question']}: {question.text}"] if question.text else []
+    if task == "mcq":
+        if len(question.options) > len(_LETTERS):
+            raise ValueError(f"question {question.id} has {len(question.options)} options; at most 26 can be lettered")
+        lines.append(f"{t['options']}:")
+        lines.extend(f"{_LETTERS[i]}. {opt}" for i, opt in enumerate(question.options))
+    lines.append(f"{t['answer']}:")
+    return "\n".join(lines)
+
+
+def _instruction(question: Question, task: str, t: dict[str, str], lang: str, imperfect_hint: bool) -> str:
+    if task == "insight":
+        ops = _OPERATIONS_AR if lang == "ar" else _OPERATIONS_EN
+        what = ops.get(question.operation, "")
+        text = t["insight"].format(op=t["op"].format(what=what) if what else "")
+    else:
+        text = t[task]
+    extras = [t["imperfect"]] if imperfect_hint else []
+    if t["entities"] and task in ("qa", "insight"):
+        extras.append(t["entities"])
+    return " ".join([text, *extras])
+
+
+def build_messages(question: Question, table: Table | None, *, fmt: str, setting: str, max_rows: int = 40,
+                   imperfect_hint: bool | None = None) -> Prompt:
+    """Chat messages for one question in one format and setting.
+
+    `imperfect_hint` adds "if the table does not allow an answer, say so"; by default it is on for the
+    `imperfect` family only (TabularMath found the hint costs accuracy on well-posed tables).
+    """
+    if setting not in SETTINGS:
+        raise ValueError(f"unknown prompt setting {setting!r}; use one of {', '.join(SETTINGS)}")
+    if max_rows < 1:
+        raise ValueError("max_rows must be at least 1")
+    parts = parse_format(fmt)
+    lang = _language(question, table)
+    t = _TEXT[lang]
+    task = _task_key(question)
+    hint = question.family == "imperfect" if imperfect_hint is None else imperfect_hint
+    system = ChatMessage("system", t["system"])
+    if setting == "closed_book" or table is None:
+        if setting == "with_table":
+            raise ValueError(f"question {question.id}: the with_table setting needs its table")
+        if table is not None:
+            name = f"“{table.caption or table.source.title or table.id}”"
+            doc = f"“{table.source.title or table.source.uri or table.id}”"
+            head = t["closed"].format(name=name, doc=doc, task=t[f"closed_{task}"])
+        else:
+            head = t["no_table"]
+        text = f"{head}\n\n{_question_block(question, task, t)}"
+        user = ChatMessage("user", text)
+        tokens = count_tokens(str(system.content)) + count_tokens(text) + 2 * _MESSAGE_OVERHEAD_TOKENS
+        return Prompt([system, user], tokens, False, PROMPT_VERSION, fmt, setting, lang)
+
+    instruction = _instruction(question, task, t, lang, hint)
+    title = f"{t['table']}: {table.caption}" if table.caption else t["table"]
+    truncated = table.n_rows > max_rows
+    if truncated:
+        title += f"\n{t['truncated'].format(n=max_rows, total=table.n_rows)}"
+    text_parts = [p for p in parts if p != "image"]
+    sections: list[str] = [instruction]
+    if text_parts:
+        rendering = render(table, "+".join(text_parts), max_rows=max_rows)
+        sections.append(f"{title}\n{rendering.text}")
+    else:
+        sections.append(title)
+    tail = _question_block(question, task, t)
+    tokens = count_tokens(str(system.content)) + 2 * _MESSAGE_OVERHEAD_TOKENS
+    if "image" not in parts:
+        text = "\n\n".join([*sections, tail])
+        return Prompt([system, ChatMessage("user", text)], tokens + count_tokens(text), truncated, PROMPT_VERSION,
+                      fmt, setting, lang)
+    png = render_png(table, max_rows=max_rows)
+    head = "\n\n".join([*sections, t["image"]])
+    content: list[dict[str, object]] = [
+        {"type": "text", "text": head},
+        {"type": "image_url", "image_url": {"url": "data:image/png;base64," + base64.b64encode(png).decode("ascii"),
+                                            "detail": "high"}},
+        {"type": "text", "text": tail},
+    ]
+    tokens += count_tokens(head) + count_tokens(tail) + image_tokens(png)
+    return Prompt([system, ChatMessage("user", content)], tokens, truncated, PROMPT_VERSION, fmt, setting, lang)

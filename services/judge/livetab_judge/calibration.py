@@ -1,0 +1,233 @@
+"""Calibration of factuality judges on real human labels: TaTA's "attributable" ratings (is everything
+the text states supported by the table?) joined to the TaTA tables, and Cohen's kappa between a judge
+and the people.
+
+Two judges are measured: a claim-free baseline that needs no model (every number the text states must
+occur in the table, its title or its unit at the text's precision) over all rated rows, and the LLM
+insight-factuality judge over a subset. Rows the raters left blank (the text was not interpretable,
+so later questions were skipped) carry no attributable rating and are left out.
+
+CLI: `python -m livetab_judge.calibration [--limit-llm N]` prints the figures as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import csv
+import json
+import logging
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from decimal import Decimal
+from pathlib import Path
+
+from livetab.metrics import cohen_kappa_detail
+from livetab.paths import shared_data
+from livetab.tables import Source, Table
+
+from livetab_judge.claims import parse_number
+from livetab_judge.insights import Insight, InsightJudge
+from livetab_judge.llm_judge import FALSE, TRUE
+
+__all__ = [
+    "CalibrationReport",
+    "TataRating",
+    "calibrate",
+    "calibrate_llm",
+    "even_subset",
+    "load_tata_ratings",
+    "load_tata_tables",
+    "numbers_in_table_judge",
+    "text_numbers",
+]
+
+log = logging.getLogger(__name__)
+
+TABLE_FILES = {"ar": "tata_ar_dev_test.jsonl", "en": "tata_en_parallel.jsonl"}
+_DIGITS = str.maketrans("٠١٢٣٤٥٦٧٨٩۰۱۲۳۴۵۶۷۸۹٫", "01234567890123456789.")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+@dataclass(frozen=True)
+class TataRating:
+    row: str  # the CSV's own row number
+    example_id: str
+    lang: str
+    model: str
+    text: str
+    attributable: bool
+
+
+def _cell(v: object) -> str:
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def load_tata_tables(lang: str, data: Path | None = None) -> dict[str, Table]:
+    """TaTA tables of one language by example id (first row of `table_data` is the header)."""
+    if lang not in TABLE_FILES:
+        raise ValueError(f"TaTA tables exist here only for {', '.join(TABLE_FILES)}, not {lang!r}")
+    path = (data or shared_data()) / "arabic" / TABLE_FILES[lang]
+    tables: dict[str, Table] = {}
+    with path.open(encoding="utf-8") as f:
+        for line in f:
+            rec = json.loads(line)
+            grid = json.loads(rec["table_data"])
+            if not grid:
+                log.warning("TaTA %s has an empty table", rec["example_id"])
+                continue
+            caption = rec.get("title", "") + (f" ({rec['unit_of_measure']})" if rec.get("unit_of_measure") else "")
+            tables[rec["example_id"]] = Table(
+                id=rec["example_id"], source=Source(kind="tata", title=rec.get("title", ""), licence="CC BY 4.0"),
+                header=[[_cell(c) for c in grid[0]]], rows=[[_cell(c) for c in r] for r in grid[1:]],
+                language=lang, caption=caption,
+            )
+    return tables
+
+
+def load_tata_ratings(langs: Sequence[str] = ("ar", "en"), data: Path | None = None) -> list[TataRating]:
+    """Rated rows of the human-annotation CSV in `langs` (blank or out-of-range ratings skipped)."""
+    path = (data or shared_data()) / "human_judgments" / "tata_all_human_annotations.csv"
+    out: list[TataRating] = []
+    skipped = 0
+    with path.open(encoding="utf-8", newline="") as f:
+        for rec in csv.DictReader(f):
+            if rec.get("lang") not in langs:
+                continue
+            value = (rec.get("attributable") or "").strip()
+            if value not in ("0.0", "1.0"):
+                skipped += 1
+                continue
+            out.append(TataRating(row=rec.get("", ""), example_id=rec["id"], lang=rec["lang"], model=rec["model"],
+                                  text=rec.get("output") or "", attributable=value == "1.0"))
+    log.info("TaTA ratings: %d rated rows in %s, %d without a 0/1 attributable rating", len(out), langs, skipped)
+    return out
+
+
+def text_numbers(text: str) -> list[str]:
+    return _NUMBER.findall(text.translate(_DIGITS))
+
+
+def _decimals(token: str) -> int:
+    d = parse_number(token)
+    exp = d.as_tuple().exponent if d is not None else 0
+    return -exp if isinstance(exp, int) and exp < 0 else 0
+
+
+def numbers_in_table_judge(table: Table, text: str) -> bool:
+    """Attributable iff every number in the text occurs in the table, its title or unit, rounded to the
+    text's precision ("18" matches a cell 18.4). A text without numbers is taken as attributable."""
+    pool: list[Decimal] = []
+    for s in [table.caption, *table.columns, *(c for r in table.rows for c in r)]:
+        for tok in text_numbers(s):
+            v = parse_number(tok)
+            if v is not None:
+                pool.append(v)
+    for tok in text_numbers(text):
+        claimed = parse_number(tok)
+        if claimed is None:
+            continue
+        q = Decimal(1).scaleb(-_decimals(tok))
+        if not any(v.quantize(q) == claimed.quantize(q) or v == claimed for v in pool):
+            return False
+    return True
+
+
+@dataclass
+class CalibrationReport:
+    judge: str
+    n: int
+    kappa: float
+    observed_agreement: float
+    expected_agreement: float
+    judge_true_rate: float
+    human_true_rate: float
+    confusion: dict[str, int] = field(default_factory=dict)  # "judge/human" -> count
+    unparsed: int = 0
+    by_lang: dict[str, dict[str, float]] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def _report(judge: str, judged: list[str], ratings: Sequence[TataRating], unparsed: int = 0) -> CalibrationReport:
+    human = [TRUE if r.attributable else FALSE for r in ratings]
+    d = cohen_kappa_detail(judged, human)
+    by_lang: dict[str, dict[str, float]] = {}
+    for lang in sorted({r.lang for r in ratings}):
+        idx = [i for i, r in enumerate(ratings) if r.lang == lang]
+        sub = cohen_kappa_detail([judged[i] for i in idx], [human[i] for i in idx])
+        by_lang[lang] = {"n": float(len(idx)), "kappa": sub.kappa, "agreement": sub.observed_agreement}
+    return CalibrationReport(
+        judge=judge, n=d.n, kappa=d.kappa, observed_agreement=d.observed_agreement,
+        expected_agreement=d.expected_agreement, judge_true_rate=judged.count(TRUE) / d.n,
+        human_true_rate=human.count(TRUE) / d.n, confusion={f"{a}/{b}": c for (a, b), c in d.confusion.items()},
+        unparsed=unparsed, by_lang=by_lang,
+    )
+
+
+def calibrate(judge: Callable[[Table, str], bool], ratings: Sequence[TataRating],
+              tables: dict[str, Table], *, name: str) -> CalibrationReport:
+    """Kappa of a model-free judge against the human ratings whose table is known."""
+    joined = [r for r in ratings if r.example_id in tables]
+    judged = [TRUE if judge(tables[r.example_id], r.text) else FALSE for r in joined]
+    return _report(name, judged, joined)
+
+
+def even_subset(ratings: Sequence[TataRating], n: int) -> list[TataRating]:
+    """`n` rows spread evenly over the ratings sorted by (lang, id, model, row): deterministic, all strata."""
+    ordered = sorted(ratings, key=lambda r: (r.lang, r.example_id, r.model, r.row))
+    if n >= len(ordered):
+        return ordered
+    step = len(ordered) / n
+    return [ordered[int(i * step)] for i in range(n)]
+
+
+async def calibrate_llm(judge: InsightJudge, ratings: Sequence[TataRating],
+                        tables: dict[str, Table]) -> tuple[CalibrationReport, CalibrationReport]:
+    """The LLM factuality judge on `ratings`: kappa with unparsed replies counted as not attributable,
+    and kappa over the parsed replies only."""
+    joined = [r for r in ratings if r.example_id in tables]
+    verdicts = [await judge.judge(tables[r.example_id], Insight(r.text)) for r in joined]
+    labels = [v.verdict for v in verdicts]
+    unparsed = sum(1 for lab in labels if lab not in (TRUE, FALSE))
+    all_rows = _report(f"{judge.name} (unparsed = not attributable)",
+                       [lab if lab in (TRUE, FALSE) else FALSE for lab in labels], joined, unparsed)
+    keep = [i for i, lab in enumerate(labels) if lab in (TRUE, FALSE)]
+    if keep:
+        parsed = _report(f"{judge.name} (parsed only)", [labels[i] for i in keep], [joined[i] for i in keep], 0)
+    else:
+        parsed = CalibrationReport(f"{judge.name} (parsed only)", 0, float("nan"), 0.0, 0.0, 0.0, 0.0)
+    return all_rows, parsed
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Judge-vs-human agreement on TaTA attributable ratings.")
+    ap.add_argument("--limit-llm", type=int, default=0, help="also run the local LLM judge on N rows")
+    ap.add_argument("--max-tokens", type=int, default=48)
+    args = ap.parse_args(argv)
+    tables = {**load_tata_tables("ar"), **load_tata_tables("en")}
+    ratings = load_tata_ratings(("ar", "en"))
+    out: dict[str, object] = {
+        "baseline": calibrate(numbers_in_table_judge, ratings, tables, name="numbers-in-table").as_dict()}
+    if args.limit_llm:
+        from livetab.models.base import SamplingParams
+        from livetab.models.llama_local import LlamaLocalBackend
+
+        judge = InsightJudge(LlamaLocalBackend(), sampling=SamplingParams(temperature=0.0,
+                                                                            max_tokens=args.max_tokens))
+        sub = even_subset([r for r in ratings if r.example_id in tables], args.limit_llm)
+        base_sub = calibrate(numbers_in_table_judge, sub, tables, name="numbers-in-table (same subset)")
+        all_rows, parsed = asyncio.run(calibrate_llm(judge, sub, tables))
+        out["llm"] = all_rows.as_dict()
+        out["llm_parsed_only"] = parsed.as_dict()
+        out["baseline_on_llm_subset"] = base_sub.as_dict()
+    print(json.dumps(out, indent=2, ensure_ascii=False))  # noqa: T201 - CLI output
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,141 @@
+"""Final-answer extraction from verbose and reasoning-model responses.
+
+Order of preference: a JSON object with an "answer" field; the last `\\boxed{...}`; the text after the
+last answer marker ("The answer is", "Answer:", "Final answer:", "الإجابة هي", ...); the value after a
+final "=" of an equation; otherwise the last non-empty line. The thinking part of reasoning models
+(`<think>...</think>`, or everything before a lone `</think>`) is removed first; a response whose
+thinking never ended has no final answer.
+
+Extraction runs on folded text (`text.fold`: lower case, Arabic variants unified), so the markers of
+every language match however the response spells them; the span returned is folded too.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import cache
+
+from livetab_judge.rubric.locale import Locale
+
+__all__ = ["Extraction", "extract_answer", "strip_thinking"]
+
+_THINK_BLOCK = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.DOTALL | re.IGNORECASE)
+_THINK_OPEN = re.compile(r"<(?:think|thinking|reasoning)>", re.IGNORECASE)
+_THINK_CLOSE = re.compile(r"</(?:think|thinking|reasoning)>", re.IGNORECASE)
+_JSON_ANSWER = re.compile(r"\{[^{}]*[\"'](?:answer|final_answer|الإجابة)[\"']\s*:[^{}]*\}", re.IGNORECASE)
+_BOXED = re.compile(r"\\boxed\s*\{")
+_TEXT_CMD = re.compile(r"\\(?:text|textbf|mathrm|mbox)\s*\{([^{}]*)\}")
+_EQUALS_TAIL = re.compile(r"=\s*([^=\n]{1,40}?)\s*\.?\s*$")
+_MARKDOWN = re.compile(r"[*_`#]+")
+
+
+@dataclass(frozen=True, slots=True)
+class Extraction:
+    text: str  # the final answer span (original characters, markdown emphasis removed)
+    method: str  # "json", "boxed", "marker", "equation", "last_line", "whole", "empty"
+
+
+def strip_thinking(response: str) -> str:
+    """The response without its thinking part ('' if the thinking never ended)."""
+    if "<" not in response:
+        return response
+    text = _THINK_BLOCK.sub(" ", response)
+    close = None
+    for close in _THINK_CLOSE.finditer(text):
+        pass
+    if close is not None:
+        text = text[close.end():]
+    opened = _THINK_OPEN.search(text)
+    if opened is not None:
+        text = text[:opened.start()]
+    return text
+
+
+def _boxed(text: str) -> str | None:
+    last = None
+    for m in _BOXED.finditer(text):
+        last = m
+    if last is None:
+        return None
+    depth, i = 1, last.end()
+    while i < len(text) and depth:
+        depth += {"{": 1, "}": -1}.get(text[i], 0)
+        i += 1
+    inner = text[last.end():i - 1] if depth == 0 else text[last.end():]
+    return _TEXT_CMD.sub(r"\1", inner).strip()
+
+
+def _json_answer(text: str) -> str | None:
+    last = None
+    for m in _JSON_ANSWER.finditer(text):
+        last = m
+    if last is None:
+        return None
+    try:
+        obj = json.loads(last.group(0))
+    except ValueError:
+        return None
+    if not isinstance(obj, dict):
+        return None
+    for k, v in obj.items():
+        if str(k).lower() in ("answer", "final_answer", "الإجابة"):
+            if isinstance(v, list):
+                return ", ".join(str(x) for x in v)
+            if isinstance(v, bool):
+                return "true" if v else "false"
+            return str(v)
+    return None
+
+
+@cache
+def _marker_re(loc: Locale) -> re.Pattern[str]:
+    alts = "|".join(re.escape(m) for m in sorted(loc.answer_markers, key=len, reverse=True))
+    # A marker counts when followed by ':' / 'is' / 'هي', or (for phrases) directly by the answer.
+    return re.compile(rf"(?:^|(?<=[\s(\[*]))(?:{alts})\s*(?:is|هي|هو)?\s*[:：]?\s*", re.IGNORECASE)
+
+
+def _after_marker(text: str, loc: Locale) -> str | None:
+    last = None
+    for m in _marker_re(loc).finditer(text):
+        phrase = m.group(0).strip().lower()
+        bare_word = phrase in ("answer", "الإجابة", "الاجابة", "الجواب")
+        if bare_word and not phrase.endswith(":") and ":" not in m.group(0):
+            continue  # the word "answer" alone is not a marker; "Answer:" is
+        last = m
+    if last is None:
+        return None
+    rest = text[last.end():].strip()
+    if not rest:
+        return None
+    line = rest.splitlines()[0].strip()
+    return line or None
+
+
+def extract_answer(folded: str, loc: Locale) -> Extraction:
+    """The final answer span of a folded response (thinking removed)."""
+    text = strip_thinking(folded).strip()
+    if not text:
+        return Extraction("", "empty")
+    if "{" in text:
+        found = _json_answer(text)
+        if found is not None:
+            return Extraction(found.strip(), "json")
+        boxed = _boxed(text) if "\\boxed" in text else None
+        if boxed is not None:
+            return Extraction(boxed, "boxed")
+    if "*" in text or "`" in text or "#" in text:
+        text = _MARKDOWN.sub("", text).strip()
+    marked = _after_marker(text, loc)
+    if marked is not None:
+        return Extraction(marked, "marker")
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    last = lines[-1] if lines else text
+    if "=" in last:
+        eq = _EQUALS_TAIL.search(last)
+        if eq is not None and any(c.isalnum() for c in eq.group(1)):
+            return Extraction(eq.group(1).strip(), "equation")
+    if len(lines) > 1:
+        return Extraction(last, "last_line")
+    return Extraction(last, "whole")

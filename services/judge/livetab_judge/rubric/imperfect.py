@@ -1,0 +1,35 @@
+"""Imperfect tables: recognising "insufficient information" and "the table is contradictory".
+
+TabularMath's robustness subset has questions whose table lacks a needed value or contradicts
+itself; the right answer is to say so. `refusal_kind` tells which of the two a response claims
+(contradiction wins when both are mentioned, since a contradiction also leaves the answer
+undetermined). The same recogniser marks refusals to answer ordinary questions.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from livetab_judge.rubric.locale import Locale
+
+__all__ = ["refusal_kind"]
+
+
+@cache
+def _res(loc: Locale) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    def alt(words: tuple[str, ...]) -> re.Pattern[str]:
+        body = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+        prefix = r"(?<![^\W\d_])(?:[وبل]|ال)?" if loc.arabic else r"(?<![^\W\d_])"
+        return re.compile(rf"{prefix}(?:{body})(?![^\W\d_])")
+    return alt(loc.contradictory), alt(loc.insufficient)
+
+
+def refusal_kind(folded: str, loc: Locale) -> str | None:
+    """"contradictory", "insufficient" or None for a folded response span."""
+    contradictory, insufficient = _res(loc)
+    if contradictory.search(folded):
+        return "contradictory"
+    if insufficient.search(folded):
+        return "insufficient"
+    return None

@@ -1,0 +1,319 @@
+"""The rule judge: AraTable's human rubric applied to one response.
+
+`judge_answer(response, question)` returns a `RuleVerdict` — "correct", "incorrect" or
+"uncertain" (the rules cannot decide; a cascade sends these to LLM judges) — with the extracted
+final answer and a one-line rationale naming the rule that decided.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from livetab.questions import Question
+
+from livetab_judge.rubric.arabic import has_arabic, has_latin
+from livetab_judge.rubric.booleans import polarity
+from livetab_judge.rubric.context import sentence_doubt
+from livetab_judge.rubric.dates import date_matches, find_dates
+from livetab_judge.rubric.extract import extract_answer
+from livetab_judge.rubric.gold import GoldItem, GoldSpec, prepare_gold, spec_from_strings
+from livetab_judge.rubric.imperfect import refusal_kind
+from livetab_judge.rubric.lists import match_item, split_items
+from livetab_judge.rubric.mcq import chosen_options
+from livetab_judge.rubric.numbers import NumberMention, find_numbers, numbers_equal
+from livetab_judge.rubric.text import contains_phrase, find_fuzzy, fold, key
+
+__all__ = ["RuleVerdict", "judge_answer", "judge_spec", "judge_text"]
+
+log = logging.getLogger(__name__)
+
+CORRECT, INCORRECT, UNCERTAIN = "correct", "incorrect", "uncertain"
+_STRUCTURED = frozenset({"json", "boxed", "marker", "equation"})
+_ZERO_WORDS = frozenset({"no", "none", "zero", "nobody", "nothing", "لا", "لايوجد"})
+_YEAR_CUES = ("in ", "year ", "since ", "from ", "until ", "of ", "season ", "on ", "عام ", "سنه ", "في ")
+
+
+@dataclass(frozen=True, slots=True)
+class RuleVerdict:
+    verdict: str  # "correct" | "incorrect" | "uncertain"
+    extracted: str
+    rationale: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Tolerance:
+    absolute: float
+    relative: float
+
+
+def judge_answer(response: str, question: Question, *, tolerance: float = 0.005,
+                 relative_tolerance: float = 0.01) -> RuleVerdict:
+    """Judge `response` against `question.gold` with AraTable's rubric (see the package docs)."""
+    try:
+        spec = prepare_gold(question)
+    except ValueError as exc:
+        log.warning("question %s has an unusable gold: %s", question.id, exc)
+        return RuleVerdict(UNCERTAIN, "", f"gold unusable: {exc}")
+    return judge_spec(response, spec, tolerance=tolerance, relative_tolerance=relative_tolerance)
+
+
+def judge_text(response: str, gold: str | list[str], *, language: str = "en", kind: str | None = None,
+               question: str = "", tolerance: float = 0.005, relative_tolerance: float = 0.01) -> RuleVerdict:
+    """Judge against raw gold strings (one string, or a list for multi-value answers as in WTQ)."""
+    spec = spec_from_strings(gold, language=language, kind=kind, question=question)
+    return judge_spec(response, spec, tolerance=tolerance, relative_tolerance=relative_tolerance)
+
+
+def judge_spec(response: str, spec: GoldSpec, *, tolerance: float = 0.005,
+               relative_tolerance: float = 0.01) -> RuleVerdict:
+    if spec.kind == "free":
+        return RuleVerdict(UNCERTAIN, "", "free-form gold: no rule applies")
+    folded = fold(response or "")
+    ex = extract_answer(folded, spec.loc)
+    span = ex.text
+    if not span or not any(c.isalnum() for c in span):
+        return RuleVerdict(INCORRECT, span, f"no answer ({ex.method})")
+    tol = _Tolerance(tolerance, relative_tolerance)
+    kind = spec.kind
+    if kind in ("insufficient", "contradictory"):
+        verdict, why = _judge_imperfect(span, spec, ex.method)
+    elif kind == "boolean":
+        verdict, why = _judge_boolean(span, spec)
+    elif kind == "option":
+        verdict, why = _judge_option(span, spec)
+    elif kind == "number":
+        verdict, why = _judge_number(span, spec, spec.items[0], tol, ex.method)
+    elif kind == "date":
+        verdict, why = _judge_date(span, spec, spec.items[0])
+    elif kind == "list":
+        verdict, why = _judge_list(span, spec, tol)
+    else:
+        verdict, why = _judge_text(span, spec, spec.items[0])
+    return RuleVerdict(verdict, span, f"{why} [{ex.method}]")
+
+
+# --- numbers -------------------------------------------------------------------------------------------
+
+def _candidates(span: str, spec: GoldSpec) -> list[NumberMention]:
+    """Numbers in the span that could be the answer: not echoes of the question, not dates or years
+    given as context (unless the gold is a year)."""
+    nums = find_numbers(span, spec.loc)
+    if not nums:
+        return nums
+    dates = find_dates(span, spec.loc)
+    out: list[NumberMention] = []
+    for n in nums:
+        in_date = next((d for d in dates if d.start <= n.start < d.end), None)
+        if in_date is not None:
+            year = in_date.readings[0][0]
+            if spec.year_like and year is not None and n.value == year:
+                out.append(n)
+            continue
+        if (not spec.year_like and n.value == int(n.value) and 1000 <= n.value <= 2100 and not n.percent
+                and span[max(0, n.start - 8):n.start].endswith(_YEAR_CUES)):
+            continue
+        out.append(n)
+    echoes = [n for n in out if any(n.value == q.value for q in spec.question_numbers)]
+    if echoes and len(echoes) < len(out):
+        out = [n for n in out if n not in echoes]
+    return out
+
+
+def _judge_number(span: str, spec: GoldSpec, gold: GoldItem, tol: _Tolerance, method: str) -> tuple[str, str]:
+    assert gold.number is not None
+    g = gold.number
+    refusal = refusal_kind(span, spec.loc)
+    cands = _candidates(span, spec)
+    if not cands:
+        if g.value == 0 and any(t in _ZERO_WORDS for t in key(span, folded=True).split()):
+            return CORRECT, "zero stated in words"
+        if refusal:
+            return INCORRECT, f"declined ({refusal}) an answerable question"
+        return INCORRECT, "no number in the answer"
+    hits = [numbers_equal(g, n, tolerance=tol.absolute, relative_tolerance=tol.relative) for n in cands]
+    if all(hits):
+        if refusal:
+            return UNCERTAIN, "gives the number but also says the table cannot answer"
+        return CORRECT, "number matches"
+    if not any(hits):
+        return INCORRECT, f"number differs ({_fmt(cands[0].value)} vs {_fmt(g.value)})"
+    if method in _STRUCTURED:
+        return (CORRECT, "first number of the final answer matches") if hits[0] else (
+            INCORRECT, "first number of the final answer differs")
+    return UNCERTAIN, "the answer names several numbers, not all equal to the gold"
+
+
+def _fmt(v: float) -> str:
+    return str(int(v)) if v == int(v) else repr(v)
+
+
+# --- dates ---------------------------------------------------------------------------------------------
+
+def _judge_date(span: str, spec: GoldSpec, gold: GoldItem) -> tuple[str, str]:
+    assert gold.date is not None
+    dates = find_dates(span, spec.loc)
+    q_dates = find_dates(spec.context.numbers_text, spec.loc) if spec.context is not None else []
+    q_readings = {r for d in q_dates for r in d.readings}
+    own = [d for d in dates if not set(d.readings) <= q_readings] or dates
+    if not own:
+        return (INCORRECT, f"declined ({refusal_kind(span, spec.loc)})") if refusal_kind(span, spec.loc) else (
+            INCORRECT, "no date in the answer")
+    results = [date_matches(gold.date, d) for d in own]
+    if all(r is True for r in results):
+        return CORRECT, "date matches"
+    if all(r is False for r in results):
+        return INCORRECT, "date differs"
+    if any(r is None for r in results) and len(own) == 1:
+        return UNCERTAIN, "ambiguous day/month order: only one reading matches"
+    return UNCERTAIN, "the answer names several dates, not all equal to the gold"
+
+
+# --- text ----------------------------------------------------------------------------------------------
+
+def _script_violation(span: str, gold: GoldItem) -> bool:
+    """AraTable: Arabic entities must be answered in Arabic (a Latin transliteration is wrong)."""
+    return gold.arabic and not has_arabic(span) and has_latin(span)
+
+
+def _find_mention(tokens: list[str], span_key: str, gold: GoldItem) -> tuple[int, int] | None:
+    for k in gold.keys:
+        if contains_phrase(span_key, k):
+            before = f" {span_key} ".index(f" {k} ")
+            start = span_key[:before].count(" ") + (1 if before else 0) if before else 0
+            start = len(span_key[:before].split())
+            return start, start + k.count(" ") + 1
+    if gold.edits:
+        for k in gold.keys:
+            window = find_fuzzy(tokens, k, gold.edits)
+            if window is not None:
+                w = window.split()
+                for i in range(len(tokens) - len(w) + 1):
+                    if tokens[i:i + len(w)] == w:
+                        return i, i + len(w)
+    return None
+
+
+def _judge_text(span: str, spec: GoldSpec, gold: GoldItem) -> tuple[str, str]:
+    span_key = key(span, folded=True)
+    if span_key in gold.keys:
+        return CORRECT, "text matches"
+    if _script_violation(span, gold):
+        return INCORRECT, "Arabic entity answered in another script"
+    tokens = span_key.split()
+    if gold.edits and len(tokens) <= gold.keys[0].count(" ") + 2:
+        for k in gold.keys:
+            if abs(len(k) - len(span_key)) <= gold.edits and find_fuzzy(tokens, k, gold.edits) == span_key:
+                return CORRECT, "text matches up to a minor spelling slip"
+    refusal = refusal_kind(span, spec.loc)
+    mention = _find_mention(tokens, span_key, gold)
+    if mention is None:
+        if refusal:
+            return INCORRECT, f"declined ({refusal}) an answerable question"
+        return _no_mention(tokens, spec, gold)
+    if refusal:
+        return UNCERTAIN, "names the gold but also says the table cannot answer"
+    doubt = sentence_doubt(tokens, mention, gold.tokens, spec.context, spec.loc)
+    if doubt:
+        return UNCERTAIN, doubt
+    return CORRECT, "the answer states the gold"
+
+
+def _no_mention(tokens: list[str], spec: GoldSpec, gold: GoldItem) -> tuple[str, str]:
+    ctx = spec.context
+    if ctx is not None and ctx.competitor_sides:
+        sides = {t for pair in ctx.competitor_sides for t in pair}
+        if not sides & set(tokens):
+            return UNCERTAIN, "a two-way question answered without naming either alternative"
+    distinctive = [t for t in gold.tokens if len(t) >= 4 and t not in spec.loc.stopwords and not t.isdigit()
+                   and (ctx is None or t not in ctx.tokens)]
+    if len(gold.tokens) > 1 and any(t in tokens for t in distinctive):
+        return UNCERTAIN, "the answer names part of the gold"
+    return INCORRECT, "the gold is not in the answer"
+
+
+# --- lists ---------------------------------------------------------------------------------------------
+
+def _judge_list(span: str, spec: GoldSpec, tol: _Tolerance) -> tuple[str, str]:
+    items = spec.items
+    if any(_script_violation(span, it) for it in items) and not has_arabic(span):
+        return INCORRECT, "Arabic entities answered in another script"
+
+    def number_eq(gold: GoldItem) -> object:
+        def eq(item_key: str) -> bool:
+            assert gold.number is not None
+            nums = find_numbers(item_key, spec.loc)
+            return len(nums) == 1 and numbers_equal(gold.number, nums[0], tolerance=tol.absolute,
+                                                   relative_tolerance=tol.relative)
+        return eq
+
+    answered = split_items(span, spec.loc)
+    longest = max(len(k.split()) for it in items for k in it.keys[:1])
+    if answered and all(len(a.split()) <= longest + 2 for a in answered):
+        matched_gold = [any(match_item(a, g, number_eq(g)) for a in answered) for g in items]  # type: ignore[arg-type]
+        matched_answer = [any(match_item(a, g, number_eq(g)) for g in items) for a in answered]  # type: ignore[arg-type]
+        if all(matched_gold) and all(matched_answer):
+            return CORRECT, "list matches as a set"
+        if all(matched_gold):
+            return INCORRECT, "list has items not in the gold"
+        if any(matched_gold) or len(answered) > 1:
+            return INCORRECT, f"list misses {matched_gold.count(False)} of {len(items)} gold items"
+    span_key = key(span, folded=True)
+    tokens = span_key.split()
+    nums = None
+    found = 0
+    for g in items:
+        if g.number is not None:
+            nums = nums if nums is not None else _candidates(span, spec)
+            ok = any(numbers_equal(g.number, n, tolerance=tol.absolute, relative_tolerance=tol.relative)
+                     for n in nums)
+        else:
+            ok = _find_mention(tokens, span_key, g) is not None
+        found += ok
+    if found == len(items):
+        if all(g.number is None for g in items):
+            union = frozenset().union(*(g.tokens for g in items))
+            doubt = sentence_doubt(tokens, (0, 0), union, spec.context, spec.loc, is_list=True)
+            if doubt:
+                return UNCERTAIN, doubt
+        return CORRECT, "the answer states every gold item"
+    if refusal_kind(span, spec.loc):
+        return INCORRECT, "declined an answerable question"
+    if found:
+        return INCORRECT, f"the answer states {found} of {len(items)} gold items"
+    return INCORRECT, "no gold item in the answer"
+
+
+# --- booleans, options, imperfect tables ---------------------------------------------------------------
+
+def _judge_boolean(span: str, spec: GoldSpec) -> tuple[str, str]:
+    said = polarity(span, spec.loc)
+    if said is None:
+        if refusal_kind(span, spec.loc):
+            return INCORRECT, "declined to say true or false"
+        return UNCERTAIN, "no clear true/false"
+    return (CORRECT, "polarity matches") if said == spec.boolean else (INCORRECT, "polarity differs")
+
+
+def _judge_option(span: str, spec: GoldSpec) -> tuple[str, str]:
+    chosen = chosen_options(span, list(spec.option_keys), spec.loc)
+    if not chosen:
+        return INCORRECT, "no option recognised"
+    if len(chosen) > 1:
+        return UNCERTAIN, f"the answer points at several options {sorted(chosen)}"
+    got = next(iter(chosen))
+    return (CORRECT, f"option {got} chosen") if got == spec.option else (INCORRECT, f"option {got} chosen, "
+                                                                                    f"gold {spec.option}")
+
+
+def _judge_imperfect(span: str, spec: GoldSpec, method: str) -> tuple[str, str]:
+    claimed = refusal_kind(span, spec.loc)
+    if claimed is None:
+        if find_numbers(span, spec.loc):
+            return INCORRECT, "a numeric answer to an unanswerable question"
+        return INCORRECT, f"does not say the table is {spec.kind}"
+    if method in _STRUCTURED and find_numbers(span, spec.loc) and not refusal_kind(span, spec.loc):
+        return INCORRECT, "a numeric final answer to an unanswerable question"
+    if claimed == spec.kind:
+        return CORRECT, f"recognises the table is {spec.kind}"
+    return UNCERTAIN, f"recognises the question is unanswerable but calls it {claimed}, gold {spec.kind}"

@@ -1,0 +1,217 @@
+"""Numbers as people write them: digits in any script, separators, words, scales, percents.
+
+`find_numbers` reads every number mentioned in folded text (see `text.fold`): "492,111", "1.234,5"
+(German), "٣٨٬٠٠٠" (already folded to "38,000"), "forty", "twenty-one", "two hundred", "أربعون",
+"خمسة وعشرون", "38 ألف", "3.78 million", "25%", "25 percent", "2nd".
+
+Tolerance (AraTable: "numbers equal within ±0.005 ('1.883' accepted for '1.889')"): the difference
+in that example is 0.006, so a literal |a - b| <= 0.005 would reject the rubric's own example. We
+read "±0.005" as a band of half-width `tolerance` around each number; two numbers are equal when
+their bands overlap, i.e. |a - b| <= 2 * tolerance. This is the one reading under which the example
+holds, and it still rejects 138.0 for 138.2. A response written with fewer significant digits than
+the gold (visibly rounded: "3.78 million" for 3,783,069, "138" for 138.2) is also accepted when it is
+the gold rounded to that precision (within half a unit of its last digit) and within
+`relative_tolerance` of the gold (default 1%); exact integers of equal precision must be equal.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from functools import cache
+
+from livetab_judge.rubric.locale import Locale
+
+__all__ = ["NumberMention", "find_numbers", "number_from_float", "numbers_equal", "significant_digits"]
+
+
+@dataclass(frozen=True, slots=True)
+class NumberMention:
+    value: float
+    start: int
+    end: int
+    percent: bool = False
+    sig: int = 1  # significant digits as written
+    place: float = 1.0  # value of one unit in the last written digit (0.01 for "1.88", 1000 for "38 ألف")
+
+
+def significant_digits(digits: str) -> tuple[int, float]:
+    """(significant digits, value of the last significant place) of a plain decimal string."""
+    digits = digits.lstrip("+-")
+    if "." in digits:
+        whole, frac = digits.split(".", 1)
+        stripped = (whole + frac).lstrip("0")
+        return max(len(stripped), 1), 10.0 ** -len(frac)
+    stripped = digits.lstrip("0")
+    if not stripped:
+        return 1, 1.0
+    trailing = len(stripped) - len(stripped.rstrip("0"))
+    return max(len(stripped) - trailing, 1), 10.0 ** trailing
+
+
+def number_from_float(value: float, percent: bool = False) -> NumberMention:
+    """A gold number given as a float (its precision read from its shortest repr)."""
+    text = repr(float(value))
+    if "e" in text or "E" in text:
+        text = f"{value:.15f}".rstrip("0")
+    if text.endswith(".0"):
+        text = text[:-2]
+    sig, place = significant_digits(text)
+    return NumberMention(float(value), 0, 0, percent, sig, place)
+
+
+@cache
+def _digit_re(group: str, decimal: str, scale_alt: str, percent_alt: str) -> re.Pattern[str]:
+    g = re.escape(group) if group != " " else "[ ]"
+    d = re.escape(decimal)
+    grouped = rf"\d{{1,3}}(?:{g}\d{{3}})+(?:{d}\d+)?"
+    plain = rf"\d+(?:{d}\d+)?|{d}\d+"
+    scale = rf"(?:[ ]?(?P<scale>{scale_alt})(?![^\W\d_]))?" if scale_alt else ""
+    pct = rf"(?:[ ]?(?P<pct>%|{percent_alt}))?" if percent_alt else r"(?:[ ]?(?P<pct>%))?"
+    return re.compile(
+        rf"(?<![A-Za-z0-9_.,])(?P<sign>(?<![\w.,])[-+])?(?P<num>{grouped}|{plain})(?!\d)"
+        rf"(?:st|nd|rd|th)?{scale}{pct}"
+    )
+
+
+@cache
+def _word_re(word_alt: str, arabic: bool) -> re.Pattern[str]:
+    if arabic:
+        word = rf"(?:و[ ]?)?(?:{word_alt})"
+        return re.compile(rf"(?<!\w){word}(?:[ ]+{word})*(?!\w)")
+    return re.compile(rf"\b(?:{word_alt})(?:(?:[ -]+|[ ]+and[ ]+)(?:{word_alt}))*\b")
+
+
+def _alt(words: list[str]) -> str:
+    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+
+
+@cache
+def _patterns(loc: Locale) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    digit = _digit_re(loc.group, loc.decimal, _alt(list(loc.scales)), loc.percent_alt)
+    words = _word_re(_alt(list(loc.units) + list(loc.scales)), loc.arabic)
+    pct_after = re.compile(rf"[ ]?(?:%|{loc.percent_alt})" if loc.percent_alt else r"[ ]?%")
+    return digit, words, pct_after
+
+
+def _to_float(num: str, loc: Locale) -> float:
+    if loc.group != " ":
+        num = num.replace(loc.group, "")
+    else:
+        num = num.replace(" ", "")
+    return float(num.replace(loc.decimal, "."))
+
+
+def _word_values(run: str, loc: Locale) -> list[float]:
+    """The numbers in a run of number words ("twenty-one", "خمسة وعشرون", "two and three" -> [2, 3])."""
+    values: list[float] = []
+    total = 0.0
+    current = 0.0
+    seen = False
+    prev = 0.0  # value of the previous word, to split "two three" / "two and three" in English
+    tokens = [t for t in re.split(r"[ -]+", run) if t]
+    for i, token in enumerate(tokens):
+        if token in loc.number_joiners:
+            if not loc.arabic and prev < 100 and seen:
+                values.append(total + current)
+                total = current = 0.0
+                seen = False
+            continue
+        if loc.arabic and token not in loc.units and token not in loc.scales and token.startswith("و"):
+            token = token[1:]
+        if token in loc.scales:
+            current = (current or 1.0) * loc.scales[token]
+            total += current
+            current = 0.0
+            prev = loc.scales[token]
+        elif token in loc.units:
+            v = loc.units[token]
+            if not loc.arabic and seen and i > 0 and (
+                    (prev < 20 and v < 100) or (prev >= 20 and prev < 100 and v >= 10 and v < 100)):
+                values.append(total + current)
+                total = current = 0.0
+            if v == 100 and not loc.arabic:
+                current = (current or 1.0) * 100
+            else:
+                current += v
+            prev = v
+        else:
+            continue
+        seen = True
+    if seen:
+        values.append(total + current)
+    return values
+
+
+def _sig_of(value: float) -> tuple[int, float]:
+    if value == int(value):
+        return significant_digits(str(int(abs(value))))
+    return significant_digits(repr(value))
+
+
+def find_numbers(folded: str, loc: Locale) -> list[NumberMention]:
+    """Every number mentioned in `folded` (output of `text.fold`), in order of appearance."""
+    digit_re, word_re, pct_after = _patterns(loc)
+    found: list[NumberMention] = []
+    has_digit = any(c.isdigit() for c in folded)
+    if has_digit:
+        for m in digit_re.finditer(folded):
+            num = m.group("num")
+            try:
+                value = _to_float(num, loc)
+            except ValueError:
+                continue
+            plain = num.replace(loc.group, "") if loc.group != " " else num.replace(" ", "")
+            sig, place = significant_digits(plain.replace(loc.decimal, "."))
+            if m.group("sign") == "-":
+                value = -value
+            scale = m.groupdict().get("scale")
+            if scale:
+                factor = loc.scales[scale]
+                value *= factor
+                place *= factor
+            found.append(NumberMention(value, m.start(), m.end(), m.group("pct") is not None, sig, place))
+    for m in word_re.finditer(folded):
+        if found and any(f.start <= m.start() < f.end for f in found):
+            continue  # the scale word of a digit number ("38 ألف") was already read with it
+        values = _word_values(m.group(0), loc)
+        if not values:
+            continue
+        end = m.end()
+        pm = pct_after.match(folded, end)
+        if pm is not None:
+            end = pm.end()
+        for i, value in enumerate(values):
+            sig, place = _sig_of(value)
+            last = i == len(values) - 1
+            found.append(NumberMention(value, m.start(), end if last else m.start(), pm is not None and last,
+                                       sig, place))
+    if has_digit and len(found) > 1:
+        found.sort(key=lambda n: n.start)
+    return found
+
+
+def _close(a: float, b: float, tolerance: float) -> bool:
+    return abs(a - b) <= 2.0 * tolerance + 1e-9 * max(1.0, abs(a), abs(b))
+
+
+def numbers_equal(gold: NumberMention, answer: NumberMention, *, tolerance: float = 0.005,
+                  relative_tolerance: float = 0.01) -> bool:
+    """AraTable's numeric equality (see the module docstring), with percent <-> fraction."""
+    pairs = [(gold.value, answer.value)]
+    if answer.percent and not gold.percent:
+        pairs.append((gold.value, answer.value / 100.0))
+    if gold.percent and not answer.percent:
+        pairs.append((gold.value / 100.0, answer.value))
+    for g, a in pairs:
+        if math.isnan(g) or math.isnan(a):
+            continue
+        if _close(g, a, tolerance):
+            return True
+        if relative_tolerance > 0 and answer.sig < gold.sig:
+            place = answer.place / (100.0 if (a != answer.value) else 1.0)
+            diff = abs(g - a)
+            if diff <= place / 2.0 + 1e-9 * abs(g) and diff <= relative_tolerance * abs(g):
+                return True
+    return False

@@ -1,0 +1,42 @@
+"""Closed-book variants (TeleTables): the same verified question asked without the table, which is
+named by its title and source instead. Gold, derivation and verification are the base question's."""
+
+from __future__ import annotations
+
+import copy
+
+from livetab.ids import question_id
+from livetab.questions import Question
+from livetab.tables import Table
+
+from livetab_qagen.templates import Locale
+
+__all__ = ["variants"]
+
+
+def variants(table: Table, base: list[Question], locale: Locale, limit: int) -> tuple[list[Question], list[tuple[str, str]]]:
+    """Up to `limit` closed-book copies of `base` questions (taken in turn from each family)."""
+    title = table.caption or table.source.title
+    if not title:
+        return [], [("closed_book_no_title", f"{table.id}: no caption or source title to name the table by")]
+    source = table.source.uri or table.source.kind or table.id
+    by_family: dict[str, list[Question]] = {}
+    for q in base:
+        if not q.closed_book and q.table_id == table.id:
+            by_family.setdefault(q.family, []).append(q)
+    order: list[Question] = []
+    while any(by_family.values()) and len(order) < limit:
+        for qs in by_family.values():
+            if qs and len(order) < limit:
+                order.append(qs.pop(0))
+    out = []
+    for q in order:
+        v = copy.deepcopy(q)
+        v.id = question_id(table.id, "programmatic.closed_book", {"base": q.id})
+        v.text = locale.t("closed_book.question", title=locale.q(title), source=source, question=q.text)
+        v.closed_book = True
+        v.generator = f"programmatic.closed_book.{q.family}"
+        v.params = {**q.params, "closed_book_of": q.id}
+        v.verification.decisions = [*q.verification.decisions, f"closed-book variant of {q.id}"]
+        out.append(v)
+    return out, []

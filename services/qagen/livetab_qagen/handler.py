@@ -1,0 +1,70 @@
+"""The qagen handler: a table in, verified questions out (store + topic). Derived tables (imperfect
+copies, math tables) are stored too, so every question's table can be found by id."""
+
+from __future__ import annotations
+
+import logging
+
+from google.protobuf.message import Message
+
+from livetab.bus import HandlerContext, Outgoing, PoisonMessage
+from livetab.failures import record_failure
+from livetab.records import question_row, table_row
+from livetab.store import schema
+from livetab.questions import Question
+from livetab.tables import Table
+from livetab.v1 import table_pb2
+
+__all__ = ["QagenHandler"]
+
+log = logging.getLogger(__name__)
+TOPIC_OUT = "livetab.questions.v1"
+
+
+def _balanced(questions: list[Question], n: int) -> list[Question]:
+    """Up to `n` questions, taken round-robin across families so one family cannot crowd out the rest."""
+    by_family: dict[str, list[Question]] = {}
+    for q in questions:
+        by_family.setdefault(q.family, []).append(q)
+    picked: list[Question] = []
+    queues = list(by_family.values())
+    while len(picked) < n and any(queues):
+        for queue in queues:
+            if queue and len(picked) < n:
+                picked.append(queue.pop(0))
+    return picked
+
+
+class QagenHandler:
+    service = "qagen"
+    topics = ["livetab.tables.v1"]
+
+    def handle(self, message: Message, ctx: HandlerContext) -> list[Outgoing]:
+        from livetab_qagen.programmatic import generate
+
+        if not isinstance(message, table_pb2.Table):
+            raise PoisonMessage(f"qagen got {message.DESCRIPTOR.full_name}")
+        table = Table.from_proto(message)
+        cfg = getattr(ctx.settings, "qagen", None)
+        families = list(cfg.families) if cfg else None
+        seed = cfg.seed if cfg else 0
+        try:
+            result = generate(table, families=families, seed=seed)
+        except Exception as e:  # noqa: BLE001 - a generator bug on one table is recorded, the cycle goes on
+            record_failure(ctx.store, "qagen", table.id, f"generation failed: {type(e).__name__}: {e}", table.release)
+            return []
+        for reason, detail in result.rejected:
+            record_failure(ctx.store, "qagen", table.id, f"{reason}: {detail}", table.release)
+        derived = [t.to_proto() for t in getattr(result, "tables", [])]
+        for t in derived:
+            t.release = table.release
+        ctx.store.upsert(schema.tables, [table_row(t) for t in derived])
+        protos = []
+        per_table = cfg.per_table if cfg and cfg.per_table else 0
+        questions = _balanced(result.questions, per_table) if per_table else result.questions
+        for q in questions:
+            q.release = table.release
+            q.source_created_at = q.source_created_at or table.source.created_at
+            protos.append(q.to_proto())
+        ctx.store.upsert(schema.questions, [question_row(p) for p in protos])
+        return [Outgoing(TOPIC_OUT, p, key=p.table_id, message_id=p.id) for p in protos]

@@ -1,0 +1,115 @@
+"""Leaderboard files: leaderboard.json, leaderboard.md and a self-contained report.html."""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+from typing import Any
+
+from livetab.store import schema
+from livetab_reporter.leaderboard import Row, compute_rows
+
+__all__ = ["leaderboard_doc", "write_reports"]
+
+FIELDS = ("n", "correct", "accuracy", "ci_low", "ci_high")
+
+
+def _fields(r: Row) -> dict[str, Any]:
+    return {"n": r.n, "correct": r.correct, "accuracy": round(r.accuracy, 4), "ci_low": round(r.ci_low, 4),
+            "ci_high": round(r.ci_high, 4)}
+
+
+def leaderboard_doc(store: Any, run_ids: list[str]) -> dict[str, Any]:
+    """{"release", "models": [{model, run_id, n, correct, accuracy, ci_low, ci_high, families: {f: {...}}}]}"""
+    models = []
+    release = ""
+    for run_id in run_ids:
+        run = store.get(schema.runs, run_id)
+        release = release or (run["release"] if run else "")
+        rows = compute_rows(store, run_id)
+        for r in rows:
+            if r.slice != "all":
+                continue
+            fams = {x.slice.split("=", 1)[1]: _fields(x) for x in rows if x.model == r.model and x.slice != "all"}
+            models.append({"model": r.model, "run_id": run_id, "planned": run["planned"] if run else r.n,
+                           **_fields(r), "families": fams})
+    models.sort(key=lambda m: (-m["accuracy"], m["model"]))
+    return {"release": release, "models": models}
+
+
+def _markdown(doc: dict[str, Any], failures: list[dict[str, Any]]) -> str:
+    lines = [f"# livetab leaderboard — release {doc['release']}", "",
+             "| rank | model | n | correct | accuracy | 95% CI (Wilson) |", "|---:|---|---:|---:|---:|---|"]
+    for i, m in enumerate(doc["models"], 1):
+        lines.append(f"| {i} | {m['model']} | {m['n']} | {m['correct']} | {m['accuracy']:.3f} | "
+                     f"[{m['ci_low']:.3f}, {m['ci_high']:.3f}] |")
+    for m in doc["models"]:
+        lines += ["", f"## {m['model']} by task family", "", "| family | n | correct | accuracy | 95% CI |",
+                  "|---|---:|---:|---:|---|"]
+        for fam, f in sorted(m["families"].items()):
+            lines.append(f"| {fam} | {f['n']} | {f['correct']} | {f['accuracy']:.3f} | "
+                         f"[{f['ci_low']:.3f}, {f['ci_high']:.3f}] |")
+    if failures:
+        lines += ["", "## Recorded failures", "", "| stage | what | reason |", "|---|---|---|"]
+        for f in failures[:200]:
+            lines.append(f"| {f['stage']} | {f['entity']} | {f['reason'].replace('|', '/')} |")
+    return "\n".join(lines) + "\n"
+
+
+def _html(doc: dict[str, Any], samples: list[dict[str, str]], failures: list[dict[str, Any]]) -> str:
+    e = html.escape
+    rows = "".join(
+        f"<tr><td>{i}</td><td>{e(m['model'])}</td><td>{m['n']}</td><td>{m['correct']}</td>"
+        f"<td>{m['accuracy']:.3f}</td><td>[{m['ci_low']:.3f}, {m['ci_high']:.3f}]</td></tr>"
+        for i, m in enumerate(doc["models"], 1))
+    fam = "".join(
+        f"<tr><td>{e(m['model'])}</td><td>{e(k)}</td><td>{v['n']}</td><td>{v['accuracy']:.3f}</td>"
+        f"<td>[{v['ci_low']:.3f}, {v['ci_high']:.3f}]</td></tr>"
+        for m in doc["models"] for k, v in sorted(m["families"].items()))
+    ex = "".join(
+        f"<tr><td>{e(s['family'])}</td><td>{e(s['question'])}</td><td>{e(s['gold'])}</td><td>{e(s['response'])}</td>"
+        f"<td class='{e(s['verdict'])}'>{e(s['verdict'])}</td></tr>" for s in samples)
+    fails = "".join(f"<tr><td>{e(f['stage'])}</td><td>{e(f['entity'])}</td><td>{e(f['reason'])}</td></tr>"
+                    for f in failures[:200])
+    return f"""<!doctype html><html lang="en"><head><meta charset="utf-8">
+<title>livetab leaderboard — {e(doc['release'])}</title>
+<style>body{{font-family:system-ui,sans-serif;margin:2rem;max-width:70rem}}table{{border-collapse:collapse;margin:1rem 0}}
+td,th{{border:1px solid #ccc;padding:.3rem .6rem;text-align:left;vertical-align:top}}th{{background:#f3f3f3}}
+.correct{{color:#060}}.incorrect,.error{{color:#a00}}.uncertain{{color:#a60}}</style></head><body>
+<h1>livetab leaderboard — release {e(doc['release'])}</h1>
+<table><tr><th>rank</th><th>model</th><th>n</th><th>correct</th><th>accuracy</th><th>95% CI (Wilson)</th></tr>{rows}</table>
+<h2>By task family</h2>
+<table><tr><th>model</th><th>family</th><th>n</th><th>accuracy</th><th>95% CI</th></tr>{fam}</table>
+<h2>Sample answers</h2>
+<table><tr><th>family</th><th>question</th><th>gold</th><th>model answer</th><th>verdict</th></tr>{ex}</table>
+<h2>Recorded failures ({len(failures)})</h2>
+<table><tr><th>stage</th><th>what</th><th>reason</th></tr>{fails}</table>
+</body></html>
+"""
+
+
+def _samples(store: Any, run_ids: list[str], limit: int = 30) -> list[dict[str, str]]:
+    from livetab.records import load_question
+    from livetab.v1 import inference_pb2
+
+    out = []
+    for run_id in run_ids:
+        for j in sorted(store.select(schema.judgments, run_id=run_id), key=lambda r: r["id"])[:limit]:
+            q = load_question(store.get(schema.questions, j["question_id"]))
+            res = store.get(schema.results, j["request_id"])
+            response = inference_pb2.InferenceResult.FromString(res["payload"]).response if res else ""
+            out.append({"family": j["family"], "question": q.text if q else "", "gold": q.gold.text if q else "",
+                        "response": response, "verdict": j["verdict"]})
+    return out
+
+
+def write_reports(store: Any, run_ids: list[str], out_dir: Path, release: str = "") -> dict[str, Any]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    doc = leaderboard_doc(store, run_ids)
+    failures = [f for f in store.select(schema.failures) if not release or f["release"] in (release, "")]
+    failures.sort(key=lambda f: (f["stage"], f["entity"]))
+    (out_dir / "leaderboard.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    (out_dir / "leaderboard.md").write_text(_markdown(doc, failures), encoding="utf-8")
+    (out_dir / "report.html").write_text(_html(doc, _samples(store, run_ids), failures), encoding="utf-8")
+    return doc

@@ -1,0 +1,153 @@
+"""One benchmark cycle through all six services as separate processes over Kafka and PostgreSQL, with
+the real local model, checked against the same inputs run in embedded mode."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+import yaml
+
+from livetab.settings import load_settings
+from livetab.store import open_store, schema
+from livetab.v1 import inference_pb2
+from livetab_cli.embedded import run_embedded
+
+pytestmark = [pytest.mark.e2e, pytest.mark.kafka, pytest.mark.postgres, pytest.mark.model]
+ROOT = Path(__file__).resolve().parents[2]
+PAGES = ["203-733", "203-278", "203-831"]  # a cycling race, a golfer's results, a list of office holders
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _config(tmp: Path, store_url: str, kafka: str | None, out: str) -> Path:
+    cfg = {
+        "out_dir": out,
+        "store": {"url": store_url},
+        "kafka": {"bootstrap_servers": kafka or "127.0.0.1:9092", "session_timeout_ms": 6000,
+                  "heartbeat_interval_ms": 1000, "max_poll_records": 20, "poll_timeout_ms": 300},
+        "sources": [{"kind": "local_html", "location": str(tmp / "pages"), "language": "en"}],
+        "models": [{"name": "smollm2-135m", "backend": "llama_local", "n_ctx": 4096, "n_threads": 2}],
+        "qagen": {"families": ["direct", "reasoning"], "per_table": 3},
+        "run": {"team": "e2e", "release": "e2e", "max_tokens": 16, "temperature": 0.0, "seed": 7},
+    }
+    path = tmp / ("embedded.yaml" if kafka is None else "distributed.yaml")
+    path.write_text(yaml.safe_dump(cfg))
+    return path
+
+
+def _answers(store) -> dict[str, tuple[str, str]]:
+    out = {}
+    for r in store.select(schema.results):
+        res = inference_pb2.InferenceResult.FromString(r["payload"])
+        out[res.id] = (res.question_id, res.response)
+    return out
+
+
+def _verdicts(store) -> dict[str, str]:
+    return {j["request_id"]: j["verdict"] for j in store.select(schema.judgments)}
+
+
+@pytest.mark.parametrize("store_url", ["postgresql"], indirect=True)
+def test_six_services_over_kafka_match_embedded(tmp_path: Path, kafka_bootstrap: str, store_url: str) -> None:    pages = tmp_path / "pages"
+    pages.mkdir()
+    for p in PAGES:
+        for ext in (".html", ".json"):
+            shutil.copy(ROOT / "deploy" / "sample" / "wiki" / f"{p}{ext}", pages / f"{p}{ext}")
+
+    # 1. embedded, on SQLite
+    emb_settings = load_settings(_config(tmp_path, f"sqlite:///{tmp_path / 'emb.db'}", None, str(tmp_path / "emb")))
+    summary = run_embedded(emb_settings)
+    emb = open_store(emb_settings.store.url)
+    emb_questions = {r["id"] for r in emb.select(schema.questions)}
+    assert len(emb_questions) >= 6, "the sample pages should give questions"
+    emb_answers, emb_verdicts = _answers(emb), _verdicts(emb)
+    assert summary.model_calls == len(emb_questions)
+
+    # 2. distributed: six processes over Kafka and PostgreSQL
+    cfg = _config(tmp_path, store_url, kafka_bootstrap, str(tmp_path / "dist"))
+    port = _free_port()
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    procs: dict[str, subprocess.Popen] = {}
+    logs = {}
+    try:
+        for svc in ("api", "scraper", "qagen", "inference", "judge", "reporter"):
+            logs[svc] = open(tmp_path / f"{svc}.log", "w")
+            cmd = [sys.executable, "-m", "livetab_cli.main", "serve", svc, "--config", str(cfg)]
+            if svc == "api":
+                cmd += ["--port", str(port)]
+            procs[svc] = subprocess.Popen(cmd, env=env, stdout=logs[svc], stderr=subprocess.STDOUT)
+        api = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                if httpx.get(f"{api}/healthz", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, (tmp_path / "api.log").read_text()
+            for svc, p in procs.items():
+                assert p.poll() is None, f"{svc} exited: " + (tmp_path / f"{svc}.log").read_text()
+            time.sleep(0.5)
+
+        r = httpx.post(f"{api}/scrapes", json={"source": "local_html", "location": str(pages), "release": "e2e"})
+        assert r.status_code == 202, r.text
+        deadline = time.monotonic() + 180
+        while httpx.get(f"{api}/releases/e2e").json()["questions"] < len(emb_questions):
+            assert time.monotonic() < deadline, "questions did not arrive"
+            time.sleep(1)
+        time.sleep(2)  # let qagen finish the last table of the batch
+
+        run_req = {"team": "e2e", "release": "e2e",
+                   "model": {"name": "smollm2-135m", "backend": "llama_local", "model": "smollm2-135m",
+                             "params": {"n_ctx": "4096", "n_threads": "2"}},
+                   "settings": {"max_tokens": 16, "temperature": 0.0, "seed": 7}}
+        r = httpx.post(f"{api}/runs", json=run_req)
+        assert r.status_code == 202, r.text
+        rid = r.json()["run_id"]
+        assert rid == summary.run_ids[0], "the same run settings must give the same run id in both modes"
+        deadline = time.monotonic() + 600
+        status = {}
+        while time.monotonic() < deadline:
+            resp = httpx.get(f"{api}/runs/{rid}")
+            if resp.status_code == 200:
+                status = resp.json()
+                overall = [row for row in status["leaderboard"] if row["slice"] == "all"]
+                if overall and overall[0]["n"] == status["planned"] == len(emb_questions):
+                    break
+            for svc, p in procs.items():
+                assert p.poll() is None, f"{svc} exited: " + (tmp_path / f"{svc}.log").read_text()[-3000:]
+            time.sleep(1)
+        else:
+            pytest.fail(f"leaderboard incomplete: {status}")
+        overall = next(row for row in status["leaderboard"] if row["slice"] == "all")
+        assert overall["n"] == len(emb_questions)
+    finally:
+        for p in procs.values():
+            p.send_signal(signal.SIGTERM)
+        for svc, p in procs.items():
+            try:
+                p.wait(30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        for f in logs.values():
+            f.close()
+
+    dist = open_store(store_url)
+    assert {r["id"] for r in dist.select(schema.questions)} == emb_questions
+    assert _answers(dist) == emb_answers  # same backend, seed and temperature 0: the same text
+    assert _verdicts(dist) == emb_verdicts
+    for svc, p in procs.items():
+        assert p.returncode == 0, f"{svc} did not drain cleanly on SIGTERM: " + (tmp_path / f"{svc}.log").read_text()[-2000:]
