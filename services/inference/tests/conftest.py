@@ -47,10 +47,10 @@ def arabic_table(index: int = 0) -> Table:
                  header=[cells[0]], rows=cells[1:], language="ar", caption=str(record.get("title", "")))
 
 
-def wiki_table(page_id: str) -> Table:
-    """A WikiTableQuestions page table as its authors extracted it (plain CSV, first row the header)."""
-    path = shared_data() / "wiki_html" / "tables" / f"{page_id}.csv"
-    with path.open(encoding="utf-8", newline="") as f:
-        rows = list(csv.reader(f))
-    return Table(id=f"wiki-{page_id}", source=Source(kind="wikipedia", uri=str(path.name), title=page_id),
+
+def tabfact_table(name: str) -> Table:
+    """A TabFact table (`#`-separated, first row the header)."""
+    path = shared_data() / "tabfact" / "all_csv" / name
+    rows = [line.rstrip("\n").split("#") for line in path.open(encoding="utf-8") if line.strip()]
+    return Table(id=f"tabfact-{name}", source=Source(kind="tabfact", uri=name, title=name),
                  header=[rows[0]], rows=rows[1:])

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import base64
+import re
 
 import pytest
-from conftest import arabic_table, wiki_table, wtq_table
+from conftest import arabic_table, tabfact_table, wtq_table
 
 from livetab.questions import Gold, Question
 from livetab_inference.prompts import FORMATS, PROMPT_VERSION, build_messages, image_tokens
@@ -48,13 +49,13 @@ def test_combinations_hold_every_part_and_cost_more() -> None:
 
 
 def test_rows_are_capped_at_40_by_default_and_the_cut_recorded() -> None:
-    table = wiki_table("203-122")
+    table = tabfact_table("2-11692087-1.html.csv")
     assert table.n_rows > 40
     p = build_messages(q(), table, fmt="csv", setting="with_table")
     text = user_text(p.messages)
     assert p.truncated and f"only the first 40 of {table.n_rows} rows" in text
-    csv_lines = [line for line in text.splitlines() if line.count(",") >= len(table.columns) - 1]
-    assert len(csv_lines) == 41  # header + 40 rows
+    body = [line for line in text.splitlines() if re.match(r"\d{4},", line)]  # one season per row
+    assert body == [",".join(r) for r in table.rows[:40]]
     small = build_messages(q(), table, fmt="csv", setting="with_table", max_rows=5)
     assert small.truncated and small.prompt_tokens_estimate < p.prompt_tokens_estimate
 

@@ -36,11 +36,14 @@ class RuleVerdictLike(Protocol):
 RuleJudge = Callable[[str, Question], RuleVerdictLike]
 
 
-def default_rule_judge() -> RuleJudge:
-    """The rubric's `judge_answer(response, question)`, imported when first needed."""
-    from livetab_judge.rubric import judge_answer
+def default_rule_judge(tolerance: float = 0.005) -> RuleJudge:
+    """The rubric's `judge_answer(response, question, tolerance=...)`, imported when first needed."""
+    from livetab_judge.rubric.judge import judge_answer
 
-    return judge_answer
+    def rule(response: str, question: Question) -> RuleVerdictLike:
+        return judge_answer(response, question, tolerance=tolerance)
+
+    return rule
 
 
 @dataclass(frozen=True)
@@ -71,17 +74,19 @@ class Cascade:
     """Rule judge first, then (if configured) two or more LLM judges with ASD on what is left."""
 
     def __init__(self, judges: Sequence[LLMJudge] = (), *, rule: str = "agree-else-uncertain",
-                 always_llm: bool = False, batch_size: int = 3, rule_judge: RuleJudge | None = None) -> None:
+                 always_llm: bool = False, batch_size: int = 3, rule_judge: RuleJudge | None = None,
+                 tolerance: float = 0.005) -> None:
         self.judges = list(judges)
         self.rule = rule
         self.always_llm = always_llm
         self.batch_size = batch_size
         self._rule_judge = rule_judge
+        self.tolerance = tolerance
 
     @property
     def rule_judge(self) -> RuleJudge:
         if self._rule_judge is None:
-            self._rule_judge = default_rule_judge()
+            self._rule_judge = default_rule_judge(self.tolerance)
         return self._rule_judge
 
     def _rule(self, case: CascadeCase) -> CascadeResult:

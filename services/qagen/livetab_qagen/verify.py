@@ -224,6 +224,15 @@ def dependence(spec: Spec, derivation: str, frame: Frame, base: Any, *, rng: ran
         if not moved:
             return DependenceResult(False, f"answer does not depend on the cell it reads at row {r}, column "
                                     f"{frame.names[c]!r} (world knowledge or a constant answer)", len(cells), 0)
+    for r, c in sorted(evidence - set(cells)) if not flipped else []:
+        for value in _perturbations(frame, r, c, deltas.get((r, c), []) + hints):
+            df = df0.copy()
+            df.iat[r, c] = value
+            if not values_equal(_safe(derivation, df), base, tol):
+                flipped = True
+                break
+        if flipped:
+            break
     if not flipped:
         return DependenceResult(False, "no change to a cell the statement reads changes its truth", len(cells), 0)
     unread = [(r, c) for c in range(frame.n_cols) if c not in footprint for r in range(frame.n_rows)]

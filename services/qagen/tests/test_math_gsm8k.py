@@ -108,7 +108,8 @@ def test_answer_depends_on_the_cells_it_reads(built) -> None:
         if verdict.status == "unique" and verdict.value != problem.final_answer:
             changed += 1
         # a distractor row's cell never matters
-        j = next(i for i, r in enumerate(table.rows) if r[0] != q.entity)
+        real = {u.entity for u in form.quantities}
+        j = next(i for i, r in enumerate(table.rows) if r[0] not in real)
         rows2 = [list(r) for r in table.rows]
         rows2[j][col] = format_number(q.value + 5)
         assert check_table(form, dataclasses.replace(table, rows=rows2)).value == problem.final_answer

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from livetab.paths import shared_data
 from livetab_scraper.sources import Failure, Fetched, build_source
 from livetab_scraper.sources.base import Item

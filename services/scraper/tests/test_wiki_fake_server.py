@@ -215,8 +215,8 @@ class _Server(ThreadingHTTPServer):
     fake: FakeWikimedia
 
 
-@pytest.fixture
-def fake_wiki() -> Iterator[FakeWikimedia]:
+def serve_fake() -> Iterator[FakeWikimedia]:
+    """Run a FakeWikimedia on a free loopback port for the duration of a fixture."""
     fake = FakeWikimedia()
     server = _Server(("127.0.0.1", 0), _Handler)
     server.fake = fake
@@ -229,6 +229,11 @@ def fake_wiki() -> Iterator[FakeWikimedia]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
+
+
+@pytest.fixture
+def fake_wiki() -> Iterator[FakeWikimedia]:
+    yield from serve_fake()
 
 
 def test_fake_answers_in_the_documented_sparql_format(fake_wiki: FakeWikimedia) -> None:

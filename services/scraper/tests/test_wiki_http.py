@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import email.utils
+import itertools
 import random
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_wiki_fake_server import FakeWikimedia, fake_wiki  # noqa: F401  (fixture)
-
 from livetab_scraper.sources.http import HttpError, HttpPolicy, PoliteClient, RequestTimedOut, retry_after_seconds
+from test_wiki_fake_server import FakeWikimedia, serve_fake
+
+
+@pytest.fixture
+def fake_wiki() -> Iterator[FakeWikimedia]:
+    yield from serve_fake()
 
 
 class Recorder:
@@ -114,7 +120,7 @@ def test_rate_limit_spaces_requests_to_one_host(fake_wiki: FakeWikimedia) -> Non
         for i in range(3):
             c.get(fake_wiki.url + "/en/w/api.php", {**QUERY, "n": i}, mediawiki=True)
     times = [e.at for e in fake_wiki.log]
-    assert all(b - a >= 0.14 for a, b in zip(times, times[1:], strict=False))
+    assert all(b - a >= 0.14 for a, b in itertools.pairwise(times))
 
 
 def test_a_timeout_is_raised_without_retry_when_asked(fake_wiki: FakeWikimedia) -> None:

@@ -3,27 +3,33 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
-from test_wiki_fake_server import FakeItem, FakeWikimedia, fake_wiki  # noqa: F401  (fixture)
-
 from livetab.paths import shared_data
 from livetab_scraper.sources import Failure, Fetched, SourceConfigError, build_source, scrape_live
 from livetab_scraper.sources.http import HttpPolicy, PoliteClient
 from livetab_scraper.sources.wikidata import Category, WikidataClient, items_query
 from livetab_scraper.sources.wikipedia import WikipediaConfig, WikipediaSource, is_fresh
+from test_wiki_fake_server import FakeItem, FakeWikimedia, serve_fake
 
 CUTOFF = date(2026, 10, 1)
 NOW = datetime(2026, 11, 30, tzinfo=UTC)
 REAL_PAGE = (shared_data() / "wiki_html" / "pages" / "203-0.html").read_text(encoding="utf-8")
 
 
-def wd_client(fake: FakeWikimedia, timeout_s: float = 5.0, max_depth: int = 2) -> WikidataClient:
+@pytest.fixture
+def fake_wiki() -> Iterator[FakeWikimedia]:
+    yield from serve_fake()
+
+
+def wd_client(fake: FakeWikimedia, timeout_s: float = 5.0, max_depth: int = 2, max_queries: int = 60) -> WikidataClient:
     policy = HttpPolicy(contact="tests@example.org", timeout_s=timeout_s, min_interval_s=0.0, backoff_base_s=0.01)
-    return WikidataClient(PoliteClient(policy, rng=random.Random(1)), fake.url + "/sparql", max_depth=max_depth)
+    return WikidataClient(PoliteClient(policy, rng=random.Random(1)), fake.url + "/sparql", max_depth=max_depth,
+                          max_queries=max_queries)
 
 
 def source(fake: FakeWikimedia, tmp_path: Path | None = None, **kw: Any) -> WikipediaSource:
@@ -81,6 +87,16 @@ def test_splitting_stops_at_max_depth_with_a_recorded_reason(fake_wiki: FakeWiki
     found, failures = wd_client(fake_wiki, max_depth=1).candidates(Category("Q100", "P585", "other"), CUTOFF, "en")
     assert sorted(c.qid for c in found) == ["Q1", "Q2"]
     assert len(failures) == 1 and "wd:Q102" in failures[0].location and "not split further" in failures[0].reason
+
+
+def test_the_query_budget_bounds_a_broad_split_and_says_what_was_left_out(fake_wiki: FakeWikimedia) -> None:
+    split_world(fake_wiki)
+    fake_wiki.slow_classes = set()
+    fake_wiki.server_timeout_classes = {"Q100"}
+    wd = wd_client(fake_wiki, max_queries=3)  # whole class, its direct instances, then one subclass
+    found, failures = wd.candidates(Category("Q100", "P585", "other"), CUTOFF, "en")
+    assert sorted(c.qid for c in found) == ["Q1", "Q2"]
+    assert len(failures) == 1 and "budget of 3" in failures[0].reason and "Q102" in failures[0].reason
 
 
 def test_items_query_asks_for_class_date_cutoff_and_sitelink() -> None:

@@ -1,17 +1,20 @@
 """What the question tells the judge about a sentence that mentions the gold.
 
-A verbose answer that contains the gold is not always right. Three kinds of sentence are not
-decided by containment alone:
+A verbose answer that contains the gold is not always right. These sentences are not decided by
+containment alone:
 
 * the question offers alternatives ("who is older, Thaddeus Bell or Klaus Jürgen Schneider?") and
   the answer names the other one too ("Thaddeus Bell is younger than Klaus Jürgen Schneider");
-* the question asks for a neighbour ("which manager was previous to George Case?") and the answer
-  puts the gold on the wrong side of the anchor ("George Case was the manager before Bob Lemon");
-* the answer hedges ("either X or Y", "perhaps"), negates ("X did not ..."), or lists the gold with
-  other names ("X and Y each won").
+* the question asks for a neighbour ("which manager was previous to George Case?"): the answer
+  must put the gold on the asked side of the anchor. "The manager before George Case was Bob Lemon"
+  does; "George Case was the manager before Bob Lemon" puts Bob Lemon after him and is wrong;
+* the question is about one entity ("robots from the United States") and the answer about another
+  ("Two robots are from France");
+* the answer hedges ("X or Y", "perhaps"), negates ("X did not ..."), or lists the gold with other
+  names ("X and Y each won").
 
-`QuestionContext` is computed once per question; `sentence_doubt` returns why a containing
-sentence is doubtful, or None.
+`QuestionContext` is computed once per question; `sentence_doubt` returns (verdict, reason) for a
+sentence that is not clearly right, or None.
 """
 
 from __future__ import annotations
@@ -21,122 +24,156 @@ from dataclasses import dataclass
 
 from livetab_judge.rubric.locale import Locale
 
-__all__ = ["QuestionContext", "question_context", "sentence_doubt"]
+__all__ = ["QuestionContext", "entity_doubt", "question_context", "sentence_doubt"]
 
-_BEFORE = frozenset({"before", "prior", "previous", "preceding", "preceded", "earlier", "قبل", "السابق", "سبق"})
+_BEFORE = frozenset({"before", "prior", "previous", "preceding", "preceded", "precedes", "earlier", "قبل",
+                     "السابق", "سبق", "سبقت"})
 _AFTER = frozenset({"after", "next", "following", "followed", "follows", "succeeded", "succeeds", "superseded",
-                    "replaced", "replaces", "later", "بعد", "التالي", "تلا"})
-_ACTIVE_INVERSE = frozenset({"succeeded", "succeeds", "superseded", "replaced", "replaces", "followed", "follows",
-                             "preceded"})  # "X succeeded A": the verb's subject is the answer
+                    "supersedes", "replaced", "replaces", "later", "بعد", "التالي", "تلا", "تلت", "خلف"})
+_SKIP = frozenset({"the", "to", "by", "than", "a", "an"})
+_PREPOSITIONS = frozenset({"from", "in", "at", "for", "against", "with", "من", "في"})
 _QUOTED = re.compile(r"\"([^\"]{1,60})\"")
+UNCERTAIN, INCORRECT = "uncertain", "incorrect"
 
 
 @dataclass(frozen=True, slots=True)
 class QuestionContext:
     tokens: frozenset[str]
-    numbers_text: str  # the folded question, for echoed numbers
-    competitor_sides: tuple[tuple[str, str], ...]  # (token adjacent to "or" on one side, on the other)
-    relation: tuple[str, tuple[str, ...]] | None  # ("before"/"after", anchor tokens)
+    numbers_text: str  # the folded question, for echoed numbers and dates
+    competitor_sides: tuple[tuple[str, str], ...]  # (token next to "or" on one side, on the other)
+    relation: tuple[str, str] | None  # ("before" | "after", first anchor token)
+    entities: tuple[tuple[str, frozenset[str]], ...]  # (preposition, entity tokens) asked about
     negated: bool
     has_or: bool
 
 
 def _content(tokens: list[str], loc: Locale) -> list[str]:
-    return [t for t in tokens if t not in loc.stopwords and len(t) > 1]
+    return [t for t in tokens if t not in loc.stopwords and t not in _SKIP and len(t) > 1 and not t.isdigit()]
+
+
+def _group(token: str) -> str | None:
+    return "before" if token in _BEFORE else "after" if token in _AFTER else None
 
 
 def question_context(question_key: str, question_folded: str, loc: Locale) -> QuestionContext:
     tokens = question_key.split()
     sides: list[tuple[str, str]] = []
-    quoted = [q.strip() for q in _QUOTED.findall(question_folded)]
     for i, t in enumerate(tokens):
         if t in loc.or_words and 0 < i < len(tokens) - 1:
-            left = tokens[i - 1]
-            right_content = _content(tokens[i + 1:i + 4], loc)
-            if right_content:
-                sides.append((left, right_content[0]))
+            right = _content(tokens[i + 1:i + 4], loc)
+            if right:
+                sides.append((tokens[i - 1], right[0]))
+    quoted = [q.strip() for q in _QUOTED.findall(question_folded)]
     if len(quoted) >= 2 and any(w in tokens for w in loc.or_words):
-        a, b = (re.sub(r"[\W_]+", " ", q).strip().split() for q in quoted[-2:])
+        a, b = (re.sub(r"[\W_]+", " ", q).split() for q in quoted[-2:])
         if a and b:
             sides.append((a[0], b[0]))
     relation = None
+    for i, t in enumerate(tokens):  # the last relational word with a named anchor after it
+        group = _group(t)
+        anchor = _content(tokens[i + 1:i + 5], loc) if group else []
+        if group and anchor:
+            relation = (group, anchor[0])
+    entities = []
     for i, t in enumerate(tokens):
-        group = "before" if t in _BEFORE else "after" if t in _AFTER else None
-        if group is None:
-            continue
-        anchor = tuple(_content(tokens[i + 1:i + 5], loc)[:2])
-        if anchor and anchor[0] not in ("to", "by"):
-            relation = (group, anchor)
-            break
-        if anchor:
-            anchor = tuple(a for a in anchor if a not in ("to", "by"))
-            relation = (group, anchor) if anchor else None
-            break
+        if t in _PREPOSITIONS:
+            ent = []
+            for x in tokens[i + 1:i + 5]:
+                if x in _SKIP:
+                    continue
+                if x in loc.stopwords or x in _PREPOSITIONS or x.isdigit():
+                    break
+                ent.append(x)
+            if ent:
+                entities.append((t, frozenset(ent)))
     negated = any(t in loc.negations for t in tokens) or "n't" in question_folded
-    return QuestionContext(frozenset(tokens), question_folded, tuple(sides), relation, negated,
+    return QuestionContext(frozenset(tokens), question_folded, tuple(sides), relation, tuple(entities), negated,
                            any(t in loc.or_words for t in tokens))
 
 
-def _relation_doubt(tokens: list[str], gold_tokens: frozenset[str], ctx: QuestionContext) -> str | None:
+def _relation(tokens: list[str], gold_tokens: frozenset[str], ctx: QuestionContext) -> tuple[str, str] | None:
+    """Is the gold on the asked side of the anchor? Each relational word R in the answer is read as
+    "<subject> R <object>": the subject is R of the object ("X after A", "X succeeded A"); "R by"
+    reverses it ("A was succeeded by X")."""
     assert ctx.relation is not None
-    group, anchor = ctx.relation
-    if anchor[0] not in tokens:
+    asked, anchor = ctx.relation
+    if anchor not in tokens or anchor in gold_tokens:
         return None
     for i, t in enumerate(tokens):
-        g = "before" if t in _BEFORE else "after" if t in _AFTER else None
-        if g is None:
+        group = _group(t)
+        if group is None:
             continue
-        following = [x for x in tokens[i + 1:i + 5] if x not in ("the", "to", "by", "than", "ال")]
         passive = i + 1 < len(tokens) and tokens[i + 1] == "by"
-        direction = g
-        if t in _ACTIVE_INVERSE and not passive:
-            direction = g  # "X succeeded A": X after A, like "after A"
         if passive:
-            direction = "after" if g == "before" else "before"  # "A was succeeded by X": X after A
-            points_at = "gold" if following and following[0] in gold_tokens else "other"
-            if points_at == "gold":
-                return None if direction == group else "the answer puts the gold on the other side of the anchor"
-            continue
-        if following and following[0] == anchor[0]:
-            return None if direction == group else "the answer relates the anchor the other way round"
-        if following and following[0] in gold_tokens:
-            return "the answer puts the gold on the other side of the anchor"
-    return "the answer names the anchor but not how the gold relates to it"
+            group = "after" if group == "before" else "before"
+        obj = next((x for x in tokens[i + 1:i + 5] if x not in _SKIP and not x.isdigit()), None)
+        if obj == anchor:  # "<gold> R <anchor>": the gold is R of the anchor
+            return None if group == asked else (INCORRECT, "the answer puts the gold on the other side of "
+                                                           "the anchor")
+        if obj is not None and obj in gold_tokens:  # "<anchor> R <gold>": the gold is the opposite of R
+            flipped = "after" if group == "before" else "before"
+            return None if flipped == asked else (INCORRECT, "the answer puts the gold on the other side of "
+                                                             "the anchor")
+    return UNCERTAIN, "the answer names the anchor but not how the gold relates to it"
 
 
-def sentence_doubt(span_tokens: list[str], mention: tuple[int, int], gold_tokens: frozenset[str],
-                   ctx: QuestionContext | None, loc: Locale, *, is_list: bool = False) -> str | None:
-    """Why a sentence that mentions the gold at token range `mention` is not clearly right, or None."""
-    tokens = span_tokens
+def entity_doubt(tokens: list[str], gold_tokens: frozenset[str], ctx: QuestionContext,
+                 loc: Locale) -> tuple[str, str] | None:
+    """The answer swaps the entity the question asks about ("robots from the United States" answered
+    with "Two robots are from France"): same preposition, another name, the asked one absent."""
     present = set(tokens)
+    for prep, entity in ctx.entities:
+        if entity & gold_tokens or entity & present:
+            continue
+        for i, t in enumerate(tokens[:-1]):
+            if t != prep:
+                continue
+            nxt = next((x for x in tokens[i + 1:i + 3] if x not in _SKIP), None)
+            if nxt and nxt not in loc.stopwords and nxt not in gold_tokens and not nxt.isdigit():
+                return UNCERTAIN, f"the question asks about {' '.join(sorted(entity))!r}, the answer about {nxt!r}"
+    return None
+
+
+def sentence_doubt(tokens: list[str], mention: tuple[int, int], gold_tokens: frozenset[str],
+                   ctx: QuestionContext | None, loc: Locale, *, is_list: bool = False) -> tuple[str, str] | None:
+    """(verdict, reason) for a sentence mentioning the gold at token range `mention`, or None if clear."""
+    present = set(tokens)
+    start, end = mention
     if ctx is not None:
         for a, b in ctx.competitor_sides:
             if a in gold_tokens and b not in gold_tokens and b in present:
-                return f"the answer also names the other alternative ({b!r})"
+                return UNCERTAIN, f"the answer also names the other alternative ({b!r})"
             if b in gold_tokens and a not in gold_tokens and a in present:
-                return f"the answer also names the other alternative ({a!r})"
+                return UNCERTAIN, f"the answer also names the other alternative ({a!r})"
         if ctx.relation is not None:
-            doubt = _relation_doubt(tokens, gold_tokens, ctx)
-            if doubt:
-                return doubt
-    if not (ctx and ctx.has_or) and any(t in loc.hedges for t in tokens):
-        return "the answer hedges"
-    if not (ctx and ctx.negated) and (any(t in loc.negations for t in tokens)):
-        return "the answer contains a negation"
+            found = _relation(tokens, gold_tokens, ctx)
+            if found:
+                return found
+        found = entity_doubt(tokens, gold_tokens, ctx, loc)
+        if found:
+            return found
+    if any(t in loc.hedges and t not in loc.or_words for t in tokens):
+        return UNCERTAIN, "the answer hedges"
+    if not (ctx and ctx.has_or) and not is_list:
+        near = tokens[max(0, start - 2):start] + tokens[end:end + 2]
+        if any(t in loc.or_words for t in near):
+            return UNCERTAIN, "the answer offers the gold as one of several"
+    if not (ctx and ctx.negated) and any(t in loc.negations for t in tokens):
+        return UNCERTAIN, "the answer contains a negation"
     if not is_list:
-        start, end = mention
         q = ctx.tokens if ctx is not None else frozenset()
 
-        def others(words: list[str]) -> list[str]:
-            return [x for x in words if x not in loc.stopwords and x not in q and x not in gold_tokens
-                    and not x.isdigit()]
+        def others(words: list[str], allow_question: bool = False) -> list[str]:
+            return [x for x in words if x not in loc.stopwords and (allow_question or x not in q)
+                    and x not in gold_tokens and not x.isdigit()]
 
-        after = tokens[end:end + 4]
-        for i, t in enumerate(after[:2]):
-            if t in loc.conjunctions and others(after[i + 1:i + 3]):
-                return "the answer names other candidates beside the gold"
-            if loc.arabic and i == 0 and t.startswith("و") and len(t) > 3 and others([t[1:]]):
-                return "the answer names other candidates beside the gold"
-        if start >= 2 and tokens[start - 1] in loc.conjunctions and others(tokens[max(0, start - 3):start - 1]):
-            return "the answer names other candidates beside the gold"
+        after = tokens[end:end + 5]
+        for i, t in enumerate(after[:3]):
+            if t in loc.conjunctions and others(after[i + 1:i + 3], allow_question=i == 0):
+                return UNCERTAIN, "the answer names other candidates beside the gold"
+        if loc.arabic and after and after[0].startswith("و") and len(after[0]) > 3 and others([after[0][1:]]):
+            return UNCERTAIN, "the answer names other candidates beside the gold"
+        if start >= 2 and tokens[start - 1] in loc.conjunctions and others(tokens[max(0, start - 3):start - 1],
+                                                                            allow_question=True):
+            return UNCERTAIN, "the answer names other candidates beside the gold"
     return None

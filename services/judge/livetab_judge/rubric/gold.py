@@ -16,6 +16,7 @@ from livetab.questions import Question
 from livetab_judge.rubric.arabic import has_arabic
 from livetab_judge.rubric.context import QuestionContext, question_context
 from livetab_judge.rubric.dates import Ymd, parse_iso_like
+from livetab_judge.rubric.durations import find_durations
 from livetab_judge.rubric.locale import Locale, get_locale
 from livetab_judge.rubric.numbers import NumberMention, find_numbers, number_from_float
 from livetab_judge.rubric.text import allowed_edits, fold, key, strip_leading_article
@@ -38,6 +39,8 @@ class GoldItem:
     number: NumberMention | None
     date: Ymd | None
     arabic: bool
+    duration: float | None = None  # seconds, for golds like "5h 29' 10\"" or "1:47.61"
+    parts: tuple[str, ...] = ()  # keys of a gold written as "a/b" (two values in one cell)
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,8 +87,17 @@ def gold_item(text: str, loc: Locale, *, number: float | None = None, percent: b
         num = None  # "March 4, 2006" is a date, not the number 4
     elif date is not None:
         date = None
+    duration = None
+    if num is None and date is None and any(c.isdigit() for c in folded):
+        durations = find_durations(folded)
+        if len(durations) == 1 and (":" in folded or len(re.findall(r"\d+", folded)) > 1):
+            duration = durations[0]
+    parts: tuple[str, ...] = ()
+    if "/" in folded and num is None and date is None:
+        parts = tuple(p for p in (key(x, folded=True) for x in folded.split("/")) if p)
+        parts = parts if len(parts) > 1 else ()
     return GoldItem(text, tuple(keys), frozenset(k.split()), allowed_edits(k), num, date,
-                    has_arabic(text) and num is None)
+                    has_arabic(text) and num is None, duration, parts)
 
 
 def infer_kind(item: GoldItem) -> str:

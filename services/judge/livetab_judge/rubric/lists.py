@@ -26,7 +26,7 @@ _BULLET = re.compile(r"^\s*(?:[-•*]|\d{1,2}[.)])\s+")
 def _splitter(loc: Locale) -> re.Pattern[str]:
     words = [re.escape(c) for c in loc.conjunctions if c.isalpha() and c != "و"] + ["or"]
     arabic = r"|\s+و\s*(?=\S)" if loc.arabic else r"|\s+و\s+"
-    return re.compile(rf"\s*(?:[,;|/\n]|&|\s(?:{'|'.join(words)})\s{arabic})\s*")
+    return re.compile(rf"\s*(?:(?<!\d),|,(?!\d{{3}})|[;|/\n]|&|\s(?:{'|'.join(words)})\s{arabic})\s*")
 
 
 def split_items(folded: str, loc: Locale) -> list[str]:

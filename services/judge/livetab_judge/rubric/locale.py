@@ -57,6 +57,7 @@ class Locale:
     option_words: tuple[str, ...]
     month_alt: str  # regex alternation of month names, longest first
     percent_alt: str  # regex alternation of percent words
+    approx: tuple[str, ...]  # words that mark a number as rounded ("around 40", "حوالي")
 
     @property
     def arabic(self) -> bool:
@@ -105,4 +106,5 @@ def get_locale(language: str) -> Locale:
         or_words=frozenset(_words(words, "or_words")), stopwords=frozenset(_words(words, "stopwords")),
         option_words=tuple(_words(words, "option_words")),
         month_alt=_alternation(list(months)), percent_alt=_alternation(percent),
+        approx=tuple(_words(words, "approx")),
     )

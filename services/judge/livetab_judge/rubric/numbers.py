@@ -9,9 +9,10 @@ in that example is 0.006, so a literal |a - b| <= 0.005 would reject the rubric'
 read "±0.005" as a band of half-width `tolerance` around each number; two numbers are equal when
 their bands overlap, i.e. |a - b| <= 2 * tolerance. This is the one reading under which the example
 holds, and it still rejects 138.0 for 138.2. A response written with fewer significant digits than
-the gold (visibly rounded: "3.78 million" for 3,783,069, "138" for 138.2) is also accepted when it is
-the gold rounded to that precision (within half a unit of its last digit) and within
-`relative_tolerance` of the gold (default 1%); exact integers of equal precision must be equal.
+the gold and marked as approximate (a scale word: "3.78 million" for 3,783,069, "38 ألف" for 38,150; or
+an approximation word: "around 40", "حوالي 40") is also accepted when it is the gold rounded to that
+precision (within half a unit of its last digit) and within `relative_tolerance` of the gold (default
+1%). Anything else must agree within the band: "2060" is not "2061", "138.0" is not "138.2".
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ class NumberMention:
     percent: bool = False
     sig: int = 1  # significant digits as written
     place: float = 1.0  # value of one unit in the last written digit (0.01 for "1.88", 1000 for "38 ألف")
+    rounded: bool = False  # written as an approximation: a scale word ("3.78 million") or "around", "حوالي"
 
 
 def significant_digits(digits: str) -> tuple[int, float]:
@@ -150,6 +152,13 @@ def _sig_of(value: float) -> tuple[int, float]:
     return significant_digits(repr(value))
 
 
+def _approximate(folded: str, start: int, loc: Locale) -> bool:
+    """Is the number at `start` introduced by an approximation word ("around 40", "حوالي ٤٠")?"""
+    before = folded[max(0, start - 16):start].rstrip()
+    return any(before.endswith(w) and (len(before) == len(w) or not before[-len(w) - 1].isalnum())
+               for w in loc.approx)
+
+
 def find_numbers(folded: str, loc: Locale) -> list[NumberMention]:
     """Every number mentioned in `folded` (output of `text.fold`), in order of appearance."""
     digit_re, word_re, pct_after = _patterns(loc)
@@ -171,7 +180,8 @@ def find_numbers(folded: str, loc: Locale) -> list[NumberMention]:
                 factor = loc.scales[scale]
                 value *= factor
                 place *= factor
-            found.append(NumberMention(value, m.start(), m.end(), m.group("pct") is not None, sig, place))
+            found.append(NumberMention(value, m.start(), m.end(), m.group("pct") is not None, sig, place,
+                                       bool(scale) or _approximate(folded, m.start(), loc)))
     for m in word_re.finditer(folded):
         if found and any(f.start <= m.start() < f.end for f in found):
             continue  # the scale word of a digit number ("38 ألف") was already read with it
@@ -186,7 +196,8 @@ def find_numbers(folded: str, loc: Locale) -> list[NumberMention]:
             sig, place = _sig_of(value)
             last = i == len(values) - 1
             found.append(NumberMention(value, m.start(), end if last else m.start(), pm is not None and last,
-                                       sig, place))
+                                       sig, place, _approximate(folded, m.start(), loc)
+                                       or any(w in loc.scales for w in m.group(0).split())))
     if has_digit and len(found) > 1:
         found.sort(key=lambda n: n.start)
     return found
@@ -209,7 +220,7 @@ def numbers_equal(gold: NumberMention, answer: NumberMention, *, tolerance: floa
             continue
         if _close(g, a, tolerance):
             return True
-        if relative_tolerance > 0 and answer.sig < gold.sig:
+        if relative_tolerance > 0 and answer.rounded and answer.sig < gold.sig:
             place = answer.place / (100.0 if (a != answer.value) else 1.0)
             diff = abs(g - a)
             if diff <= place / 2.0 + 1e-9 * abs(g) and diff <= relative_tolerance * abs(g):

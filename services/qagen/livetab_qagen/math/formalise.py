@@ -184,6 +184,7 @@ _LABEL_STOP = set("""which that and but if so then while when because or to is a
 their its who has have had will would can could should did does do for in on at with from by as than
 each every per""".split()) - {"per", "each"}
 _ARTICLES = {"a", "an", "the"}
+_ORDINALS = ("", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
 _NOT_AFTER_NAME = {"she", "he", "they", "it", "we", "i", "you", "her", "his", "their", "the", "a", "an", "there",
                    "this", "that", "these", "those", "if", "all", "each", "every"}
 _LABEL_TRAIL = {"of", "as", "more", "less", "than", "per", "each"}
@@ -257,8 +258,8 @@ def describe_mentions(question: str, mentions: list[Mention]) -> list[Quantity]:
         label = _label_for(question, m)
         n = seen.get((entity, label), 0) + 1
         seen[(entity, label)] = n
-        if n > 1:
-            label = f"{label} #{n}"
+        if n > 1:  # no digits: a digit in a column name would read as a number in the blurred text
+            label = f"{label} ({_ORDINALS[n] if n < len(_ORDINALS) else 'another'})"
         out.append(Quantity(var=f"q{i}", value=m.value, entity=entity, label=label, mention=m))
     return out
 

@@ -19,9 +19,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
+from livetab.tables import Table
 from pydantic import Field
 
-from livetab.tables import Table
 from livetab_scraper.sources.base import Failure, Fetched, Item, SourceConfig, SourceMeta, register_source
 from livetab_scraper.sources.cellgrid import FileReadError, ParsedFile, build_table
 from livetab_scraper.sources.office import read_docx, read_xlsx
@@ -71,8 +71,9 @@ def _parse(path: Path, data: bytes, cfg: LocalFilesConfig) -> ParsedFile:
     return read_docx(data, header_rows=cfg.header_rows)
 
 
-def _extract_html(data: bytes, meta: SourceMeta, cfg: LocalFilesConfig) -> tuple[list[Table], list[str], list[str]]:
-    """Tables, problems, notes of an HTML file through the page extractor."""
+def _extract_html(data: bytes, meta: SourceMeta,
+                  cfg: LocalFilesConfig) -> tuple[list[Table], list[str], list[str], dict[str, str]]:
+    """Tables, problems, notes and the encoding of an HTML file through the page extractor."""
     try:
         from livetab_scraper.extract import extract_tables
     except ImportError as e:
@@ -82,7 +83,7 @@ def _extract_html(data: bytes, meta: SourceMeta, cfg: LocalFilesConfig) -> tuple
     tables = [replace(t, domain=cfg.domain) for t in result.tables]
     problems = list(result.errors) if not tables else []
     notes += list(result.warnings) + ([] if not tables else list(result.errors))
-    return tables, problems, notes
+    return tables, problems, notes, {"encoding": used}
 
 
 def read_table_file(path: Path, cfg: LocalFilesConfig, root: Path,
@@ -114,8 +115,7 @@ def read_table_file(path: Path, cfg: LocalFilesConfig, root: Path,
                       attribution=cfg.attribution)
     try:
         if FORMATS[suffix] == "html":
-            tables, problems, notes = _extract_html(data, meta, cfg)
-            extra: dict[str, str] = {}
+            tables, problems, notes, extra = _extract_html(data, meta, cfg)
         else:
             parsed = _parse(path, data, cfg)
             problems, notes, extra = parsed.problems, parsed.notes, parsed.extra

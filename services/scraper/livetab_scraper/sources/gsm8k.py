@@ -17,6 +17,7 @@ from pathlib import Path
 
 from livetab.ids import content_id
 from livetab.paths import shared_data
+
 from livetab_scraper.sources.base import Failure, Fetched, Item, SourceConfig, SourceMeta, register_source
 
 __all__ = ["GSM8KConfig", "GSM8KSource", "MathProblem", "default_gsm8k_path", "parse_number", "read_gsm8k"]

@@ -79,7 +79,7 @@ class LocalHtmlSource:
             return Failure(str(path), "the page is empty", self.name)
         side = _sidecar(path, notes)
         url = str(side.get("url") or f"file:{path.name}")
-        licence = str(side.get("licence") or cfg.licence or ("wikipedia.org" in url and WIKIPEDIA_LICENCE or ""))
+        licence = str(side.get("licence") or cfg.licence or (("wikipedia.org" in url and WIKIPEDIA_LICENCE) or ""))
         title = str(side.get("title") or path.stem)
         try:
             table_index = int(side.get("tableIndex", 0))

@@ -12,7 +12,7 @@ import io
 import logging
 import re
 from datetime import date, datetime, time
-from typing import Any
+from typing import Any, cast
 
 from livetab_scraper.sources.cellgrid import (
     FileReadError,
@@ -126,7 +126,7 @@ def _attr(el: Any, child: str, default: str | None = None) -> str | None:
 def _para_text(p: Any) -> str:
     from docx.text.paragraph import Paragraph
 
-    return str(Paragraph(p, None).text).strip()
+    return str(Paragraph(p, cast(Any, None)).text).strip()
 
 
 def _children(el: Any, tag: str) -> list[Any]:

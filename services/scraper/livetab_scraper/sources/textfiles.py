@@ -134,12 +134,12 @@ def read_json(data: bytes, *, encoding: str | None = None) -> ParsedFile:
     if not all(isinstance(r, dict) for r in records):
         kinds = sorted({type(r).__name__ for r in records})
         raise FileReadError(f"records must all be objects, found {', '.join(kinds)}")
-    columns: list[str] = list(dict.fromkeys(str(k) for r in records for k in r))
+    keys: list[str] = list(dict.fromkeys(str(k) for r in records for k in r))
     out.extra["shape"] = "records"
-    missing = sum(1 for r in records for c in columns if c not in r)
+    missing = sum(1 for r in records for c in keys if c not in r)
     if missing:
         out.notes.append(f"{missing} values were missing from records and left empty")
-    _add_rows(out, [columns] + [[_cell_text(r.get(c)) for c in columns] for r in records], 1, "")
+    _add_rows(out, [keys] + [[_cell_text(r.get(c)) for c in keys] for r in records], 1, "")
     return out
 
 

@@ -8,7 +8,9 @@ start time P580 is used); an empty property means "no event date": such candidat
 are fresh only if their page was created after the cutoff, which the MediaWiki step checks.
 
 When a query times out, the class is split: its direct instances are queried alone, then each direct
-subclass (`?sub wdt:P279 wd:Q…`) is queried in turn, recursively, down to `max_depth` levels.
+subclass (`?sub wdt:P279 wd:Q…`) is queried in turn, recursively, down to `max_depth` levels and
+at most `max_queries` queries per category (a broad class such as "event" has hundreds of subclasses);
+what was left out is reported as a `Failure`.
 """
 
 from __future__ import annotations
@@ -159,10 +161,12 @@ def _qid(uri: str) -> str:
 
 
 class WikidataClient:
-    def __init__(self, http: PoliteClient, endpoint: str = WDQS_URL, *, max_depth: int = 2) -> None:
+    def __init__(self, http: PoliteClient, endpoint: str = WDQS_URL, *, max_depth: int = 2,
+                 max_queries: int = 60) -> None:
         self.http = http
         self.endpoint = endpoint
         self.max_depth = max_depth
+        self.max_queries = max_queries
         self.queries = 0
         self.splits = 0
 
@@ -196,13 +200,19 @@ class WikidataClient:
         rows: list[tuple[dict[str, str], tuple[str, ...]]] = []
         failures: list[Failure] = []
         visited: set[str] = set()
+        skipped: list[str] = []
+        budget = [self.max_queries]
 
         def query(cls_qid: str, path: tuple[str, ...], direct_only: bool) -> list[dict[str, str]]:
+            budget[0] -= 1
             return self.select(items_query(cls_qid, category, cutoff, language, also_languages=also_languages,
                                            direct_only=direct_only, limit=limit, title_years=title_years))
 
         def collect(cls_qid: str, path: tuple[str, ...], depth: int) -> None:
             if cls_qid in visited:
+                return
+            if budget[0] <= 0:
+                skipped.append(cls_qid)
                 return
             visited.add(cls_qid)
             where = f"wd:{cls_qid} ({category.prop or 'created'}, {language})"
@@ -229,6 +239,11 @@ class WikidataClient:
                 collect(sub, (*path, sub), depth + 1)
 
         collect(category.qid, (category.qid,), 0)
+        if skipped:
+            failures.append(Failure(f"wd:{category.qid} ({category.prop or 'created'}, {language})",
+                                    f"query budget of {self.max_queries} used up; {len(skipped)} subclasses were not "
+                                    f"queried: {', '.join(skipped[:10])}{' …' if len(skipped) > 10 else ''}",
+                                    "wikidata"))
         return merge_rows(rows, category, language), failures
 
 

@@ -51,6 +51,7 @@ class WikipediaConfig(SourceConfig):
     title_year_filter: bool = True
     query_limit: int = Field(200, ge=1)
     max_split_depth: int = Field(2, ge=0)
+    max_queries_per_category: int = Field(60, ge=1)
     limit: int | None = Field(None, ge=1)
     html_endpoint: Literal["parse", "rest"] = "parse"
     sparql_url: str = WDQS_URL
@@ -141,7 +142,8 @@ class WikipediaSource:
     def fetch(self, limit: int | None = None) -> Iterator[Item]:
         limit = limit or self.config.limit
         with self._client(self.config.sparql_timeout_s) as sparql_http, self._client() as wiki_http:
-            wd = WikidataClient(sparql_http, self.config.sparql_url, max_depth=self.config.max_split_depth)
+            wd = WikidataClient(sparql_http, self.config.sparql_url, max_depth=self.config.max_split_depth,
+                                max_queries=self.config.max_queries_per_category)
             mw = MediaWikiClient(wiki_http, self.config.api_url, self.config.rest_url, self.config.html_endpoint)
             for lang in self.config.all_languages():
                 yield from self._language(wd, mw, lang, limit)

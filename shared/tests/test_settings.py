@@ -1,0 +1,54 @@
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from livetab.settings import ConfigError, load_settings
+
+
+def test_yaml_and_environment_overrides(tmp_path: Path) -> None:
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("run:\n  release: r1\n  samples: 2\nkafka:\n  bootstrap_servers: a:1\n")
+    s = load_settings(cfg, env={"LIVETAB_RUN__SAMPLES": "4", "LIVETAB_STORE__URL": "sqlite:///x.db"})
+    assert s.run.release == "r1" and s.run.samples == 4
+    assert s.store.url == "sqlite:///x.db" and s.kafka.bootstrap_servers == "a:1"
+
+
+@pytest.mark.parametrize("text, needle", [
+    ("runn:\n  release: x\n", "unknown setting 'runn'"),
+    ("run:\n  samples: many\n", "setting 'run.samples'"),
+    ("kafka: [1, 2]\n", "setting 'kafka'"),
+    ("a: [\n", "not valid YAML"),
+])
+def test_bad_settings_name_the_problem(tmp_path: Path, text: str, needle: str) -> None:
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(text)
+    with pytest.raises(ConfigError, match=needle.replace("[", r"\[").replace(".", r"\.")):
+        load_settings(cfg, env={})
+
+
+def _serve(tmp_path: Path, service: str, yaml_text: str) -> subprocess.CompletedProcess[str]:
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(yaml_text)
+    return subprocess.run([sys.executable, "-m", "livetab_cli.main", "serve", service, "--config", str(cfg)],
+                          capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.parametrize("service, yaml_text, needle", [
+    ("judge", "store:\n  url: sqlite:///{tmp}/x.db\n  pool: 3\n", "unknown setting 'store.pool'"),
+    ("judge", "store:\n  url: sqlite:///{tmp}/x.db\nkafka:\n  bootstrap_servers: 127.0.0.1:1\n  connect_timeout_s: 1\n",
+     "no Kafka broker answers at '127.0.0.1:1'"),
+    ("qagen", "store:\n  url: mysql://u:pw@127.0.0.1:1/x\n", "unsupported database 'mysql'"),
+    ("qagen", "store:\n  url: 'postgresql://u:secret@127.0.0.1:1/x'\n", "cannot reach the database"),
+])
+def test_bad_configuration_stops_a_service_with_one_clear_line(tmp_path: Path, service: str, yaml_text: str,
+                                                               needle: str) -> None:
+    proc = _serve(tmp_path, service, yaml_text.replace("{tmp}", str(tmp_path)))
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if "configuration error" in line]
+    assert len(lines) == 1 and needle in lines[0], proc.stderr
+    assert "secret" not in proc.stderr
