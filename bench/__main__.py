@@ -23,7 +23,7 @@ def main() -> int:
         print(f"== bench {name}", flush=True)
         try:
             mod.main()
-        except Exception:  # noqa: BLE001 - report every failed benchmark, then fail
+        except Exception:
             traceback.print_exc()
             failed.append(name)
     if failed:

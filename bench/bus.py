@@ -12,13 +12,13 @@ from pathlib import Path
 
 from kafka import KafkaConsumer, KafkaProducer
 from kafka.admin import KafkaAdminClient, NewTopic
-
-from bench.common import peak_rss_mb, write_result
 from livetab.bus import Outgoing
 from livetab.bus.kafka import KafkaBus, ensure_topics
 from livetab.settings import KafkaSettings
 from livetab.telemetry import configure_telemetry
 from livetab.v1 import table_pb2
+
+from bench.common import peak_rss_mb, write_result
 
 N = 20_000
 ROOT = Path(__file__).resolve().parents[1]

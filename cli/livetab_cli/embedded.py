@@ -20,9 +20,10 @@ from livetab.runs import build_run
 from livetab.settings import Settings
 from livetab.store import Store, open_store, schema
 from livetab.v1 import run_pb2, table_pb2
+
 from livetab_cli.wiring import handlers_for, model_spec
 
-__all__ = ["Summary", "run_embedded", "scrape_commands", "run_messages"]
+__all__ = ["Summary", "run_embedded", "run_messages", "scrape_commands"]
 
 log = logging.getLogger(__name__)
 COUNTED = {"tables": schema.tables, "questions": schema.questions, "answers": schema.results,
@@ -130,7 +131,6 @@ def run_embedded(settings: Settings, *, progress: Any = None, backends: dict[str
 def export_release(store: Store, release: str, folder: Path) -> None:
     """The release as files anyone can reload: questions.jsonl, tables.jsonl and a dataset card."""
     from google.protobuf.json_format import MessageToDict
-
     from livetab.v1 import question_pb2
 
     folder.mkdir(parents=True, exist_ok=True)

@@ -27,10 +27,10 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from livetab.telemetry import configure_logging, configure_telemetry
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    from livetab.telemetry import configure_logging, configure_telemetry
     from livetab_cli.embedded import run_embedded
 
     settings = _settings(args)
@@ -106,6 +106,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def cmd_release(args: argparse.Namespace) -> int:
     from livetab.store import open_store
+
     from livetab_cli.embedded import export_release
 
     settings = _settings(args)

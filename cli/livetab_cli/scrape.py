@@ -11,7 +11,6 @@ __all__ = ["scrape_wikipedia"]
 
 def scrape_wikipedia(args: argparse.Namespace) -> int:
     from google.protobuf.json_format import MessageToDict
-
     from livetab_scraper.sources.base import Failure, Fetched
     from livetab_scraper.sources.live import scrape_live, summarize
 

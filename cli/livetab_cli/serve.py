@@ -10,6 +10,7 @@ from livetab.bus.kafka import KafkaBus, ensure_topics
 from livetab.settings import Settings
 from livetab.store import open_store
 from livetab.telemetry import configure_logging, configure_telemetry
+
 from livetab_cli.wiring import handlers_for
 
 __all__ = ["serve"]
@@ -29,7 +30,6 @@ def serve(service: str, settings: Settings, *, port: int | None = None) -> int:
     log.info("%s serving over Kafka at %s with store %s", service, k.bootstrap_servers, store.engine.url.render_as_string())
     if service == "api":
         import uvicorn
-
         from livetab_api.app import create_app
 
         threads = [threading.Thread(target=w.run, daemon=True, name=f"{service}-worker") for w in workers]

@@ -27,6 +27,7 @@ __all__ = [
     "pass_at_1",
     "pass_at_k",
     "pass_at_k_mean",
+    "score_summary",
     "two_proportion_z_test",
     "wilson_interval",
 ]
@@ -215,3 +216,29 @@ def two_proportion_z_test(x1: int, n1: int, x2: int, n2: int) -> ZTest:
     z = (p1 - p2) / se
     p = math.erfc(abs(z) / math.sqrt(2.0))
     return ZTest(z=z, p_value=p, p1=p1, p2=p2)
+
+
+def score_summary(samples: Mapping[str, Sequence[tuple[Hashable, bool]]], *,
+                  ks: Sequence[int] = (1, 4, 16)) -> dict[str, float]:
+    """The figures written with a judgment batch, from each question's samples (answer key, correct).
+
+    accuracy and its Wilson interval over all samples; pass@1 (mean over each question's N samples);
+    cons@N by majority vote over each question's samples; unbiased pass@k for each k in `ks` no larger
+    than the smallest N (questions with fewer samples are skipped for that k).
+    """
+    flat = [ok for s in samples.values() for _, ok in s]
+    lo, hi = wilson_interval(sum(flat), len(flat))
+    per_q = [[ok for _, ok in s] for s in samples.values() if s]
+    out: dict[str, float] = {
+        "questions": float(len(per_q)),
+        "samples": float(len(flat)),
+        "accuracy": accuracy(flat),
+        "accuracy_ci_low": lo,
+        "accuracy_ci_high": hi,
+        "pass@1": pass_at_1(per_q),
+        "cons@n": cons_at_k([[a for a, _ in s] for s in samples.values() if s], per_q),
+    }
+    for k in ks:
+        if per_q and k <= min(len(q) for q in per_q):
+            out[f"pass@{k}"] = pass_at_k_mean(per_q, k)
+    return out

@@ -12,9 +12,9 @@ Formats (TeleTables' set plus two more):
 
 `render_png(table)` draws the table as a PNG image (see `livetab.render_image`).
 
-Token counts use `count_tokens`, a documented approximation of a byte-pair-encoding tokenizer
-(no tokenizer files can be downloaded at run time). Pass `tokenizer=` (a callable returning the
-token count) to use a real one, e.g. the local model's.
+Token counts use `count_tokens`, a documented approximation calibrated on SmolLM2's tokenizer (no
+tokenizer files are downloaded at run time). Pass `tokenizer=` (a callable returning the token
+count) for a real one, e.g. `gguf_token_counter()`, the vocabulary of the bundled local model.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ import csv
 import html as html_lib
 import io
 import json
-import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -32,15 +31,25 @@ from typing import Any
 from livetab.tables import Cell, Table
 
 __all__ = [
-    "FORMATS", "Rendering", "render", "render_png", "count_tokens", "header_tree", "unique_columns", "grid_cells",
+    "FORMATS",
+    "Rendering",
+    "count_tokens",
+    "gguf_token_counter",
+    "grid_cells",
+    "header_tree",
+    "render",
+    "render_png",
+    "unique_columns",
 ]
 
 FORMATS = ("csv", "markdown", "html", "json", "text")
 
-# A word of letters, a run of up to three digits, a run of other symbols, or whitespace.
-_PIECES = re.compile(r" ?[^\W\d_]+| ?\d{1,3}| ?[^\s\w]+|\s+", re.UNICODE)
-_LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]+")
-
+# Each match of these is one token of the approximation (see `count_tokens`).
+_LATIN_CHUNKS = re.compile(r"[A-Za-z\u00c0-\u024f]{1,6}")
+_OTHER_LETTERS = re.compile(r"[^\W\d_A-Za-z\u00c0-\u024f]")
+_DIGITS = re.compile(r"\d| (?=\d)")
+_SYMBOL_RUNS = re.compile(r"(?:[^\s\w]|_){1,3}")
+_SPACING = re.compile(r"[^\S ]+| {2,}")
 
 @dataclass(frozen=True)
 class Rendering:
@@ -52,29 +61,37 @@ class Rendering:
 
 
 def count_tokens(text: str) -> int:
-    """Approximate token count of a GPT-style byte-pair-encoding tokenizer.
+    """Approximate token count, calibrated on SmolLM2's byte-pair-encoding tokenizer (49k vocabulary).
 
-    The text is split the way such tokenizers pre-split it (words with their leading space, digit
-    groups of up to three, runs of punctuation, whitespace). A Latin-script word costs one token per
-    started 6 letters (common words are single tokens, rare ones split), a word in another script one
-    per started 3 letters (Cyrillic and Arabic are split finer by English-centred vocabularies), a
-    digit group one token, punctuation one per 2 characters, and whitespace one per run of up to 4.
-    On the 50 WikiTableQuestions tables in Markdown it is within about 20% of SmolLM2's tokenizer
-    (measured in services/scraper/tests/test_render_tokens.py).
+    Every part is one regular-expression count, so it is fast on long tables: a Latin-script word
+    costs one token per started 6 letters (a space before it is part of its token), a letter of any
+    other script one token (an English-centred vocabulary splits Cyrillic and Arabic almost into
+    single characters), every digit one token plus one for a space before a number, a run of up to
+    three punctuation characters one, and a run of line breaks, tabs or 2+ spaces one.
+    On the 50 WikiTableQuestions tables it is within about 0.78-1.14 times the real count in every
+    format (measured in services/scraper/tests/test_render_tokens.py). For exact counts pass
+    `tokenizer=gguf_token_counter()` to `render`.
     """
-    n = 0
-    for m in _PIECES.finditer(text):
-        piece = m.group(0)
-        core = piece.strip()
-        if not core:
-            n += math.ceil(len(piece) / 4)
-        elif core[0].isdigit():
-            n += 1
-        elif core[0].isalpha():
-            n += math.ceil(len(core) / 6) if _LATIN.fullmatch(core) else math.ceil(len(core) / 3)
-        else:
-            n += math.ceil(len(core) / 2)
-    return n
+    return (len(_LATIN_CHUNKS.findall(text)) + len(_OTHER_LETTERS.findall(text)) + len(_DIGITS.findall(text))
+            + len(_SYMBOL_RUNS.findall(text)) + len(_SPACING.findall(text)))
+
+def gguf_token_counter(path: str | None = None) -> Callable[[str], int]:
+    """A real token counter: the vocabulary of a GGUF model file (default: the bundled SmolLM2).
+
+    Loads only the vocabulary through llama-cpp-python (no weights, well under a second).
+    """
+    import llama_cpp  # imported here: only callers that want exact counts need llama-cpp-python
+
+    if path is None:
+        from livetab.models.llama_local import default_gguf_path
+
+        path = str(default_gguf_path())
+    vocab = llama_cpp.Llama(model_path=path, vocab_only=True, verbose=False)
+
+    def count(text: str) -> int:
+        return len(vocab.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    return count
 
 
 def unique_columns(names: list[str]) -> list[str]:

@@ -49,7 +49,7 @@ class ModelSettings(_Strict):
 
 
 class SourceSettings(_Strict):
-    kind: Literal["local_html", "local_csv", "wikipedia", "gsm8k"] = "local_html"
+    kind: Literal["local_html", "local_csv", "local_files", "wikipedia", "gsm8k"] = "local_html"
     location: str = ""
     language: str = "en"
     options: dict[str, str] = Field(default_factory=dict)

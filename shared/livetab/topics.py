@@ -26,7 +26,7 @@ class Topic:
 
     @property
     def message_type(self) -> str:
-        return self.message.DESCRIPTOR.full_name
+        return str(self.message.DESCRIPTOR.full_name)
 
 
 TOPICS: tuple[Topic, ...] = (

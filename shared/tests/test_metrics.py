@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 
 import pytest
-
 from livetab.metrics import (
     accuracy,
     accuracy_gap_table,
@@ -16,6 +15,7 @@ from livetab.metrics import (
     pass_at_1,
     pass_at_k,
     pass_at_k_mean,
+    score_summary,
     two_proportion_z_test,
     wilson_interval,
 )
@@ -115,3 +115,18 @@ def test_two_proportion_z_test() -> None:
     assert r.p_value == pytest.approx(0.02846, abs=2e-4)
     assert two_proportion_z_test(0, 10, 0, 10).p_value == 1.0
     assert math.isclose(two_proportion_z_test(30, 100, 45, 100).z, -r.z)
+
+
+def test_score_summary_of_a_batch() -> None:
+    samples = {
+        "q1": [("40", True), ("40", True), ("41", False), ("40", True)],  # 3/4, majority "40" right
+        "q2": [("a", False), ("b", True), ("a", False), ("c", False)],  # 1/4, majority "a" wrong
+    }
+    s = score_summary(samples, ks=(1, 4, 16))
+    assert s["samples"] == 8 and s["questions"] == 2
+    assert s["accuracy"] == pytest.approx(0.5)
+    assert s["pass@1"] == pytest.approx((0.75 + 0.25) / 2)
+    assert s["cons@n"] == pytest.approx(0.5)
+    assert s["pass@4"] == pytest.approx(1.0)  # both questions have a right sample among their 4
+    assert "pass@16" not in s  # only 4 samples per question
+    assert (s["accuracy_ci_low"], s["accuracy_ci_high"]) == pytest.approx(wilson_interval(4, 8))

@@ -11,9 +11,6 @@ import uuid
 from pathlib import Path
 
 import pytest
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from opentelemetry.trace import SpanKind
-
 from livetab import topics
 from livetab.bus import HandlerContext, Outgoing, Worker
 from livetab.bus.kafka import KafkaBus, ensure_topics
@@ -21,6 +18,8 @@ from livetab.settings import KafkaSettings
 from livetab.store import open_store, schema
 from livetab.telemetry import configure_telemetry, tracer
 from livetab.v1 import question_pb2, table_pb2
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import SpanKind
 
 pytestmark = [pytest.mark.kafka]
 ROOT = Path(__file__).resolve().parents[2]

@@ -7,7 +7,6 @@ import argparse
 import time
 
 from google.protobuf.message import Message
-
 from livetab.bus import HandlerContext, Outgoing, Worker
 from livetab.bus.kafka import KafkaBus
 from livetab.settings import KafkaSettings

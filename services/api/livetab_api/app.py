@@ -6,13 +6,12 @@ import logging
 from typing import Any
 
 from fastapi import FastAPI, HTTPException
-from pydantic import BaseModel, ConfigDict, Field
-
 from livetab.bus import Bus, Outgoing
 from livetab.ids import content_id
 from livetab.runs import build_run
 from livetab.store import Store, schema
 from livetab.v1 import common_pb2, run_pb2, table_pb2
+from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = ["RunRequest", "ScrapeRequest", "create_app"]
 

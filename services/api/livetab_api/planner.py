@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 
 from google.protobuf.message import Message
-
 from livetab.bus import HandlerContext, Outgoing, PoisonMessage
 from livetab.ids import request_id
 from livetab.records import load_question, run_row

@@ -17,7 +17,6 @@ from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 from google.protobuf.message import Message
-
 from livetab.bus import HandlerContext, Outgoing, PoisonMessage
 from livetab.models.base import GenerateRequest, ModelBackend, ModelError, SamplingParams
 from livetab.records import load_question, load_table, result_row
@@ -104,7 +103,7 @@ class InferenceHandler:
             return res
         try:
             prompt = build_messages(question, table, fmt=req.format, setting=req.setting, max_rows=req.max_rows or 40)
-        except Exception as e:  # noqa: BLE001 - a prompt that cannot be built is this request's error
+        except Exception as e:
             res.error = f"prompt: {type(e).__name__}: {e}"
             return res
         res.prompt_version = prompt.version

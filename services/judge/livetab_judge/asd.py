@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 
 from livetab.models.base import ChatMessage, ModelError
 from livetab.v1 import judgment_pb2
-
 from livetab_judge.llm_judge import (
     FALSE,
     RUBRIC,
@@ -31,7 +30,7 @@ from livetab_judge.llm_judge import (
     label_from_value,
     label_word,
     parse_label,
-    strip_thinking,
+    strip_echo,
 )
 
 __all__ = [
@@ -200,7 +199,7 @@ def parse_deliberation(text: str, n: int) -> dict[int, tuple[str, str]]:
     JSON objects with a conflict number come first; then sections headed "Conflict k"; a reply to a
     batch of one may also be a plain label. Conflicts without a decision are simply absent.
     """
-    body = strip_thinking(text or "")
+    body = strip_echo(text or "")
     found: dict[int, tuple[str, str]] = {}
     objs = json_objects(body)
     for pos, obj in enumerate(objs, 1):

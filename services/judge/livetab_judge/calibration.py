@@ -26,7 +26,6 @@ from pathlib import Path
 from livetab.metrics import cohen_kappa_detail
 from livetab.paths import shared_data
 from livetab.tables import Source, Table
-
 from livetab_judge.claims import parse_number
 from livetab_judge.insights import Insight, InsightJudge
 from livetab_judge.llm_judge import FALSE, TRUE
@@ -225,7 +224,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         out["llm"] = all_rows.as_dict()
         out["llm_parsed_only"] = parsed.as_dict()
         out["baseline_on_llm_subset"] = base_sub.as_dict()
-    print(json.dumps(out, indent=2, ensure_ascii=False))  # noqa: T201 - CLI output
+    print(json.dumps(out, indent=2, ensure_ascii=False))
     return 0
 
 

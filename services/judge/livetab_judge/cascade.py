@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from livetab.questions import Question
-
+from livetab.v1 import judgment_pb2
 from livetab_judge.asd import UNCERTAIN, DeliberationRound, run_asd
 from livetab_judge.llm_judge import ERROR, FALSE, TRUE, JudgeItem, LLMJudge
 
@@ -64,6 +64,16 @@ class CascadeResult:
     llm_labels: dict[str, str] = field(default_factory=dict)
     llm_final: str = ""
     deliberation: list[DeliberationRound] = field(default_factory=list)
+
+    def apply_to(self, judgment: judgment_pb2.Judgment) -> judgment_pb2.Judgment:
+        """Write verdict, score, extracted answer, rationale and the deliberation into a Judgment."""
+        judgment.verdict = self.verdict
+        judgment.score = 1.0 if self.verdict == CORRECT else 0.0
+        judgment.extracted_answer = self.extracted
+        judgment.rationale = f"[{self.decided_by}] {self.rationale}".strip()
+        del judgment.deliberation[:]
+        judgment.deliberation.extend(r.to_proto() for r in self.deliberation)
+        return judgment
 
 
 def _from_label(label: str) -> str:

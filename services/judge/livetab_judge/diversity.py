@@ -14,10 +14,10 @@ import math
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 
-__all__ = ["DiversityReport", "bleu", "diversity", "self_bleu", "shannon_entropy", "tokenize"]
+__all__ = ["DiversityReport", "bleu", "diversity", "diversity_by_model", "self_bleu", "shannon_entropy", "tokenize"]
 
 log = logging.getLogger(__name__)
 
@@ -110,3 +110,8 @@ def diversity(outputs: Sequence[str]) -> DiversityReport:
         empty_rate=((n - k) / n) if n else 0.0,
         avg_length_tokens=(len(all_tokens) / k) if k else 0.0,
     )
+
+
+def diversity_by_model(outputs: Mapping[str, Sequence[str]]) -> dict[str, DiversityReport]:
+    """One report per model from its insights (each model's outputs are scored among themselves only)."""
+    return {model: diversity(texts) for model, texts in sorted(outputs.items())}

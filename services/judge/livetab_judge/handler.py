@@ -6,7 +6,6 @@ from __future__ import annotations
 import logging
 
 from google.protobuf.message import Message
-
 from livetab.bus import HandlerContext, Outgoing, PoisonMessage
 from livetab.ids import judgment_id
 from livetab.records import judgment_row, load_question

@@ -12,9 +12,17 @@ from typing import Any
 
 from livetab.models.base import ChatMessage, GenerateRequest, ModelBackend, ModelError, SamplingParams
 from livetab.tables import Table
-
 from livetab_judge.claims import INVALID, ClaimResult, execute_claim
-from livetab_judge.llm_judge import ERROR, FALSE, TRUE, UNPARSED, json_objects, parse_label, strip_thinking
+from livetab_judge.llm_judge import (
+    ERROR,
+    FALSE,
+    TRUE,
+    UNPARSED,
+    json_objects,
+    parse_label,
+    strip_echo,
+    strip_thinking,
+)
 
 __all__ = [
     "ERROR_CATEGORIES",
@@ -106,8 +114,8 @@ def extract_insights(text: str) -> list[Insight]:
         out = []
         for o in objs:
             sentence = next(str(o[k]) for k in _SENTENCE_KEYS if k in o).strip()
-            claim = o.get("claim") if isinstance(o.get("claim"), dict) else None
-            out.append(Insight(sentence, claim, str(o.get("operation", o.get("op", "")))))
+            obj_claim = o.get("claim") if isinstance(o.get("claim"), dict) else None
+            out.append(Insight(sentence, obj_claim, str(o.get("operation", o.get("op", "")))))
         return [i for i in out if i.sentence]
     insights: list[Insight] = []
     for line in body.splitlines():
@@ -125,7 +133,7 @@ def extract_insights(text: str) -> list[Insight]:
 
 def parse_factuality(text: str) -> tuple[str, str, str]:
     """(label, category, justification) from a judge's reply; label `unparsed` when none is found."""
-    body = strip_thinking(text or "")
+    body = strip_echo(text or "")
     category = ""
     for obj in json_objects(body):
         cat = str(obj.get("category", obj.get("error", ""))).strip().lower().replace(" ", "_").replace("-", "_")

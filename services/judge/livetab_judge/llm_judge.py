@@ -35,6 +35,7 @@ __all__ = [
     "label_from_value",
     "label_word",
     "parse_label",
+    "strip_echo",
     "strip_thinking",
 ]
 
@@ -132,13 +133,24 @@ def _from_json(obj: dict[str, Any]) -> ParsedLabel | None:
     return None
 
 
+# lines a judge copies back from its prompt: they carry the prompt's labels, not the judge's decision
+_ECHO = re.compile(r"^\W*(?:question|gold answer|response|statement|your label \(judge\d+\)|"
+                   r"the other judge'?s label)\s*:[^\n]*$", re.IGNORECASE | re.MULTILINE)
+
+
 def strip_thinking(text: str) -> str:
+    """The reply without a reasoning model's thinking part."""
     return _THINK.sub("", text).strip()
+
+
+def strip_echo(text: str) -> str:
+    """The reply without thinking and without lines echoed from the judge prompts."""
+    return _ECHO.sub("", strip_thinking(text)).strip()
 
 
 def parse_label(text: str) -> ParsedLabel:
     """The judge's label from free text; `unparsed` when no rule finds one (never raises)."""
-    body = strip_thinking(text or "")
+    body = strip_echo(text or "")
     if not body:
         return ParsedLabel(UNPARSED, "", "none")
     for obj in json_objects(body):
@@ -147,12 +159,12 @@ def parse_label(text: str) -> ParsedLabel:
             return parsed
     matches = [m for m in _LABEL_LINE.finditer(body) if not _ALTERNATIVE.match(body, m.end())]
     if matches:
-        m = matches[-1]
-        rest = (body[: m.start()] + " " + body[m.end():]).strip(" \n.:-")
-        return ParsedLabel(_WORD_TO_LABEL[m.group(1).lower()], rest, "label-line")
-    m = _LEADING.match(body)
-    if m and not _ALTERNATIVE.match(body, m.end()):
-        return ParsedLabel(_WORD_TO_LABEL[m.group(1).lower()], body[m.end():].strip(" \n.,:-"), "leading-word")
+        last = matches[-1]
+        rest = (body[: last.start()] + " " + body[last.end():]).strip(" \n.:-")
+        return ParsedLabel(_WORD_TO_LABEL[last.group(1).lower()], rest, "label-line")
+    lead = _LEADING.match(body)
+    if lead and not _ALTERNATIVE.match(body, lead.end()):
+        return ParsedLabel(_WORD_TO_LABEL[lead.group(1).lower()], body[lead.end():].strip(" \n.,:-"), "leading-word")
     negated = bool(_NEGATED_TRUE.search(body))
     has_true = bool(_TRUE_MENTION.search(_NEGATED_TRUE.sub(" ", body)))
     has_false = negated or bool(_FALSE_MENTION.search(body))

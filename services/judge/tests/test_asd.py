@@ -9,7 +9,6 @@ import re
 from collections.abc import Callable
 
 import pytest
-
 from livetab.models.base import Completion, GenerateRequest, ModelError
 from livetab_judge.asd import (
     UNCERTAIN,
@@ -178,6 +177,12 @@ def test_parse_deliberation_variants() -> None:
     assert got[1][0] == TRUE and got[2][0] == FALSE
     assert parse_deliberation("False", 1) == {1: (FALSE, "")}
     assert parse_deliberation("nothing useful", 3) == {}
+    # a judge that copies its prompt back has not decided: the echoed labels are not its decision
+    echo = ("Conflict 1\nQuestion: q?\nGold answer: 40\nResponse: forty\nYour label (Judge1): True\n"
+            "The other judge's label: False")
+    assert parse_deliberation(echo, 1) == {}
+    assert parse_deliberation("Conflict 1\nLabel: False\nConflict 2\nLabel: True", 2) == {1: (FALSE, ""),
+                                                                                          2: (TRUE, "")}
 
 
 def test_prompt_shows_labels_only() -> None:

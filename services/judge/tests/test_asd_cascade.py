@@ -11,10 +11,10 @@ from collections.abc import Callable
 from functools import cache
 
 import pytest
-
 from livetab.models.base import Completion, GenerateRequest
 from livetab.paths import shared_data
 from livetab.questions import Gold, Question
+from livetab.v1 import judgment_pb2
 from livetab_judge.cascade import Cascade, CascadeCase
 from livetab_judge.llm_judge import LLMJudge
 
@@ -94,7 +94,7 @@ def test_only_uncertain_rule_verdicts_reach_the_llm_judges() -> None:
 
 
 def test_always_llm_and_deliberation_record() -> None:
-    cases, verdicts = _cases()
+    cases, _ = _cases()
     a, b = Scripted("a", _yes), Scripted("b", _no_then_yes)
     results = asyncio.run(Cascade([LLMJudge(a), LLMJudge(b)], always_llm=True).judge_many(cases))
     assert len(a.prompts) == 8 + 3  # 8 labels, then 8 conflicts in batches of 3, 3, 2
@@ -102,6 +102,9 @@ def test_always_llm_and_deliberation_record() -> None:
         assert res.decided_by == "llm-asd" and res.verdict == "correct"  # b revised to True everywhere
         assert [r.judge for r in res.deliberation] == ["Judge1", "Judge2"]
         assert any(r.own_label == "false" and r.revised_label == "true" for r in res.deliberation)
+    j = results[0].apply_to(judgment_pb2.Judgment(id="jdg_1", judge="cascade"))
+    assert (j.verdict, j.score, len(j.deliberation)) == ("correct", 1.0, 2)
+    assert j.rationale.startswith("[llm-asd]") and j.deliberation[1].revised_label == "True"
 
 
 def test_llm_uncertain_falls_back_to_a_decisive_rule_verdict() -> None:

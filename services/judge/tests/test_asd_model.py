@@ -15,7 +15,6 @@ import math
 from pathlib import Path
 
 import pytest
-
 from livetab.models.base import Completion, GenerateRequest, SamplingParams
 from livetab.paths import shared_data
 from livetab.questions import Gold, Question

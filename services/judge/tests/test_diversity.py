@@ -6,9 +6,8 @@ import json
 import math
 
 import pytest
-
 from livetab.paths import shared_data
-from livetab_judge.diversity import bleu, diversity, self_bleu, shannon_entropy, tokenize
+from livetab_judge.diversity import bleu, diversity, diversity_by_model, self_bleu, shannon_entropy, tokenize
 
 
 def test_tokenize_is_unicode_aware() -> None:
@@ -56,6 +55,10 @@ def test_diversity_report_by_hand() -> None:
     assert r.avg_length_tokens == pytest.approx(2.5)
     assert r.entropy_bits == pytest.approx(math.log2(5))
     assert diversity([]).empty_rate == 0.0
+    per = diversity_by_model({"m2": ["x y", "x y"], "m1": ["a", ""]})
+    assert list(per) == ["m1", "m2"] and per["m1"].empty_rate == 0.5
+    # two-token copies: p1 = p2 = 1, no 3- or 4-grams -> smoothed 0.1 each
+    assert per["m2"].self_bleu4 == pytest.approx((1 * 1 * 0.1 * 0.1) ** 0.25)
 
 
 def test_real_lotnlg_statements_are_more_diverse_across_tables_than_a_copied_set() -> None:

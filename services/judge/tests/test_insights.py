@@ -10,7 +10,6 @@ from functools import cache
 from typing import Any
 
 import pytest
-
 from livetab.models.base import Completion, GenerateRequest, ModelError
 from livetab.paths import shared_data
 from livetab.tables import Source, Table

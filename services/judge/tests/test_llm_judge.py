@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-
 from livetab.models.base import Completion, GenerateRequest, ModelError
 from livetab.questions import Gold, Question
 from livetab_judge.llm_judge import (
@@ -54,7 +53,8 @@ def test_parse_label_formats(text: str, label: str, how: str) -> None:
     "text",
     ["", "   ", "I cannot decide; it could be true or false.", "The table shows Skoda sales per year.",
      '{"label": "maybe"}', "{not json at all",
-     'Here is the format: ```{"label": "True" || "False"}```'],
+     'Here is the format: ```{"label": "True" || "False"}```',
+     "Question: is it true?\nGold answer: True\nResponse: Yes, true."],
 )
 def test_unparsable_outputs_are_recorded_not_raised(text: str) -> None:
     assert parse_label(text).label == UNPARSED

@@ -17,7 +17,6 @@ from functools import cached_property
 from typing import Any
 
 import pandas as pd
-
 from livetab.numbers import normalise_digits, parse_number
 from livetab.tables import Table
 
@@ -114,6 +113,7 @@ class Frame:
     table: Table
     names: list[str] = field(init=False)
     grid: list[list[str]] = field(init=False)
+    unnamed: frozenset[int] = field(init=False)
 
     def __post_init__(self) -> None:
         width = self.table.n_cols
@@ -126,6 +126,7 @@ class Frame:
                 name, k = f"{base} ({k})", k + 1
             names.append(name)
         self.names = names
+        self.unnamed = frozenset(i for i, n in enumerate(raw[:width]) if not n or n == f"column {i + 1}")
 
     @property
     def n_rows(self) -> int:
@@ -173,8 +174,9 @@ class Frame:
             elif all(self.numbers[c][r] is not None for r in filled):
                 values = [self.numbers[c][r] for r in filled]
                 years = all(v is not None and v.is_integer() and 1800 <= v <= 2100 for v in values)
+                plain = all(len(self.grid[r][c]) == 4 for r in filled)  # "2004", not "2,004" or "2004.0"
                 named = bool(_YEAR_NAMES.search(self.names[c]))
-                out.append("year" if years and named else "number")
+                out.append("year" if years and (named or plain) else "number")
             elif all(self.dates[c][r] is not None for r in filled):
                 out.append("date")
             else:
@@ -187,7 +189,7 @@ class Frame:
 
     def is_index(self, c: int) -> bool:
         """A rank or running-number column: no sense in adding it up."""
-        if _INDEX_NAMES.match(self.names[c]) or c == 0 and not self.names[c].strip("()0123456789 ").strip():
+        if _INDEX_NAMES.match(self.names[c]) or (c == 0 and not self.names[c].strip("()0123456789 ").strip()):
             return True
         values = [self.numbers[c][r] for r in self.data_rows]
         return values == [float(i + 1) for i in range(len(values))]

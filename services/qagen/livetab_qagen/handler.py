@@ -6,12 +6,11 @@ from __future__ import annotations
 import logging
 
 from google.protobuf.message import Message
-
 from livetab.bus import HandlerContext, Outgoing, PoisonMessage
 from livetab.failures import record_failure
+from livetab.questions import Question
 from livetab.records import question_row, table_row
 from livetab.store import schema
-from livetab.questions import Question
 from livetab.tables import Table
 from livetab.v1 import table_pb2
 
@@ -50,7 +49,7 @@ class QagenHandler:
         seed = cfg.seed if cfg else 0
         try:
             result = generate(table, families=families, seed=seed)
-        except Exception as e:  # noqa: BLE001 - a generator bug on one table is recorded, the cycle goes on
+        except Exception as e:
             record_failure(ctx.store, "qagen", table.id, f"generation failed: {type(e).__name__}: {e}", table.release)
             return []
         for reason, detail in result.rejected:

@@ -14,11 +14,12 @@ import asyncio
 import json
 import logging
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from livetab.ids import question_id
-from livetab.models.base import ChatMessage, GenerateRequest, ModelBackend, ModelError, SamplingParams
+from livetab.models.base import ChatMessage, Completion, GenerateRequest, ModelBackend, ModelError, SamplingParams
 from livetab.questions import FAMILIES, Gold, Question, Verification
 from livetab.tables import Table
 
@@ -110,6 +111,8 @@ def gold_from_value(value: Any) -> Gold:
     if isinstance(value, (int, float)) and not (isinstance(value, float) and math.isnan(value)):
         text = f"{value:g}" if isinstance(value, float) else str(value)
         return Gold(kind="number", number=float(value), text=text)
+    if isinstance(value, str) and re.fullmatch(r"-?\d{1,3}(,\d{3})+(\.\d+)?|-?\d+(\.\d+)?", value.strip()):
+        return Gold(kind="number", number=float(value.strip().replace(",", "")), text=value.strip())
     if isinstance(value, list):
         items = [str(v) for v in value]
         return Gold(kind="list", items=items, text=", ".join(items))
@@ -125,7 +128,8 @@ async def _ask_generator(generator: ModelBackend, table: Table, cfg: LlmPathConf
     request = GenerateRequest(messages=[ChatMessage("system", GEN_SYSTEM), ChatMessage("user", user)],
                               sampling=SamplingParams(temperature=cfg.generator_temperature, top_p=0.95,
                                                       max_tokens=cfg.generator_max_tokens, seed=seed))
-    return (await generator.generate(request))[0].text
+    completions: list[Completion] = await generator.generate(request)
+    return completions[0].text if completions else ""
 
 
 async def _one(index: int, table: Table, generator: ModelBackend, validator: ModelBackend,

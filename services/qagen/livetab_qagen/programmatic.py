@@ -58,7 +58,7 @@ def _option_matches(option: str, value: Any) -> bool:
     if isinstance(value, float):
         parsed = parse_number(option)
         return parsed is not None and values_equal(parsed, value, 1e-9)
-    return option == value
+    return bool(option == value)
 
 
 def _gold(cand: Candidate, value: Any, locale: Locale) -> Gold:
@@ -97,7 +97,7 @@ def _build(cand: Candidate, base: Frame, locale: Locale, seed: int, max_evidence
     derivation = render(cand.spec, frame)
     try:
         value = execute(derivation, frame.dataframe())
-    except Exception as exc:  # noqa: BLE001 - a derivation that fails is a rejected candidate, not a crash
+    except Exception as exc:  # a derivation that fails is a rejected candidate, not a crash
         raise _Rejected("derivation_error", f"{type(exc).__name__}: {exc} in {derivation}") from exc
     gold = _gold(cand, value, locale)
     agrees, detail = recompute_agrees(cand.spec, table, value)
@@ -149,6 +149,9 @@ def _select(cands: list[Candidate], quota: int, rng: random.Random, build: Any,
             unit = queue.pop()
             try:
                 built = [build(c) for c in unit]
+                truths = {q.gold.boolean for q in built if q.gold.kind == "boolean"}
+                if len(built) > 1 and truths and truths != {True, False}:
+                    raise _Rejected("pair_unbalanced", f"a true/false pair evaluates to {sorted(truths)} only")
             except _Rejected as rej:
                 rejected.append((rej.reason, f"{unit[0].family}.{unit[0].kind}: {rej.detail}"))
                 continue
@@ -194,7 +197,7 @@ def generate(table: Table, *, families: list[str] | None = None, language: str |
         ctx = Context(frame, locale, rng, budget=max(2 * per_family, 6))
         try:
             cands = _MODULES[family].candidates(ctx)
-        except Exception as exc:  # noqa: BLE001 - one family's failure is recorded, the others still run
+        except Exception as exc:  # one family's failure is recorded, the others still run
             log.exception("family %s failed on table %s", family, table.id)
             result.rejected.append(("family_error", f"{family}: {type(exc).__name__}: {exc}"))
             continue

@@ -163,9 +163,12 @@ def run_derivation(code: str, tables: dict[str, Any], *, timeout_s: float = 2.0,
            "LANG": "C.UTF-8"}
     with tempfile.TemporaryDirectory(prefix="livetab-sandbox-") as cwd:
         os.chmod(cwd, 0o555)
-        proc = subprocess.Popen([sys.executable, "-I", os.path.abspath(__file__)], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, env=env, text=True,
-                                start_new_session=True)
+        try:
+            proc = subprocess.Popen([sys.executable, "-I", os.path.abspath(__file__)], stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, env=env, text=True,
+                                    start_new_session=True)
+        except OSError as e:
+            return SandboxResult(False, error=f"sandbox could not start: {e}")
         lines: queue.Queue[str | None] = queue.Queue()
         threading.Thread(target=_reader, args=(proc.stdout, lines), daemon=True).start()
         try:
@@ -252,6 +255,14 @@ def _proxy(module: Any, extra_denied: frozenset[str] = frozenset()) -> Any:
     return ns
 
 
+def _is_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True
+
+
 def _limit_self(memory_mb: int, timeout_s: float) -> None:
     import resource
 
@@ -264,7 +275,14 @@ def _limit_self(memory_mb: int, timeout_s: float) -> None:
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
     resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
     resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
-    top = max(int(fd) for fd in os.listdir("/proc/self/fd"))
+    # no new descriptors: fill every free number below the highest open one, then cap at that number
+    listed = [int(fd) for fd in os.listdir("/proc/self/fd")]
+    top = max(fd for fd in listed if _is_open(fd))
+    while True:
+        fd = os.open(os.devnull, os.O_RDONLY)
+        if fd > top:
+            os.close(fd)
+            break
     resource.setrlimit(resource.RLIMIT_NOFILE, (top + 1, top + 1))
     if os.geteuid() == 0:  # root ignores RLIMIT_NPROC: become nobody so the process cap holds
         os.setgroups([])
@@ -347,7 +365,7 @@ def _child_main() -> None:
     _limit_self(int(request["memory_mb"]), float(request["timeout_s"]))
     builtins.open = refuse
     io.open = refuse
-    os.open = refuse  # type: ignore[assignment]
+    os.open = refuse
     for name in ("system", "popen", "listdir", "scandir", "remove", "unlink", "execv", "execve", "fork"):
         if hasattr(os, name):
             setattr(os, name, refuse)

@@ -15,7 +15,6 @@ import random
 from typing import Any
 
 import pandas as pd
-
 from livetab.numbers import format_number, parse_number
 from livetab.tables import Table
 
@@ -46,10 +45,10 @@ def _holds(row: list[str], k: Spec) -> bool:
     if left is None:
         return False
     right = k["val"]
-    return {
+    return bool({
         "==": lambda: left == right, ">": lambda: left > right, "<": lambda: left < right,
         ">=": lambda: left >= right, "<=": lambda: left <= right,
-    }[k["cmp"]]()
+    }[k["cmp"]]())
 
 
 def _round(spec: Spec, value: float) -> float:
@@ -140,10 +139,20 @@ def recompute_agrees(spec: Spec, table: Table, derived: Any) -> tuple[bool, str]
     return False, f"derivation gave {derived!r}, recomputation gave {again!r}"
 
 
+def _with_cell(derivation: str, df: pd.DataFrame, r: int, c: int, value: str) -> Any:
+    """Run the derivation with cell (r, c) set to `value`, then put the cell back."""
+    original = df.iat[r, c]
+    df.iat[r, c] = value
+    try:
+        return _safe(derivation, df)
+    finally:
+        df.iat[r, c] = original
+
+
 def _safe(derivation: str, df: pd.DataFrame) -> Any:
     try:
         return execute(derivation, df)
-    except Exception as exc:  # noqa: BLE001 - a perturbed table may break a lookup: that is a change
+    except Exception as exc:  # a perturbed table may break a lookup: that is a change
         return ("error", type(exc).__name__)
 
 
@@ -213,11 +222,9 @@ def dependence(spec: Spec, derivation: str, frame: Frame, base: Any, *, rng: ran
         same_col = [frame.grid[er][ec] for er, ec in sorted(evidence) if ec == c and frame.grid[er][ec]]
         moved = False
         for value in _perturbations(frame, r, c, deltas.get((r, c), []) + same_col + hints):
-            df = df0.copy()
-            df.iat[r, c] = value
-            if not moved and not values_equal(_safe(probe_code, df), probe_base, probe_tol):
+            if not moved and not values_equal(_with_cell(probe_code, df0, r, c, value), probe_base, probe_tol):
                 moved = True
-            if not flipped and not values_equal(_safe(derivation, df), base, tol):
+            if not flipped and not values_equal(_with_cell(derivation, df0, r, c, value), base, tol):
                 flipped = True
             if moved and flipped:
                 break
@@ -226,9 +233,7 @@ def dependence(spec: Spec, derivation: str, frame: Frame, base: Any, *, rng: ran
                                     f"{frame.names[c]!r} (world knowledge or a constant answer)", len(cells), 0)
     for r, c in sorted(evidence - set(cells)) if not flipped else []:
         for value in _perturbations(frame, r, c, deltas.get((r, c), []) + hints):
-            df = df0.copy()
-            df.iat[r, c] = value
-            if not values_equal(_safe(derivation, df), base, tol):
+            if not values_equal(_with_cell(derivation, df0, r, c, value), base, tol):
                 flipped = True
                 break
         if flipped:
@@ -239,9 +244,7 @@ def dependence(spec: Spec, derivation: str, frame: Frame, base: Any, *, rng: ran
     picked = rng.sample(unread, min(max_unread, len(unread)))
     for r, c in picked:
         for value in (FRESH, "99999999", ""):
-            df = df0.copy()
-            df.iat[r, c] = value
-            if not values_equal(_safe(derivation, df), base, tol):
+            if not values_equal(_with_cell(derivation, df0, r, c, value), base, tol):
                 return DependenceResult(False, f"answer changes with a cell it does not declare (row {r}, column "
                                         f"{frame.names[c]!r})", len(cells), len(picked))
     return DependenceResult(True, f"{len(cells)} read cells change the answer; {len(picked)} unread cells do not",

@@ -11,7 +11,6 @@ from fractions import Fraction
 import pytest
 from livetab.questions import Question
 from livetab.tables import Table
-
 from livetab_qagen.math import FormaliseError, build_math_items, check_table, formalise_annotations, load_problems
 from livetab_qagen.math.formalise import Formalisation, evaluate, formalise_steps
 from livetab_qagen.math.gsm8k import GSM8KProblem, annotated_steps, question_mentions
@@ -117,7 +116,7 @@ def test_answer_depends_on_the_cells_it_reads(built) -> None:
 
 
 def test_levels_grow_in_complexity(built) -> None:
-    _, form, items = built[0][0]
+    _, _form, items = built[0][0]
     sizes = {it.question.difficulty: (it.table.n_rows, it.table.n_cols)
              for it in items if it.question.params["variant"] == "well-posed"}
     assert sizes["easy"] < sizes["medium"] < sizes["hard"]

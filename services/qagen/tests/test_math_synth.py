@@ -8,7 +8,6 @@ from fractions import Fraction
 
 import pytest
 from livetab.models.base import Completion, GenerateRequest
-
 from livetab_qagen.math import SHAPES, FormaliseError, build_math_items, check_table, synthesise, synthesise_many
 from livetab_qagen.math.formalise import formalise_with_model
 from livetab_qagen.math.gsm8k import load_problems, question_mentions

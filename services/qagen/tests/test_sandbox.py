@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
 from livetab_qagen.sandbox import check_program, run_derivation
 
 TABLE = [["name", "score", "date"], ["Ann", "1,200", "2020-01-05"], ["Bo", "3", "2021-02-01"], ["Cy", "40", ""]]

@@ -4,7 +4,6 @@ Rows are recomputed from the store per batch, so redelivered judgments never cou
 from __future__ import annotations
 
 from google.protobuf.message import Message
-
 from livetab.bus import HandlerContext, Outgoing, PoisonMessage
 from livetab.ids import content_id
 from livetab.store import schema

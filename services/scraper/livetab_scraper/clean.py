@@ -27,7 +27,7 @@ from livetab.tables import Cell, Table
 
 from livetab_scraper.coltypes import NULL_MARKERS, detect_column_types, parse_number
 
-__all__ = ["Rejection", "clean_table", "drop_empty", "content_hash", "dedupe", "remove_citations", "reindex"]
+__all__ = ["Rejection", "clean_table", "content_hash", "dedupe", "drop_empty", "reindex", "remove_citations"]
 
 _CITATION = re.compile(
     r"\s*\[(?:\d{1,3}|[a-z]{1,2}|[A-Z]|(?:note|nb|n|lower-alpha|upper-alpha)\s*\d{1,3}|citation needed|"
@@ -162,10 +162,15 @@ def clean_table(
     def grid(rows_idx: list[int]) -> tuple[list[list[str]], list[list[str]]]:
         return [[row[c] for c in keep_c] for row in header], [[body[i][c] for c in keep_c] for i in rows_idx]
 
+    # Shorten to the character budget: the longest prefix of rows (but at least min_rows) that fits.
+    budget = max_table_chars - sum(len(row[c]) + 1 for row in header for c in keep_c)
+    used = 0
+    for k, i in enumerate(keep_r):
+        used += sum(len(body[i][c]) + 1 for c in keep_c)
+        if used > budget:
+            keep_r = keep_r[: max(k, min_rows)]
+            break
     new_header, new_rows = grid(keep_r)
-    while len(keep_r) > min_rows and _chars(new_header, new_rows) > max_table_chars:
-        keep_r = keep_r[: max(min_rows, int(len(keep_r) * 0.9))]
-        new_header, new_rows = grid(keep_r)
 
     n_rows, n_cols = len(new_rows), len(keep_c)
     cells = n_rows * n_cols

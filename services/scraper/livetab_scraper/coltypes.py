@@ -18,8 +18,13 @@ from functools import lru_cache
 from livetab.tables import Table
 
 __all__ = [
-    "parse_number", "value_type", "detect_column_types", "column_keys", "NULL_MARKERS", "is_null",
     "COLUMN_TYPES",
+    "NULL_MARKERS",
+    "column_keys",
+    "detect_column_types",
+    "is_null",
+    "parse_number",
+    "value_type",
 ]
 
 COLUMN_TYPES = ("integer", "decimal", "percentage", "currency", "date", "duration", "text", "empty")
@@ -133,6 +138,8 @@ def value_type(text: str, language: str = "en") -> str:
     t = _strip_number(text)
     if not t:
         return "empty"
+    if not any(ch.isdigit() for ch in t):
+        return "text"  # every other type states a number
     if _DURATION.match(t) and not t.isdigit():
         return "duration"
     if _DATE.match(t):

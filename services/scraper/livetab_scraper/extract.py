@@ -20,17 +20,16 @@ import dataclasses
 import logging
 from dataclasses import dataclass, field
 
-from lxml import etree
-from lxml import html as lxml_html
-
 from livetab.ids import table_id
 from livetab.tables import Source, Table
+from lxml import etree
+from lxml import html as lxml_html
 
 from livetab_scraper.coltypes import detect_column_types
 from livetab_scraper.grid import MAX_COLSPAN, MAX_ROWSPAN, Grid, GridError, RawCell, expand, parse_span
 from livetab_scraper.htmltext import Marker, cell_text, has_class, normalise_space
 
-__all__ = ["ExtractResult", "CellMarker", "extract_tables", "DEFAULT_MAX_BYTES", "NON_DATA_CLASSES"]
+__all__ = ["DEFAULT_MAX_BYTES", "NON_DATA_CLASSES", "CellMarker", "ExtractResult", "extract_tables"]
 
 log = logging.getLogger(__name__)
 
@@ -232,7 +231,7 @@ def _one_table(
     footnotes: list[str] = []
     seen: set[tuple[str, str]] = set()
     k = 0
-    for r, row_markers in enumerate(positions):
+    for row_markers in positions:
         for ms in row_markers:
             cell = grid.cells[k]
             k += 1

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from livetab.tables import Cell
 
-__all__ = ["RawCell", "Grid", "GridError", "expand", "parse_span", "MAX_COLSPAN", "MAX_ROWSPAN"]
+__all__ = ["MAX_COLSPAN", "MAX_ROWSPAN", "Grid", "GridError", "RawCell", "expand", "parse_span"]
 
 MAX_COLSPAN = 1000  # the HTML standard's limits
 MAX_ROWSPAN = 65534
@@ -111,7 +111,7 @@ def expand(rows: list[list[RawCell]], *, max_slots: int = 2_000_000) -> Grid:
         raise GridError(f"grid of {n_rows} x {width} exceeds {max_slots} slots")
     padded = 0
     out: list[list[str]] = []
-    for vr, fr, orr in zip(values, flags, origin):
+    for vr, fr, orr in zip(values, flags, origin, strict=True):
         row_out: list[str] = []
         for v in vr:
             if v is None:

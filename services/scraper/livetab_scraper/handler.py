@@ -10,7 +10,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from google.protobuf.message import Message
-
 from livetab.bus import HandlerContext, Outgoing, PoisonMessage
 from livetab.failures import record_failure
 from livetab.records import table_row
@@ -33,9 +32,7 @@ class Found:
 
 def local_html_tables(folder: Path, *, language: str, settings: object | None) -> Iterator[Found]:
     """Pages `<id>.html` with an optional `<id>.json` sidecar (title, url, revision, tableIndex, domain)."""
-    from livetab_scraper.clean import Rejection, clean_table
     from livetab_scraper.extract import extract_tables
-    from livetab_scraper.profile import profile_table
 
     pages = sorted(folder.glob("*.html")) if folder.is_dir() else [folder]
     if not pages:
@@ -64,14 +61,21 @@ def local_html_tables(folder: Path, *, language: str, settings: object | None) -
         for t in tables:
             t.domain = meta.get("domain", t.domain)
             t.language = language
-            kw = {k: getattr(settings, k) for k in ("min_rows", "max_rows", "min_cols", "max_cols",
-                                                     "max_cell_chars", "max_table_chars") if hasattr(settings, k)}
-            cleaned = clean_table(t, **kw)
-            if isinstance(cleaned, Rejection):
-                yield Found(None, f"{page}#{t.source.table_index}", f"rejected by cleaning: {cleaned.reason}")
-                continue
-            cleaned.profile = profile_table(cleaned)
-            yield Found(cleaned, cleaned.id)
+            yield _cleaned(t, f"{page}#{t.source.table_index}", settings)
+
+
+def _cleaned(t: Table, entity: str, settings: object | None) -> Found:
+    """Clean and profile one extracted table, or say why it was rejected (thresholds from settings)."""
+    from livetab_scraper.clean import Rejection, clean_table
+    from livetab_scraper.profile import profile_table
+
+    kw = {k: getattr(settings, k) for k in ("min_rows", "max_rows", "min_cols", "max_cols", "max_cell_chars",
+                                             "max_table_chars") if hasattr(settings, k)}
+    cleaned = clean_table(t, **kw)
+    if isinstance(cleaned, Rejection):
+        return Found(None, entity, f"rejected by cleaning: {cleaned.reason}")
+    cleaned.profile = profile_table(cleaned)
+    return Found(cleaned, cleaned.id)
 
 
 class ScraperHandler:
@@ -86,7 +90,7 @@ class ScraperHandler:
         if cmd.source in ("local_html", "local_sample"):
             found = local_html_tables(Path(cmd.location), language=cmd.language or "en", settings=settings)
         else:
-            found = self._plugin(cmd)
+            found = self._plugin(cmd, settings)
         out: list[Outgoing] = []
         for f in found:
             if f.table is None:
@@ -99,14 +103,20 @@ class ScraperHandler:
             out.append(Outgoing(TOPIC_OUT, proto, key=proto.id, message_id=proto.id))
         return out
 
-    def _plugin(self, cmd: table_pb2.ScrapeCommand) -> Iterator[Found]:
+    def _plugin(self, cmd: table_pb2.ScrapeCommand, settings: object | None) -> Iterator[Found]:
         """Other sources come from the source plugins (livetab_scraper.sources)."""
         from livetab_scraper.sources.base import Failure, build_source
+        from livetab_scraper.sources.live import extract_pages
 
         config = {"kind": cmd.source, "location": cmd.location, "language": cmd.language or "en", **cmd.options}
         for item in build_source(config).fetch():
             if isinstance(item, Failure):
                 yield Found(None, item.location, item.reason)
-            else:
-                for t in item.tables:
-                    yield Found(t, t.id)
+                continue
+            extract_pages([item])
+            if not item.tables:
+                yield Found(None, item.meta.uri, "; ".join(item.notes) or "no tables found")
+            for t in item.tables:
+                t.language = item.language or t.language
+                t.domain = item.domain or t.domain
+                yield _cleaned(t, t.id, settings)

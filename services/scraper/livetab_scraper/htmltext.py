@@ -18,7 +18,13 @@ from dataclasses import dataclass, field
 from lxml import etree
 
 __all__ = [
-    "Marker", "CellText", "cell_text", "is_hidden", "has_class", "normalise_space", "SYMBOL_MARKERS",
+    "SYMBOL_MARKERS",
+    "CellText",
+    "Marker",
+    "cell_text",
+    "has_class",
+    "is_hidden",
+    "normalise_space",
     "split_symbol_markers",
 ]
 
@@ -84,7 +90,7 @@ def _marker_label(el: etree._Element) -> str:
 
 
 class _Walker:
-    __slots__ = ("parts", "markers", "nested")
+    __slots__ = ("markers", "nested", "parts")
 
     def __init__(self) -> None:
         self.parts: list[str] = []
@@ -105,7 +111,7 @@ class _Walker:
             elif tag in _SKIP_TAGS:
                 if tag == "table":
                     self.nested = True
-            elif has_class(child, _REFERENCE_CLASSES) or tag == "sup" and _is_bracket_marker(child):
+            elif has_class(child, _REFERENCE_CLASSES) or (tag == "sup" and _is_bracket_marker(child)):
                 self.markers.append(Marker(_marker_label(child), _note_id(child)))
             elif has_class(child, _SKIP_CLASSES) or is_hidden(child):
                 pass

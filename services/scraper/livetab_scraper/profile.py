@@ -17,7 +17,7 @@ from livetab.tables import Profile, Table
 
 from livetab_scraper.coltypes import is_null, parse_number
 
-__all__ = ["profile_table", "size_class", "CONTENT_TYPES"]
+__all__ = ["CONTENT_TYPES", "profile_table", "size_class"]
 
 CONTENT_TYPES = ("numeric", "prose", "categorical", "math", "bits")
 _CODE = re.compile(r"^[A-Z][A-Z0-9]*(?:[-_/.][A-Z0-9]+)*$")

@@ -100,7 +100,7 @@ def test_at_least_48_of_50_pages_match_cell_for_cell(
 ) -> None:
     matched = sum(ok for ok, _, _ in outcomes.values())
     with capsys.disabled():
-        print(f"\nWTQ reference match, per page (cell match rate):")
+        print("\nWTQ reference match, per page (cell match rate):")
         for pid, (ok, rate, note) in outcomes.items():
             print(f"  {pid:>8}  {'match' if ok else 'DIFF '}  {rate:6.1%}  {note}")
         print(f"  pages matching cell for cell: {matched}/{len(outcomes)}")
@@ -139,7 +139,7 @@ def test_symbol_marker_is_the_only_difference_on_its_page() -> None:
 
 
 def test_table_ids_and_indices_are_deterministic() -> None:
-    meta, first = load("203-122")
+    _, first = load("203-122")
     _, second = load("203-122")
     assert [t.id for t in first.tables] == [t.id for t in second.tables]
     assert [t.source.table_index for t in first.tables] == sorted(t.source.table_index for t in first.tables)
@@ -150,7 +150,7 @@ def test_every_wikitable_on_the_page_is_accounted_for() -> None:
     """Each `<table class="... wikitable ...">` on a page is either extracted or skipped with a reason."""
     tag = re.compile(r"<table\b[^>]*\bclass=\"[^\"]*\bwikitable\b", re.I)
     for pid in PAGES:
-        meta, result = load(pid)
+        _, result = load(pid)
         expected = len(tag.findall((WIKI / "pages" / f"{pid}.html").read_text(encoding="utf-8")))
         skipped = [e for e in result.errors if e.startswith("table ")]
         assert len(result.tables) + len(skipped) == expected, (pid, result.errors)

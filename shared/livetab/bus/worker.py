@@ -23,7 +23,7 @@ from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from livetab import topics
 from livetab.bus.base import Bus, Outgoing, PoisonMessage, Record, Retryable, decode, producer_headers
-from livetab.telemetry import extract_context, tracer
+from livetab.telemetry import extract_context, meter, tracer
 from livetab.v1 import dlq_pb2
 
 __all__ = ["Handler", "HandlerContext", "Worker", "WorkerStats"]
@@ -69,6 +69,15 @@ class Worker:
         self.max_records = max_records
         self.poll_timeout_s = poll_timeout_s
         self.stats = WorkerStats()
+        m = meter()
+        attrs = {"service": handler.service, "group": self.group}
+        self._attrs = attrs
+        self._m_processed = m.create_counter("livetab.worker.processed", unit="{record}",
+                                             description="records handled")
+        self._m_dead = m.create_counter("livetab.worker.dead_lettered", unit="{record}",
+                                        description="records sent to the DLQ")
+        self._m_batch = m.create_histogram("livetab.worker.batch_duration", unit="s",
+                                           description="poll-to-commit time of one batch")
         self._stopping = False
         self._on_batch = on_batch
 
@@ -108,6 +117,8 @@ class Worker:
         records = self.consumer.poll(self.max_records, self.poll_timeout_s)
         if not records:
             return 0
+        t0 = time.perf_counter()
+        dead0 = self.stats.dead_lettered
         outgoing: list[tuple[Outgoing, dict[str, str]]] = []
         batch_handler = getattr(self.handler, "handle_batch", None)
         if batch_handler is not None and len(records) > 1:
@@ -121,6 +132,9 @@ class Worker:
         if self._on_batch:
             self._on_batch(records)
         self.consumer.commit(records)
+        self._m_processed.add(len(records), self._attrs)
+        self._m_dead.add(self.stats.dead_lettered - dead0, self._attrs)
+        self._m_batch.record(time.perf_counter() - t0, self._attrs)
         self.stats.batches += 1
         self.stats.published += len(outgoing)
         return len(records)
@@ -182,7 +196,7 @@ class Worker:
                 outs = batch_handler([m for _, m in good], self.ctx)
             except Retryable:
                 raise
-            except Exception:  # noqa: BLE001 - fall back to one by one, so one bad record cannot sink the batch
+            except Exception:
                 log.warning("batch of %d failed in %s; retrying record by record", len(good), self.handler.service)
                 for rec, _ in good:
                     out.extend(self._process(rec))

@@ -12,6 +12,7 @@ import asyncio
 import hashlib
 import importlib.util
 import logging
+import os
 import threading
 import time
 from pathlib import Path
@@ -81,6 +82,8 @@ class LlamaLocalBackend:
 
     def _model(self) -> Any:
         if self._llm is None:
+            # Under CPU contention OpenMP's spin-waiting threads slow llama.cpp down badly; sleep instead.
+            os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
             try:
                 from llama_cpp import Llama
             except ImportError as e:  # pragma: no cover - depends on the install

@@ -14,7 +14,7 @@ from functools import cache
 
 from livetab_judge.rubric.locale import Locale
 
-__all__ = ["polarity"]
+__all__ = ["content_polarity", "leading_polarity_end", "polarity"]
 
 # Short words that only signal polarity at the start of a response ("no" inside a sentence rarely does).
 _LEADING_ONLY = frozenset({"yes", "no", "yeah", "yep", "nope", "right", "indeed", "نعم", "لا", "كلا", "بلي", "اجل"})
@@ -32,6 +32,13 @@ def _res(loc: Locale) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]
             alt(true_any, False), alt(false_any, False))
 
 
+def leading_polarity_end(folded: str, loc: Locale) -> int:
+    """Where a leading polarity phrase ("Yes,", "No.") ends, or 0 if the response does not start with one."""
+    lead_true, lead_false, _, _ = _res(loc)
+    ends = [m.end() for m in (lead_true.match(folded), lead_false.match(folded)) if m is not None]
+    return max(ends, default=0)
+
+
 def polarity(folded: str, loc: Locale) -> bool | None:
     """True (affirmative), False (negative) or None (no clear polarity) for a folded response span."""
     lead_true, lead_false, any_true, any_false = _res(loc)
@@ -40,12 +47,46 @@ def polarity(folded: str, loc: Locale) -> bool | None:
     if t and f:  # one phrase is a prefix of the other ("no" vs "not true"): the longer wins
         return len(t.group(0)) > len(f.group(0))
     if t or f:
-        return t is not None
-    negatives = any_false.findall(folded)
-    rest = any_false.sub(" ", folded) if negatives else folded
+        lead = t is not None
+        match = t if t is not None else f
+        assert match is not None
+        rest = folded[match.end():]
+        negatives = any_false.findall(rest)
+        positives = any_true.findall(any_false.sub(" ", rest)) if negatives else any_true.findall(rest)
+        opposite = negatives if lead else positives
+        return None if opposite else lead  # "True or false: ..." hedges
+    return _scan(folded, any_true, any_false)
+
+
+def _scan(text: str, any_true: re.Pattern[str], any_false: re.Pattern[str]) -> bool | None:
+    negatives = any_false.findall(text)
+    rest = any_false.sub(" ", text) if negatives else text
     positives = any_true.findall(rest)
     if negatives and not positives:
         return False
     if positives and not negatives:
         return True
     return None
+
+
+_UP = frozenset({"more", "greater", "larger", "higher", "above", "over", "exceed", "exceeds", "exceeded", "longer",
+                 "bigger", "taller", "least", "اكثر", "اكبر", "اعلي", "اطول"})
+_DOWN = frozenset({"fewer", "less", "smaller", "lower", "below", "under", "shorter", "اقل", "اصغر", "ادني", "اقصر"})
+
+
+def content_polarity(question_tokens: frozenset[str], content_tokens: list[str], loc: Locale) -> bool | None:
+    """What the sentence after a leading "Yes,"/"No," itself asserts about the question, if it says anything:
+    it restates the question's proposition (True) or turns it round (False) by a negation the question
+    lacks (or the reverse) or by the opposite comparative ("at least 11" -> "fewer than 11"). None when
+    the sentence carries no such signal ("No. There are exactly 10 rounds.")."""
+    if not content_tokens:
+        return None
+    content = set(content_tokens)
+    neg_flip = bool(question_tokens & loc.negations) != bool(content & loc.negations)
+    q_up, q_down = bool(question_tokens & _UP), bool(question_tokens & _DOWN)
+    a_up, a_down = bool(content & _UP), bool(content & _DOWN)
+    has_comparative = (q_up or q_down) and (a_up or a_down)
+    if not neg_flip and not has_comparative:
+        return None
+    comp_flip = has_comparative and ((q_up and a_down and not a_up) or (q_down and a_up and not a_down))
+    return not (neg_flip ^ comp_flip)

@@ -41,7 +41,7 @@ class QuestionContext:
     tokens: frozenset[str]
     numbers_text: str  # the folded question, for echoed numbers and dates
     competitor_sides: tuple[tuple[str, str], ...]  # (token next to "or" on one side, on the other)
-    relation: tuple[str, str] | None  # ("before" | "after", first anchor token)
+    relations: tuple[tuple[str, str], ...]  # ("before" | "after", first anchor token) per relational word
     entities: tuple[tuple[str, frozenset[str]], ...]  # (preposition, entity tokens) asked about
     negated: bool
     has_or: bool
@@ -68,12 +68,12 @@ def question_context(question_key: str, question_folded: str, loc: Locale) -> Qu
         a, b = (re.sub(r"[\W_]+", " ", q).split() for q in quoted[-2:])
         if a and b:
             sides.append((a[0], b[0]))
-    relation = None
-    for i, t in enumerate(tokens):  # the last relational word with a named anchor after it
+    relations = []
+    for i, t in enumerate(tokens):  # each relational word with an anchor after it
         group = _group(t)
         anchor = _content(tokens[i + 1:i + 5], loc) if group else []
         if group and anchor:
-            relation = (group, anchor[0])
+            relations.append((group, anchor[0]))
     entities = []
     for i, t in enumerate(tokens):
         if t in _PREPOSITIONS:
@@ -87,7 +87,8 @@ def question_context(question_key: str, question_folded: str, loc: Locale) -> Qu
             if ent:
                 entities.append((t, frozenset(ent)))
     negated = any(t in loc.negations for t in tokens) or "n't" in question_folded
-    return QuestionContext(frozenset(tokens), question_folded, tuple(sides), relation, tuple(entities), negated,
+    return QuestionContext(frozenset(tokens), question_folded, tuple(sides), tuple(relations), tuple(entities),
+                           negated,
                            any(t in loc.or_words for t in tokens))
 
 
@@ -95,25 +96,25 @@ def _relation(tokens: list[str], gold_tokens: frozenset[str], ctx: QuestionConte
     """Is the gold on the asked side of the anchor? Each relational word R in the answer is read as
     "<subject> R <object>": the subject is R of the object ("X after A", "X succeeded A"); "R by"
     reverses it ("A was succeeded by X")."""
-    assert ctx.relation is not None
-    asked, anchor = ctx.relation
-    if anchor not in tokens or anchor in gold_tokens:
+    asked = {anchor: group for group, anchor in ctx.relations if anchor in tokens and anchor not in gold_tokens}
+    if not asked:
         return None
     for i, t in enumerate(tokens):
         group = _group(t)
         if group is None:
             continue
-        passive = i + 1 < len(tokens) and tokens[i + 1] == "by"
-        if passive:
+        if i + 1 < len(tokens) and tokens[i + 1] == "by":
             group = "after" if group == "before" else "before"
         obj = next((x for x in tokens[i + 1:i + 5] if x not in _SKIP and not x.isdigit()), None)
-        if obj == anchor:  # "<gold> R <anchor>": the gold is R of the anchor
-            return None if group == asked else (INCORRECT, "the answer puts the gold on the other side of "
-                                                           "the anchor")
-        if obj is not None and obj in gold_tokens:  # "<anchor> R <gold>": the gold is the opposite of R
+        if obj in asked:  # "<gold> R <anchor>": the gold is R of the anchor
+            if group == asked[obj]:
+                return None
+            return INCORRECT, "the answer puts the gold on the other side of the anchor"
+        if obj is not None and obj in gold_tokens and len(asked) == 1:  # "<anchor> R <gold>": the opposite
             flipped = "after" if group == "before" else "before"
-            return None if flipped == asked else (INCORRECT, "the answer puts the gold on the other side of "
-                                                             "the anchor")
+            if flipped == next(iter(asked.values())):
+                return None
+            return INCORRECT, "the answer puts the gold on the other side of the anchor"
     return UNCERTAIN, "the answer names the anchor but not how the gold relates to it"
 
 
@@ -145,20 +146,17 @@ def sentence_doubt(tokens: list[str], mention: tuple[int, int], gold_tokens: fro
                 return UNCERTAIN, f"the answer also names the other alternative ({b!r})"
             if b in gold_tokens and a not in gold_tokens and a in present:
                 return UNCERTAIN, f"the answer also names the other alternative ({a!r})"
-        if ctx.relation is not None:
+        if ctx.relations:
             found = _relation(tokens, gold_tokens, ctx)
             if found:
                 return found
-        found = entity_doubt(tokens, gold_tokens, ctx, loc)
-        if found:
-            return found
-    if any(t in loc.hedges and t not in loc.or_words for t in tokens):
+    if not (loc.hedges - loc.or_words).isdisjoint(tokens):
         return UNCERTAIN, "the answer hedges"
     if not (ctx and ctx.has_or) and not is_list:
         near = tokens[max(0, start - 2):start] + tokens[end:end + 2]
         if any(t in loc.or_words for t in near):
             return UNCERTAIN, "the answer offers the gold as one of several"
-    if not (ctx and ctx.negated) and any(t in loc.negations for t in tokens):
+    if not (ctx and ctx.negated) and not loc.negations.isdisjoint(tokens):
         return UNCERTAIN, "the answer contains a negation"
     if not is_list:
         q = ctx.tokens if ctx is not None else frozenset()

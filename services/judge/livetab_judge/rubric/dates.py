@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from livetab_judge.rubric.locale import Locale
+from livetab_judge.rubric.text import has_digit
 
 __all__ = ["DateMention", "date_matches", "find_dates", "parse_iso_like"]
 
@@ -52,10 +53,20 @@ def _valid(y: int | None, m: int | None, d: int | None) -> bool:
     return (m is None or 1 <= m <= 12) and (d is None or 1 <= d <= 31) and (y is None or 1 <= y <= 9999)
 
 
-def find_dates(folded: str, loc: Locale) -> list[DateMention]:
+@cache
+def _hint_re(loc: Locale) -> re.Pattern[str]:
+    return re.compile(rf"\d[-/.]\d|xxxx|(?<![^\W\d_])(?:{loc.month_alt})(?![^\W\d_])")
+
+
+@lru_cache(maxsize=8)
+def find_dates(folded: str, loc: Locale) -> tuple[DateMention, ...]:
     """Dates mentioned in folded text; overlapping matches keep the first (most specific) pattern."""
-    if not any(c.isdigit() for c in folded):
-        return []
+    if not has_digit(folded) or _hint_re(loc).search(folded) is None:
+        return ()
+    return tuple(_find_dates(folded, loc))
+
+
+def _find_dates(folded: str, loc: Locale) -> list[DateMention]:
     found: list[DateMention] = []
     taken: list[tuple[int, int]] = []
     for i, pattern in enumerate(_date_res(loc)):

@@ -29,6 +29,7 @@ _BOXED = re.compile(r"\\boxed\s*\{")
 _TEXT_CMD = re.compile(r"\\(?:text|textbf|mathrm|mbox)\s*\{([^{}]*)\}")
 _EQUALS_TAIL = re.compile(r"=\s*([^=\n]{1,40}?)\s*\.?\s*$")
 _MARKDOWN = re.compile(r"[*_`#]+")
+_BULLET = re.compile(r"^(?:[-•]|\d{1,2}[.)])\s+\S")
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,11 +97,20 @@ def _marker_re(loc: Locale) -> re.Pattern[str]:
     return re.compile(rf"(?:^|(?<=[\s(\[*]))(?:{alts})\s*(?:is|هي|هو)?\s*[:：]?\s*", re.IGNORECASE)
 
 
+@cache
+def _marker_hints(loc: Locale) -> re.Pattern[str]:
+    """For each marker its longest word: a marker can only match where one of these occurs."""
+    words = {max(m.split(), key=len) for m in loc.answer_markers}
+    return re.compile("|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)))
+
+
 def _after_marker(text: str, loc: Locale) -> str | None:
+    if _marker_hints(loc).search(text) is None:
+        return None
     last = None
     for m in _marker_re(loc).finditer(text):
         phrase = m.group(0).strip().lower()
-        bare_word = phrase in ("answer", "الإجابة", "الاجابة", "الجواب")
+        bare_word = phrase in ("answer", "الاجابه", "الجواب")
         if bare_word and not phrase.endswith(":") and ":" not in m.group(0):
             continue  # the word "answer" alone is not a marker; "Answer:" is
         last = m
@@ -126,12 +136,21 @@ def extract_answer(folded: str, loc: Locale) -> Extraction:
         if boxed is not None:
             return Extraction(boxed, "boxed")
     if "*" in text or "`" in text or "#" in text:
-        text = _MARKDOWN.sub("", text).strip()
+        text = "\n".join(_MARKDOWN.sub("", ln) if not ln.lstrip().startswith("* ") else "- " + _MARKDOWN.sub("", ln)
+                         for ln in text.splitlines()).strip()
     marked = _after_marker(text, loc)
     if marked is not None:
         return Extraction(marked, "marker")
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     last = lines[-1] if lines else text
+    if len(lines) > 1 and _BULLET.match(last):
+        block = []
+        for ln in reversed(lines):
+            if not _BULLET.match(ln):
+                break
+            block.append(ln)
+        if len(block) > 1:
+            return Extraction("\n".join(reversed(block)), "list_block")
     if "=" in last:
         eq = _EQUALS_TAIL.search(last)
         if eq is not None and any(c.isalnum() for c in eq.group(1)):

@@ -28,6 +28,9 @@ _SPACE_GROUPED = re.compile(r"^[+-]?\d{1,3}(?: \d{3})+(?:[.,]\d+)?$")
 _BOOL_TRUE = frozenset({"yes", "true", "نعم", "صح", "صحيح"})
 _BOOL_FALSE = frozenset({"no", "false", "لا", "خطا", "خطأ"})
 _YEAR_LIKE = (1000.0, 2100.0)
+_CACHE: OrderedDict[tuple[object, ...], GoldSpec] = OrderedDict()
+_STR_CACHE: OrderedDict[tuple[object, ...], GoldSpec] = OrderedDict()
+_CACHE_SIZE = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +72,7 @@ def _bare_number(folded: str, loc: Locale) -> NumberMention | None:
         return None
     if rest and nums[0].start > 0 and not re.fullmatch(r"[$€£¥+~≈ ]*", s[:nums[0].start]):
         return None  # "Chapter 11", "Apollo 13": a name, not a quantity
-    return nums[0]
+    return number_from_float(nums[0].value, nums[0].percent)  # with its precision, for rounding checks
 
 
 def gold_item(text: str, loc: Locale, *, number: float | None = None, percent: bool = False,
@@ -125,7 +128,18 @@ def _finish(kind: str, loc: Locale, items: list[GoldItem], question_text: str, *
 
 def spec_from_strings(gold: str | list[str], *, language: str = "en", kind: str | None = None,
                       question: str = "") -> GoldSpec:
-    """A spec from raw gold strings (WTQ gives a list of strings); `kind` None means infer it."""
+    """A spec from raw gold strings (WTQ gives a list of strings); `kind` None means infer it. Cached."""
+    cache_key = (gold if isinstance(gold, str) else tuple(gold), language, kind, question)
+    spec = _STR_CACHE.get(cache_key)
+    if spec is None:
+        spec = _spec_from_strings(gold, language=language, kind=kind, question=question)
+        _STR_CACHE[cache_key] = spec
+        if len(_STR_CACHE) > _CACHE_SIZE:
+            _STR_CACHE.popitem(last=False)
+    return spec
+
+
+def _spec_from_strings(gold: str | list[str], *, language: str, kind: str | None, question: str) -> GoldSpec:
     loc = get_locale(language)
     texts = [gold] if isinstance(gold, str) else list(gold)
     if not texts:
@@ -171,8 +185,6 @@ def _spec_from_question(q: Question) -> GoldSpec:
     raise ValueError(f"unknown gold kind {kind!r}")
 
 
-_CACHE: OrderedDict[tuple[object, ...], GoldSpec] = OrderedDict()
-_CACHE_SIZE = 4096
 
 
 def prepare_gold(q: Question) -> GoldSpec:

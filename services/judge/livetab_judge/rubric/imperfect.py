@@ -25,8 +25,17 @@ def _res(loc: Locale) -> tuple[re.Pattern[str], re.Pattern[str]]:
     return alt(loc.contradictory), alt(loc.insufficient)
 
 
+@cache
+def _hints(loc: Locale) -> re.Pattern[str]:
+    """The longest word of every phrase: a phrase can only match where its longest word occurs."""
+    words = {max(p.replace("'", " ").split(), key=len) for p in loc.contradictory + loc.insufficient}
+    return re.compile("|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)))
+
+
 def refusal_kind(folded: str, loc: Locale) -> str | None:
     """"contradictory", "insufficient" or None for a folded response span."""
+    if _hints(loc).search(folded) is None:
+        return None
     contradictory, insufficient = _res(loc)
     if contradictory.search(folded):
         return "contradictory"

@@ -8,12 +8,13 @@ final answer and a one-line rationale naming the rule that decided.
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 
 from livetab.questions import Question
 
 from livetab_judge.rubric.arabic import has_arabic, has_latin
-from livetab_judge.rubric.booleans import polarity
+from livetab_judge.rubric.booleans import content_polarity, leading_polarity_end, polarity
 from livetab_judge.rubric.context import entity_doubt, sentence_doubt
 from livetab_judge.rubric.durations import find_durations
 from livetab_judge.rubric.dates import date_matches, find_dates
@@ -23,7 +24,7 @@ from livetab_judge.rubric.imperfect import refusal_kind
 from livetab_judge.rubric.lists import match_item, split_items
 from livetab_judge.rubric.mcq import chosen_options
 from livetab_judge.rubric.numbers import NumberMention, find_numbers, numbers_equal
-from livetab_judge.rubric.text import contains_phrase, find_fuzzy, fold, key
+from livetab_judge.rubric.text import allowed_edits, contains_phrase, find_fuzzy, fold, key, within_edits
 
 __all__ = ["RuleVerdict", "judge_answer", "judge_spec", "judge_text"]
 
@@ -32,6 +33,7 @@ log = logging.getLogger(__name__)
 CORRECT, INCORRECT, UNCERTAIN = "correct", "incorrect", "uncertain"
 _STRUCTURED = frozenset({"json", "boxed", "marker", "equation"})
 _ZERO_WORDS = frozenset({"no", "none", "zero", "nobody", "nothing", "لا", "لايوجد"})
+_WORD_CHAR = re.compile(r"[^\W_]")
 _NAME_WORDS = frozenset({"the", "a", "an", "of", "and", "or", "in", "on", "at", "for", "de", "ال", "في", "من"})
 _YEAR_CUES = ("in ", "year ", "since ", "from ", "until ", "of ", "season ", "on ", "عام ", "سنه ", "في ")
 
@@ -74,7 +76,7 @@ def judge_spec(response: str, spec: GoldSpec, *, tolerance: float = 0.005,
     folded = fold(response or "")
     ex = extract_answer(folded, spec.loc)
     span = ex.text
-    if not span or not any(c.isalnum() for c in span):
+    if not span or _WORD_CHAR.search(span) is None:
         return RuleVerdict(INCORRECT, span, f"no answer ({ex.method})")
     tol = _Tolerance(tolerance, relative_tolerance)
     kind = spec.kind
@@ -102,7 +104,7 @@ def _candidates(span: str, spec: GoldSpec) -> list[NumberMention]:
     given as context (unless the gold is a year)."""
     nums = find_numbers(span, spec.loc)
     if not nums:
-        return nums
+        return []
     dates = find_dates(span, spec.loc)
     out: list[NumberMention] = []
     for n in nums:
@@ -230,7 +232,20 @@ def _judge_text(span: str, spec: GoldSpec, gold: GoldItem) -> tuple[str, str]:
     doubt = sentence_doubt(tokens, mention, gold.tokens, spec.context, spec.loc)
     if doubt:
         return doubt
+    if spec.question_numbers and spec.context is not None and not any(c.isdigit() for c in gold.keys[0]):
+        # "which nationality had a total of 13 wins?" answered "The United States had 12 wins".
+        qtext = spec.context.numbers_text
+        asked = {n.value: _word_after(qtext, n.end) for n in spec.question_numbers}
+        for n in find_numbers(span, spec.loc):
+            unit = _word_after(span, n.end)
+            if n.value not in asked and unit and unit in asked.values():
+                return UNCERTAIN, "the answer restates the question's condition with another number"
     return CORRECT, "the answer states the gold"
+
+
+def _word_after(text: str, end: int) -> str:
+    words = key(text[end:end + 24], folded=True).split()
+    return words[0] if words else ""
 
 
 def _no_mention(tokens: list[str], spec: GoldSpec, gold: GoldItem) -> tuple[str, str]:
@@ -247,7 +262,8 @@ def _no_mention(tokens: list[str], spec: GoldSpec, gold: GoldItem) -> tuple[str,
         if t not in gold.tokens or len(t) < 4 or t in stop or t.isdigit() or t in q or len(gold.tokens) < 2:
             continue
         neighbours = [x for x in (tokens[i - 1] if i else "", tokens[i + 1] if i + 1 < len(tokens) else "")
-                      if x and x not in stop and x not in gold.tokens and x not in q]
+                      if x and x not in stop and x not in q
+                      and not any(within_edits(x, g, allowed_edits(g)) for g in gold.tokens)]
         if not neighbours:
             return UNCERTAIN, "the answer names part of the gold"
     return INCORRECT, "the gold is not in the answer"
@@ -295,6 +311,11 @@ def _judge_list(span: str, spec: GoldSpec, tol: _Tolerance) -> tuple[str, str]:
         found += ok
     if found == len(items):
         if all(g.number is None for g in items):
+            extra = [a for a in answered if len(a.split()) <= longest + 1
+                     and not any(t in sentence_words for t in a.split())
+                     and not any(match_item(a, g) or contains_phrase(a, g.keys[0]) for g in items)]
+            if extra:
+                return INCORRECT, f"the answer lists items not in the gold ({extra[0]!r})"
             union = frozenset().union(*(g.tokens for g in items))
             doubt = sentence_doubt(tokens, (0, 0), union, spec.context, spec.loc, is_list=True)
             if doubt:
@@ -315,6 +336,12 @@ def _judge_boolean(span: str, spec: GoldSpec) -> tuple[str, str]:
         if refusal_kind(span, spec.loc):
             return INCORRECT, "declined to say true or false"
         return UNCERTAIN, "no clear true/false"
+    lead = leading_polarity_end(span, spec.loc)
+    if lead and spec.context is not None:
+        content = key(span[lead:], folded=True).split()
+        implied = content_polarity(spec.context.tokens, content, spec.loc)
+        if implied is not None and implied != said:
+            return UNCERTAIN, "the yes/no and its own sentence disagree (the sentence turns the question round)"
     return (CORRECT, "polarity matches") if said == spec.boolean else (INCORRECT, "polarity differs")
 
 
@@ -335,7 +362,8 @@ def _judge_imperfect(span: str, spec: GoldSpec, method: str) -> tuple[str, str]:
         if find_numbers(span, spec.loc):
             return INCORRECT, "a numeric answer to an unanswerable question"
         return INCORRECT, f"does not say the table is {spec.kind}"
-    if method in _STRUCTURED and find_numbers(span, spec.loc) and not refusal_kind(span, spec.loc):
+    first = key(span, folded=True).split()[:1]
+    if method in _STRUCTURED and first and first[0].isdigit():
         return INCORRECT, "a numeric final answer to an unanswerable question"
     if claimed == spec.kind:
         return CORRECT, f"recognises the table is {spec.kind}"

@@ -20,9 +20,10 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from livetab_judge.rubric.locale import Locale
+from livetab_judge.rubric.text import has_digit, key
 
 __all__ = ["NumberMention", "find_numbers", "number_from_float", "numbers_equal", "significant_digits"]
 
@@ -33,7 +34,7 @@ class NumberMention:
     start: int
     end: int
     percent: bool = False
-    sig: int = 1  # significant digits as written
+    sig: int = 1  # significant digits as written (answers: only read when `rounded`, else 0)
     place: float = 1.0  # value of one unit in the last written digit (0.01 for "1.88", 1000 for "38 ألف")
     rounded: bool = False  # written as an approximation: a scale word ("3.78 million") or "around", "حوالي"
 
@@ -97,14 +98,6 @@ def _patterns(loc: Locale) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern
     return digit, words, pct_after
 
 
-def _to_float(num: str, loc: Locale) -> float:
-    if loc.group != " ":
-        num = num.replace(loc.group, "")
-    else:
-        num = num.replace(" ", "")
-    return float(num.replace(loc.decimal, "."))
-
-
 def _word_values(run: str, loc: Locale) -> list[float]:
     """The numbers in a run of number words ("twenty-one", "خمسة وعشرون", "two and three" -> [2, 3])."""
     values: list[float] = []
@@ -152,37 +145,78 @@ def _sig_of(value: float) -> tuple[int, float]:
     return significant_digits(repr(value))
 
 
+@cache
+def _approx_words(loc: Locale) -> frozenset[str]:
+    return frozenset(loc.approx)
+
+
+@cache
+def _approx_hint(loc: Locale) -> re.Pattern[str]:
+    return re.compile("|".join(re.escape(w) for w in sorted(loc.approx, key=len, reverse=True)))
+
+
 def _approximate(folded: str, start: int, loc: Locale) -> bool:
-    """Is the number at `start` introduced by an approximation word ("around 40", "حوالي ٤٠")?"""
-    before = folded[max(0, start - 16):start].rstrip()
-    return any(before.endswith(w) and (len(before) == len(w) or not before[-len(w) - 1].isalnum())
-               for w in loc.approx)
+    """Is the number at `start` introduced by an approximation word ("around 40", "حوالي ٤٠", "~40")?"""
+    before = folded[max(0, start - 20):start].rstrip()
+    if not before:
+        return False
+    if before[-1] in "~≈":
+        return True
+    words = before.split()
+    approx = _approx_words(loc)
+    return words[-1] in approx or " ".join(words[-2:]) in approx
 
 
-def find_numbers(folded: str, loc: Locale) -> list[NumberMention]:
+@lru_cache(maxsize=8)  # one judgment reads the same span several times; nothing is kept beyond that
+def find_numbers(folded: str, loc: Locale) -> tuple[NumberMention, ...]:
     """Every number mentioned in `folded` (output of `text.fold`), in order of appearance."""
+    return tuple(_find_numbers(folded, loc))
+
+
+@cache
+def _number_words(loc: Locale) -> frozenset[str]:
+    words = set(loc.units) | set(loc.scales)
+    for w in list(words):
+        words.update(w.split("-"))
+    return frozenset(words)
+
+
+def _may_have_number_words(folded: str, loc: Locale) -> bool:
+    """Cheap test before the number-word regex: does any word of the text name a number?"""
+    vocab = _number_words(loc)
+    words = key(folded, folded=True).split()
+    if not vocab.isdisjoint(words):
+        return True
+    return loc.arabic and any(w[:1] == "و" and w[1:] in vocab for w in words)
+
+
+def _find_numbers(folded: str, loc: Locale) -> list[NumberMention]:
     digit_re, word_re, pct_after = _patterns(loc)
+    has_scale = bool(loc.scales)
+    approx_possible = _approx_hint(loc).search(folded) is not None
     found: list[NumberMention] = []
-    has_digit = any(c.isdigit() for c in folded)
-    if has_digit:
+    digits = has_digit(folded)
+    if digits:
         for m in digit_re.finditer(folded):
             num = m.group("num")
+            plain = num.replace(loc.group, "") if loc.group != " " else num.replace(" ", "")
+            if loc.decimal != ".":
+                plain = plain.replace(loc.decimal, ".")
             try:
-                value = _to_float(num, loc)
+                value = float(plain)
             except ValueError:
                 continue
-            plain = num.replace(loc.group, "") if loc.group != " " else num.replace(" ", "")
-            sig, place = significant_digits(plain.replace(loc.decimal, "."))
             if m.group("sign") == "-":
                 value = -value
-            scale = m.groupdict().get("scale")
+            scale = m.group("scale") if has_scale else None
+            rounded = bool(scale) or (approx_possible and _approximate(folded, m.start(), loc))
+            sig, place = significant_digits(plain) if rounded else (0, 0.0)
             if scale:
                 factor = loc.scales[scale]
                 value *= factor
                 place *= factor
-            found.append(NumberMention(value, m.start(), m.end(), m.group("pct") is not None, sig, place,
-                                       bool(scale) or _approximate(folded, m.start(), loc)))
-    for m in word_re.finditer(folded):
+            found.append(NumberMention(value, m.start(), m.end(), m.group("pct") is not None, sig, place, rounded))
+    for m in (word_re.finditer(folded) if _may_have_number_words(folded, loc) else ()):
         if found and any(f.start <= m.start() < f.end for f in found):
             continue  # the scale word of a digit number ("38 ألف") was already read with it
         values = _word_values(m.group(0), loc)
@@ -192,13 +226,14 @@ def find_numbers(folded: str, loc: Locale) -> list[NumberMention]:
         pm = pct_after.match(folded, end)
         if pm is not None:
             end = pm.end()
+        rounded = (approx_possible and _approximate(folded, m.start(), loc)) or any(
+            w in loc.scales for w in m.group(0).split())
         for i, value in enumerate(values):
-            sig, place = _sig_of(value)
+            sig, place = _sig_of(value) if rounded else (0, 0.0)
             last = i == len(values) - 1
             found.append(NumberMention(value, m.start(), end if last else m.start(), pm is not None and last,
-                                       sig, place, _approximate(folded, m.start(), loc)
-                                       or any(w in loc.scales for w in m.group(0).split())))
-    if has_digit and len(found) > 1:
+                                       sig, place, rounded))
+    if digits and len(found) > 1:
         found.sort(key=lambda n: n.start)
     return found
 
@@ -211,17 +246,15 @@ def numbers_equal(gold: NumberMention, answer: NumberMention, *, tolerance: floa
                   relative_tolerance: float = 0.01) -> bool:
     """AraTable's numeric equality (see the module docstring), with percent <-> fraction."""
     pairs = [(gold.value, answer.value)]
-    if answer.percent and not gold.percent:
-        pairs.append((gold.value, answer.value / 100.0))
-    if gold.percent and not answer.percent:
-        pairs.append((gold.value / 100.0, answer.value))
+    if answer.percent != gold.percent:  # 25% = 0.25, compared in percent units (26% is not 0.25)
+        pairs.append((gold.value * 100.0, answer.value) if answer.percent else (gold.value, answer.value * 100.0))
     for g, a in pairs:
         if math.isnan(g) or math.isnan(a):
             continue
         if _close(g, a, tolerance):
             return True
         if relative_tolerance > 0 and answer.rounded and answer.sig < gold.sig:
-            place = answer.place / (100.0 if (a != answer.value) else 1.0)
+            place = answer.place * (100.0 if (a != answer.value) else 1.0)
             diff = abs(g - a)
             if diff <= place / 2.0 + 1e-9 * abs(g) and diff <= relative_tolerance * abs(g):
                 return True

@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 from rapidfuzz.distance import Levenshtein
 
 from livetab_judge.rubric.arabic import fold_arabic
 
-__all__ = ["allowed_edits", "contains_phrase", "find_fuzzy", "fold", "key", "strip_leading_article",
+__all__ = ["allowed_edits", "contains_phrase", "find_fuzzy", "fold", "has_digit", "key", "strip_leading_article",
            "within_edits"]
 
 _PLAIN = str.maketrans({
@@ -34,23 +35,32 @@ _NON_WORD = re.compile(r"[\W_]+")
 _ARTICLE = re.compile(r"^(?:the|a|an|ال) ")
 
 
+_MARKS = re.compile("[\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670"
+                    "\u06d6-\u06ed\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
+
+
 def _strip_marks(text: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
+    """Latin (and other) accents removed: NFKD, then the combining marks dropped."""
+    return _MARKS.sub("", unicodedata.normalize("NFKD", text))
 
 
 def fold(text: str) -> str:
     """Lower case, Arabic variants and digits unified, accents removed, quotes and dashes plain."""
+    if text.isascii():  # fast path: nothing to unify but the backtick
+        return text.lower().replace("`", "'") if "`" in text else text.lower()
     text = fold_arabic(text).translate(_PLAIN).lower()
     if not text.isascii():
         text = _strip_marks(text)
     return text
 
 
+@lru_cache(maxsize=16)  # one judgment keys the same span several times; nothing is kept beyond that
 def key(text: str, folded: bool = False) -> str:
     """The comparison form: `fold` then every run of non-word characters to one space."""
     if not folded:
         text = fold(text)
+    if "'" in text:
+        text = text.replace("'", "")
     return _NON_WORD.sub(" ", text).strip()
 
 
@@ -60,13 +70,20 @@ def strip_leading_article(k: str) -> str:
     return k[m.end():] if m and not k.startswith("ال") else k
 
 
+_DIGIT = re.compile(r"\d")
+
+
+def has_digit(text: str) -> bool:
+    return _DIGIT.search(text) is not None
+
+
 def allowed_edits(k: str) -> int:
     """How many character edits count as a minor spelling slip for gold key `k`.
 
     None for strings under 5 characters or containing a digit (numbers are never fuzzy-matched);
     1 up to 10 characters, 2 up to 20, 3 beyond.
     """
-    if len(k) < 5 or any(c.isdigit() for c in k):
+    if len(k) < 5 or has_digit(k):
         return 0
     if len(k) <= 10:
         return 1
@@ -76,11 +93,20 @@ def allowed_edits(k: str) -> int:
 
 
 def within_edits(a: str, b: str, limit: int) -> bool:
-    if limit <= 0:
-        return a == b
-    if abs(len(a) - len(b)) > limit:
+    """`a` is `b` up to `limit` character edits, none of which replaces a short word outright
+    ("فندق ا" is not a slip for "فندق ب"; "zakarpatia" is one for "zakarpattia")."""
+    if a == b:
+        return True
+    if limit <= 0 or abs(len(a) - len(b)) > limit:
         return False
-    return Levenshtein.distance(a, b, score_cutoff=limit) <= limit
+    if Levenshtein.distance(a, b, score_cutoff=limit) > limit:
+        return False
+    ta, tb = a.split(), b.split()
+    if len(ta) == len(tb):
+        for x, y in zip(ta, tb, strict=True):
+            if x != y and (min(len(x), len(y)) < 4 or has_digit(x + y)):
+                return False
+    return True
 
 
 def contains_phrase(haystack_key: str, needle_key: str) -> bool:
@@ -107,8 +133,8 @@ def find_fuzzy(haystack_tokens: list[str], needle_key: str, limit: int) -> str |
             cand = " ".join(window)
             if abs(len(cand) - target_len) > limit:
                 continue
-            if any(c.isdigit() for c in cand):
+            if has_digit(cand):
                 continue
-            if Levenshtein.distance(cand, needle_key, score_cutoff=limit) <= limit:
+            if within_edits(cand, needle_key, limit):
                 return cand
     return None

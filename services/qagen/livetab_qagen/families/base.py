@@ -64,6 +64,9 @@ class Context:
         return execute(render(spec, self.frame), self._df)
 
     def col(self, c: int) -> str:
+        """A column as named in question text; unnamed columns by position, in the locale's words."""
+        if c in self.frame.unnamed:
+            return self.locale.t("unnamed_column", n=self.locale.number(c + 1))
         return self.locale.q(self.frame.names[c])
 
     def cell(self, r: int, c: int) -> str:
@@ -71,9 +74,11 @@ class Context:
 
 
 def numeric_columns(frame: Frame, *, complete: bool = True, kinds: tuple[str, ...] = ("number",)) -> list[int]:
-    """Columns of the given kinds that are not rank/running-number columns (and, if asked, have no gaps)."""
+    """Columns of the given kinds that are neither the key nor rank/running-number columns (and, if
+    asked, have no gaps)."""
     return [c for c in range(frame.n_cols)
-            if frame.kinds[c] in kinds and not frame.is_index(c) and (frame.complete(c) or not complete)]
+            if frame.kinds[c] in kinds and c != frame.key_column and not frame.is_index(c)
+            and (frame.complete(c) or not complete)]
 
 
 def cond_text(ctx: Context, k: Spec) -> str:

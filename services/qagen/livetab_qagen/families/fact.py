@@ -31,9 +31,9 @@ def _other_value(ctx: Context, c: int, current: str) -> str | None:
 
 def _nudge(ctx: Context, value: float, decimals: int) -> float:
     """A nearby wrong number: off by about a tenth (at least one unit in the last shown place)."""
-    step = max(round(abs(value) * 0.1, decimals), 10 ** -decimals)
-    wrong = round(value + ctx.rng.choice([-1, 1]) * step, decimals)
-    return wrong if wrong != value else round(value + step, decimals)
+    step = max(round(abs(value) * 0.1, decimals), 10.0 ** -decimals)
+    wrong = round(value + ctx.rng.choice([-1.0, 1.0]) * step, decimals)
+    return float(wrong if wrong != value else round(value + step, decimals))
 
 
 def simple(ctx: Context, negated: bool = False) -> list[Pair]:
@@ -158,7 +158,7 @@ def unique(ctx: Context) -> list[Pair]:
         if frame.kinds[c] != "text" or c == frame.key_column or not 2 <= len(set(values)) < len(values):
             continue
         spec = {"op": "nunique", "col": c}
-        n = len(set(values))
+        n = int(ctx.run(spec))
         out.append((({"op": "eq", "a": spec, "b": n}, loc.t("fact.nunique", n=loc.number(n), col=ctx.col(c)), "count"),
                     ({"op": "eq", "a": spec, "b": n + 1}, loc.t("fact.nunique", n=loc.number(n + 1), col=ctx.col(c)), "count")))
     return out

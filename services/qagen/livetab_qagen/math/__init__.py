@@ -1,7 +1,7 @@
 """Math over tables (AutoT2T / TabularMath): word problems formalised, turned into tables, checked by Z3."""
 
 from livetab_qagen.math.build import GENERATOR, MathBuild, MathItem, build_math_items
-from livetab_qagen.math.formalise import FormaliseError, Formalisation, formalise_annotations, formalise_with_model
+from livetab_qagen.math.formalise import Formalisation, FormaliseError, formalise_annotations, formalise_with_model
 from livetab_qagen.math.gsm8k import GSM8KProblem, load_problems
 from livetab_qagen.math.synth import SHAPES, synthesise, synthesise_many
 from livetab_qagen.math.z3check import Z3Verdict, check_table, check_values
@@ -9,8 +9,8 @@ from livetab_qagen.math.z3check import Z3Verdict, check_table, check_values
 __all__ = [
     "GENERATOR",
     "SHAPES",
-    "FormaliseError",
     "Formalisation",
+    "FormaliseError",
     "GSM8KProblem",
     "MathBuild",
     "MathItem",

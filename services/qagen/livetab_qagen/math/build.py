@@ -50,7 +50,7 @@ def _question(form: Formalisation, table: Table, verdict: Z3Verdict, *, difficul
     derivation = render(form) + f"\n; verdict on this table: {verdict.status}: {verdict.detail}"
     return Question(
         id=question_id(table.id, GENERATOR, params), table_id=table.id, family="math", text=text, gold=gold,
-        skill="arithmetic", scope="cross-reference" if len(form.used_quantities()) > 1 else "single-cell",
+        skill="arithmetic", scope="cross_reference" if len(form.used_quantities()) > 1 else "single_cell",
         operation="aggregation", difficulty=difficulty, language="en", derivation=derivation,
         verification=Verification(method="z3", passed=True, detail=verdict.detail, decisions=decisions),
         status="verified", generator=GENERATOR, params=params,
@@ -83,10 +83,9 @@ def build_math_items(form: Formalisation, *, seed: int = 0, difficulties: tuple[
     rng = random.Random(content_id("seed", form.source, "imperfect", seed))
     needed = form.used_quantities()
     rng.shuffle(needed)
-    for kind, make in (("insufficient", lambda q: remove_cell(base, q)),
-                       ("contradictory", lambda q: contradict_cell(base, q, rng))):
+    for kind in ("insufficient", "contradictory"):
         for q in needed:
-            variant = make(q)
+            variant = remove_cell(base, q) if kind == "insufficient" else contradict_cell(base, q, rng)
             verdict = check_table(form, variant)
             if verdict.status == kind:
                 decisions = [f"z3: {verdict.detail} after changing {q.var} = cell({q.entity!r}, {q.label!r})"]

@@ -24,8 +24,8 @@ __all__ = [
     "BinOp",
     "Const",
     "Expr",
-    "FormaliseError",
     "Formalisation",
+    "FormaliseError",
     "Quantity",
     "Ref",
     "Step",
@@ -315,7 +315,7 @@ def formalise_steps(question: str, steps: list[tuple[str, Fraction | None]], exp
             raise FormaliseError(f"step {i}: cannot parse {text!r}") from None
         in_step: set[str] = set()
 
-        def literal(node: ast.Constant, _in_step: set[str] = in_step) -> Expr:
+        def literal(node: ast.Constant, _in_step: set[str] = in_step, _used: set[str] = used_q) -> Expr:
             v = Fraction(str(node.value))
             for s in reversed(formal_steps):
                 if s.value == v:
@@ -323,7 +323,7 @@ def formalise_steps(question: str, steps: list[tuple[str, Fraction | None]], exp
             # a second literal of a value already read in this step is a constant ("half": x/2)
             same = [q for q in quantities if q.value == v and q.var not in _in_step]
             if same:
-                pick = next((q for q in same if q.var not in used_q), same[0])
+                pick = next((q for q in same if q.var not in _used), same[0])
                 _in_step.add(pick.var)
                 return Ref(pick.var)
             return Const(v)

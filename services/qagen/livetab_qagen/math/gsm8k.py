@@ -21,10 +21,10 @@ __all__ = [
     "AnnotatedStep",
     "GSM8KProblem",
     "Mention",
+    "annotated_steps",
     "load_problems",
     "parse_number",
     "question_mentions",
-    "annotated_steps",
 ]
 
 log = logging.getLogger(__name__)

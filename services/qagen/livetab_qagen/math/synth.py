@@ -56,7 +56,7 @@ def _purchase(rng: random.Random) -> tuple[_Draft, list[str], Fraction]:
     a = rng.choice(_PEOPLE)
     (i1, i1s), (i2, i2s) = rng.sample(_ITEMS, 2)
     n1, p1, n2, p2 = rng.randint(2, 9), rng.randint(2, 30), rng.randint(2, 9), rng.randint(2, 30)
-    draft = _Draft([f"{a} buys ", (n1, a, i1s), f" {i1s} at $", (p1, a, f"price per {i1} ($)"), f" each and ",
+    draft = _Draft([f"{a} buys ", (n1, a, i1s), f" {i1s} at $", (p1, a, f"price per {i1} ($)"), " each and ",
                     (n2, a, i2s), f" {i2s} at $", (p2, a, f"price per {i2} ($)"),
                     f" each. How many dollars does {a} spend in total?"])
     return draft, ["q1*q2", "q3*q4", "s1+s2"], Fraction(n1 * p1 + n2 * p2)

@@ -13,7 +13,7 @@ import logging
 from dataclasses import dataclass
 from fractions import Fraction
 
-import z3  # type: ignore[import-untyped]
+import z3
 from livetab.tables import Table
 
 from livetab_qagen.math.formalise import BinOp, Const, Expr, Formalisation, Ref

@@ -7,12 +7,11 @@ writes values the way the language wants them (quotes, digits, True/False words)
 from __future__ import annotations
 
 import logging
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from typing import Any
 
 import yaml
-
 from livetab.numbers import format_number
 
 __all__ = ["Locale", "LocaleError", "available_languages", "load_locale"]
@@ -81,7 +80,7 @@ def available_languages() -> list[str]:
     return sorted(p.name[:-5] for p in resources.files(__name__).iterdir() if p.name.endswith(".yaml"))
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_locale(language: str) -> Locale:
     """The locale for `language`; LocaleError when there is no `<language>.yaml`."""
     path = resources.files(__name__).joinpath(f"{language}.yaml")

@@ -40,7 +40,8 @@ log = logging.getLogger(__name__)
 class Fetched:
     """One usable thing a source found, with the metadata needed to cite it.
 
-    Exactly one of `html`, `tables` or `problem` carries the payload. `meta.created_at` is the date
+    Page sources fill `html` (and `tables` once `live.extract_pages` ran the extractor); file sources
+    fill `tables`; the math source fills `problem`. `meta.created_at` is the date
     from which this content can have existed (for Wikipedia: the later of the page's first revision
     and the event date); `page_created_at` and `event_date` keep the two inputs apart.
     """

@@ -1,0 +1,109 @@
+"""Rule-judge throughput: verdicts per second per core on 100k answers, beside a plain normalised
+exact-match baseline run on the same answers in the same process.
+
+The answers cycle the 600 real verbose WTQ answers (GPT-4 and Llama-2-70B, with their gold lists and
+questions) and AraTable's rubric examples (English and Arabic). CPU time is measured with
+time.process_time (one process, one core). Writes out/bench/judge.json.
+
+    .venv/bin/python -m bench.judge [--n 100000]      (or: .venv/bin/python -m bench judge)
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import logging
+import re
+import time
+from collections import Counter
+
+from bench.common import peak_rss_mb, write_result
+
+from livetab_judge.rubric import judge_text
+from livetab_judge.rubric.wtq_eval import load_cases
+
+log = logging.getLogger(__name__)
+
+# (response, gold strings, question, language): AraTable's rubric examples and their counterparts.
+RUBRIC_EXAMPLES: list[tuple[str, list[str], str, str]] = [
+    ("around 40", ["40"], "", "en"), ("forty years", ["40"], "", "en"), ("40", ["40"], "", "en"),
+    ("1.883", ["1.889"], "", "en"), ("25%", ["0.25"], "", "en"), ("38 ألف", ["38000"], "", "ar"),
+    ("فندق أ و فندق ب", ["فندق ب", "فندق أ"], "", "ar"), ("بيان صحيح", ["صح"], "", "ar"),
+    ("غير صحيح", ["خطأ"], "", "ar"), ("نعم", ["صح"], "", "ar"), ("The statement is true.", ["true"], "", "en"),
+    ("King Saud University", ["جامعة الملك سعود"], "", "ar"), ("جامعه الملك سعود", ["جامعة الملك سعود"], "", "ar"),
+    ("The answer is 41.", ["40"], "", "en"), ("<think>maybe 30</think>Answer: forty", ["40"], "", "en"),
+    ("معلومات غير كافية", ["الرياض"], "", "ar"), ("٣٨٬٠٠٠", ["38000"], "", "ar"),
+]
+
+_PUNCT = re.compile(r"[\W_]+")
+
+
+def baseline_normalise(text: str) -> str:
+    """The plain normalised exact match: lower case, punctuation to spaces, whitespace collapsed."""
+    return " ".join(_PUNCT.sub(" ", text.lower()).split())
+
+
+def build_answers(n: int) -> list[tuple[str, list[str], str, str]]:
+    real = [(c.response, list(c.answers), c.question, "en") for c in load_cases()]
+    pool = real + RUBRIC_EXAMPLES
+    return list(itertools.islice(itertools.cycle(pool), n))
+
+
+def run(n: int) -> dict[str, object]:
+    answers = build_answers(n)
+    for response, gold, question, lang in answers[:1000]:  # warm the per-question gold caches
+        judge_text(response, gold, question=question, language=lang)
+
+    gold_keys: dict[tuple[str, ...], frozenset[str]] = {}  # the baseline also normalises each gold once
+    start = time.process_time()
+    base_correct = 0
+    for response, gold, _question, _lang in answers:
+        gk = tuple(gold)
+        keys = gold_keys.get(gk)
+        if keys is None:
+            keys = gold_keys[gk] = frozenset(baseline_normalise(g) for g in gold)
+        base_correct += len(gold) == 1 and baseline_normalise(response) in keys
+    base_s = time.process_time() - start
+
+    verdicts: Counter[str] = Counter()
+    start = time.process_time()
+    for response, gold, question, lang in answers:
+        verdicts[judge_text(response, gold, question=question, language=lang).verdict] += 1
+    rule_s = time.process_time() - start
+
+    rule_rate = n / rule_s
+    base_rate = n / base_s
+    return {
+        "ratio": rule_rate / base_rate,
+        "goal": "rule judge >= 20,000 verdicts/s per core on 100k answers",
+        "baseline": "plain normalised exact match (lower case, punctuation stripped, whitespace collapsed; gold "
+                    "normalised once per question) on the same answers in the same process",
+        "figures": {
+            "answers": n,
+            "distinct_answers": len({(a[0], tuple(a[1]), a[2]) for a in answers}),
+            "rule_verdicts_per_s_per_core": round(rule_rate, 1),
+            "baseline_verdicts_per_s_per_core": round(base_rate, 1),
+            "rule_cpu_s": round(rule_s, 3),
+            "baseline_cpu_s": round(base_s, 3),
+            "rule_mean_us_per_verdict": round(1e6 * rule_s / n, 2),
+            "goal_met": rule_rate >= 20_000,
+            "peak_rss_mb": round(peak_rss_mb(), 1),
+            "rule_verdicts": dict(verdicts),
+            "baseline_correct": base_correct,
+        },
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="rule-judge throughput vs normalised exact match")
+    parser.add_argument("--n", type=int, default=100_000, help="answers to judge")
+    args = parser.parse_args(argv if argv is not None else [])
+    result = run(args.n)
+    write_result("judge", float(result["ratio"]), str(result["goal"]), str(result["baseline"]),
+                 result["figures"])  # type: ignore[arg-type]
+
+
+if __name__ == "__main__":
+    import sys
+
+    main(sys.argv[1:])

@@ -1,0 +1,8 @@
+"""`python -m livetab_judge --config cfg.yaml` = `livetab serve judge`: the judge service over Kafka and PostgreSQL."""
+
+import sys
+
+from livetab_cli.main import main
+
+if __name__ == "__main__":
+    sys.exit(main(["serve", "judge", *sys.argv[1:]]))
