@@ -13,14 +13,15 @@ from __future__ import annotations
 import argparse
 import itertools
 import logging
+import os
 import re
 import time
 from collections import Counter
 
-from bench.common import peak_rss_mb, write_result
-
 from livetab_judge.rubric import judge_text
 from livetab_judge.rubric.wtq_eval import load_cases
+
+from bench.common import peak_rss_mb, write_result
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +50,14 @@ def build_answers(n: int) -> list[tuple[str, list[str], str, str]]:
     return list(itertools.islice(itertools.cycle(pool), n))
 
 
-def run(n: int) -> dict[str, object]:
+GOAL = "rule judge >= 20,000 verdicts/s per core on 100k answers"
+BASELINE = ("plain normalised exact match (lower case, punctuation stripped, whitespace collapsed; gold normalised "
+            "once per question) on the same answers in the same process")
+
+
+def run(n: int) -> tuple[float, dict[str, object]]:
+    """(ratio of rule-judge to baseline throughput, figures)."""
+    load = os.getloadavg()[0]  # the machine is shared: process time still rises under heavy load
     answers = build_answers(n)
     for response, gold, question, lang in answers[:1000]:  # warm the per-question gold caches
         judge_text(response, gold, question=question, language=lang)
@@ -73,24 +81,20 @@ def run(n: int) -> dict[str, object]:
 
     rule_rate = n / rule_s
     base_rate = n / base_s
-    return {
-        "ratio": rule_rate / base_rate,
-        "goal": "rule judge >= 20,000 verdicts/s per core on 100k answers",
-        "baseline": "plain normalised exact match (lower case, punctuation stripped, whitespace collapsed; gold "
-                    "normalised once per question) on the same answers in the same process",
-        "figures": {
-            "answers": n,
-            "distinct_answers": len({(a[0], tuple(a[1]), a[2]) for a in answers}),
-            "rule_verdicts_per_s_per_core": round(rule_rate, 1),
-            "baseline_verdicts_per_s_per_core": round(base_rate, 1),
-            "rule_cpu_s": round(rule_s, 3),
-            "baseline_cpu_s": round(base_s, 3),
-            "rule_mean_us_per_verdict": round(1e6 * rule_s / n, 2),
-            "goal_met": rule_rate >= 20_000,
-            "peak_rss_mb": round(peak_rss_mb(), 1),
-            "rule_verdicts": dict(verdicts),
-            "baseline_correct": base_correct,
-        },
+    return rule_rate / base_rate, {
+        "answers": n,
+        "distinct_answers": len({(a[0], tuple(a[1]), a[2]) for a in answers}),
+        "rule_verdicts_per_s_per_core": round(rule_rate, 1),
+        "baseline_verdicts_per_s_per_core": round(base_rate, 1),
+        "rule_cpu_s": round(rule_s, 3),
+        "baseline_cpu_s": round(base_s, 3),
+        "rule_mean_us_per_verdict": round(1e6 * rule_s / n, 2),
+        "goal_met": rule_rate >= 20_000,
+        "peak_rss_mb": round(peak_rss_mb(), 1),
+        "load_average_1min_at_start": round(load, 2),
+        "cpu_count": os.cpu_count(),
+        "rule_verdicts": dict(verdicts),
+        "baseline_correct": base_correct,
     }
 
 
@@ -98,9 +102,8 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="rule-judge throughput vs normalised exact match")
     parser.add_argument("--n", type=int, default=100_000, help="answers to judge")
     args = parser.parse_args(argv if argv is not None else [])
-    result = run(args.n)
-    write_result("judge", float(result["ratio"]), str(result["goal"]), str(result["baseline"]),
-                 result["figures"])  # type: ignore[arg-type]
+    ratio, figures = run(args.n)
+    write_result("judge", ratio, GOAL, BASELINE, figures)
 
 
 if __name__ == "__main__":

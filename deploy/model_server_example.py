@@ -17,7 +17,6 @@ import signal
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-
 from livetab.models.base import ChatMessage, GenerateRequest, ModelBackend, ModelError, SamplingParams
 from livetab.models.grpc_backend import SERVICE_NAME
 from livetab.v1 import model_service_pb2, model_service_pb2_grpc
@@ -34,7 +33,7 @@ class BackendServicer(model_service_pb2_grpc.ModelServiceServicer):
         self.backend = backend
         self.default_max_tokens = default_max_tokens
 
-    async def Generate(self, request: model_service_pb2.GenerateRequest,  # noqa: N802 - the RPC's name
+    async def Generate(self, request: model_service_pb2.GenerateRequest,
                        context: grpc.aio.ServicerContext) -> model_service_pb2.GenerateResponse:
         s = request.sampling
         sampling = SamplingParams(temperature=s.temperature, top_p=s.top_p or 1.0,
@@ -57,7 +56,8 @@ async def start_server(backend: ModelBackend, *, host: str = "127.0.0.1",
                        port: int = 0) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
     """Start serving; returns the server, the bound port and the health servicer (already SERVING)."""
     server = grpc.aio.server()
-    model_service_pb2_grpc.add_ModelServiceServicer_to_server(BackendServicer(backend), server)
+    model_service_pb2_grpc.add_ModelServiceServicer_to_server(  # type: ignore[no-untyped-call]
+        BackendServicer(backend), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     bound = server.add_insecure_port(f"{host}:{port}")

@@ -22,11 +22,13 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter
 __all__ = ["configure_logging", "configure_telemetry", "extract_context", "inject_headers", "meter", "tracer"]
 
 _configured = False
+_tracer: trace.Tracer | None = None
 
 
 def configure_telemetry(service: str, exporter: SpanExporter | None = None) -> None:
     """Install a tracer provider for `service` (once per process); `exporter` receives finished spans."""
-    global _configured
+    global _configured, _tracer
+    _tracer = None
     if _configured and exporter is None:
         return
     resource = Resource.create({"service.name": service})
@@ -44,7 +46,10 @@ def configure_telemetry(service: str, exporter: SpanExporter | None = None) -> N
 
 
 def tracer() -> trace.Tracer:
-    return trace.get_tracer("livetab")
+    global _tracer
+    if _tracer is None:
+        _tracer = trace.get_tracer("livetab")
+    return _tracer
 
 
 def meter() -> metrics.Meter:
@@ -52,8 +57,12 @@ def meter() -> metrics.Meter:
 
 
 def inject_headers(headers: dict[str, str]) -> dict[str, str]:
-    """Write the current trace context (`traceparent`, `tracestate`) into `headers`."""
-    propagate.inject(headers)
+    """Write the current span's W3C `traceparent` into `headers` (formatted directly: this runs per record)."""
+    ctx = trace.get_current_span().get_span_context()
+    if ctx.is_valid:
+        headers["traceparent"] = f"00-{ctx.trace_id:032x}-{ctx.span_id:016x}-{int(ctx.trace_flags):02x}"
+        if ctx.trace_state:
+            headers["tracestate"] = ctx.trace_state.to_header()
     return headers
 
 

@@ -19,11 +19,14 @@ class EchoHandler:
     service = "qagen"
     topics = ["livetab.tables.v1"]
 
-    def __init__(self, delay: float) -> None:
+    def __init__(self, delay: float, prefix: str) -> None:
         self.delay = delay
+        self.prefix = prefix
 
     def handle(self, message: Message, ctx: HandlerContext) -> list[Outgoing]:
         assert isinstance(message, table_pb2.Table)
+        if not message.id.startswith(self.prefix):  # other tests' records on the shared topic
+            return []
         time.sleep(self.delay)
         ctx.store.upsert(schema.effects, [{"id": message.id, "kind": "echo", "value": message.caption}])
         q = question_pb2.Question(id="q-" + message.id, table_id=message.id, text=message.caption)
@@ -37,12 +40,13 @@ def main() -> None:
     ap.add_argument("--group", required=True)
     ap.add_argument("--delay", type=float, default=0.0)
     ap.add_argument("--batch", type=int, default=10)
+    ap.add_argument("--prefix", default="")
     args = ap.parse_args()
     configure_telemetry("echo")
     bus = KafkaBus(KafkaSettings(bootstrap_servers=args.bootstrap, session_timeout_ms=6000,
                                  heartbeat_interval_ms=1000))
     store = open_store(args.store)
-    worker = Worker(EchoHandler(args.delay), bus, HandlerContext(store=store, settings=None), group=args.group,
+    worker = Worker(EchoHandler(args.delay, args.prefix), bus, HandlerContext(store=store, settings=None), group=args.group,
                     max_records=args.batch, poll_timeout_s=1.0)
     worker.install_signal_handlers()
     stats = worker.run(max_seconds=120)

@@ -168,10 +168,11 @@ async def run_requests(backend: ModelBackend, items: Iterable[WorkItem] | AsyncI
     started = time.perf_counter()
     default_model = getattr(backend, "name", "model")
 
-    async def call(request: GenerateRequest) -> list[Completion]:
+    def call(request: GenerateRequest) -> Awaitable[list[Completion]]:
         if resilience is None:
-            return await backend.generate(request)
-        return await resilience.call(lambda: backend.generate(request), tokens=estimate_request_tokens(request))
+            return backend.generate(request)
+        tokens = estimate_request_tokens(request) if resilience.counts_tokens else 0
+        return resilience.call(lambda: backend.generate(request), tokens=tokens)
 
     async def handle(item: WorkItem) -> None:
         model = item.model or default_model

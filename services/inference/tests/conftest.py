@@ -7,9 +7,9 @@ import json
 from collections.abc import Iterator
 
 import pytest
-
 from livetab.paths import shared_data
 from livetab.tables import Source, Table
+
 from tests.fakes.fault_server import ThreadedFaultServer
 
 

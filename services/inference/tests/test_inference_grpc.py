@@ -10,7 +10,6 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-
 from livetab.models.base import ChatMessage, Completion, GenerateRequest, ModelBackend, ModelError, SamplingParams
 from livetab.models.grpc_backend import GrpcBackend
 from livetab.models.registry import backend_from_spec
@@ -126,7 +125,7 @@ def test_invalid_argument_fails_at_once_with_the_servers_message() -> None:
         finally:
             await b.close()
 
-    with pytest.raises(ModelError, match="gRPC INVALID_ARGUMENT .*scripted failure") as info:
+    with pytest.raises(ModelError, match=r"gRPC INVALID_ARGUMENT .*scripted failure") as info:
         with_server(scripted, test)
     assert not info.value.retryable and scripted.calls == 1
 

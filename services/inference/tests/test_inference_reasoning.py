@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from livetab.models.base import Completion
 from livetab_inference.reasoning import split_completion, split_reasoning
 

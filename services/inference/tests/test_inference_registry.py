@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from livetab.models.openai_compat import OpenAIBackend
 from livetab.models.registry import EndpointGuards, backend_from_spec, spec_to_dict
 from livetab.v1 import common_pb2

@@ -7,7 +7,6 @@ import random
 import time
 
 import pytest
-
 from livetab.models.base import ModelError
 from livetab.models.resilience import (
     CircuitBreaker,

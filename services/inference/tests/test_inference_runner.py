@@ -6,11 +6,11 @@ import asyncio
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
-
 from livetab.models.base import ChatMessage, Completion, GenerateRequest, ModelError, SamplingParams
 from livetab.models.openai_compat import OpenAIBackend
 from livetab.models.resilience import CircuitBreaker, Resilience, RetryPolicy
 from livetab_inference.runner import LatencyHistogram, RequestResult, WorkItem, run_requests
+
 from tests.fakes.fault_server import Scenario, ThreadedFaultServer
 
 

@@ -18,6 +18,7 @@ import csv
 import json
 import logging
 import re
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from decimal import Decimal
@@ -26,6 +27,7 @@ from pathlib import Path
 from livetab.metrics import cohen_kappa_detail
 from livetab.paths import shared_data
 from livetab.tables import Source, Table
+
 from livetab_judge.claims import parse_number
 from livetab_judge.insights import Insight, InsightJudge
 from livetab_judge.llm_judge import FALSE, TRUE
@@ -190,7 +192,12 @@ async def calibrate_llm(judge: InsightJudge, ratings: Sequence[TataRating],
     """The LLM factuality judge on `ratings`: kappa with unparsed replies counted as not attributable,
     and kappa over the parsed replies only."""
     joined = [r for r in ratings if r.example_id in tables]
-    verdicts = [await judge.judge(tables[r.example_id], Insight(r.text)) for r in joined]
+    verdicts = []
+    t0 = time.perf_counter()
+    for i, r in enumerate(joined, 1):
+        verdicts.append(await judge.judge(tables[r.example_id], Insight(r.text)))
+        log.debug("calibration %d/%d %s -> %s (%.0f s so far)", i, len(joined), r.example_id,
+                  verdicts[-1].verdict, time.perf_counter() - t0)
     labels = [v.verdict for v in verdicts]
     unparsed = sum(1 for lab in labels if lab not in (TRUE, FALSE))
     all_rows = _report(f"{judge.name} (unparsed = not attributable)",
@@ -207,6 +214,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Judge-vs-human agreement on TaTA attributable ratings.")
     ap.add_argument("--limit-llm", type=int, default=0, help="also run the local LLM judge on N rows")
     ap.add_argument("--max-tokens", type=int, default=48)
+    ap.add_argument("--max-table-chars", type=int, default=1500)
     args = ap.parse_args(argv)
     tables = {**load_tata_tables("ar"), **load_tata_tables("en")}
     ratings = load_tata_ratings(("ar", "en"))
@@ -216,8 +224,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from livetab.models.base import SamplingParams
         from livetab.models.llama_local import LlamaLocalBackend
 
-        judge = InsightJudge(LlamaLocalBackend(), sampling=SamplingParams(temperature=0.0,
-                                                                            max_tokens=args.max_tokens))
+        judge = InsightJudge(LlamaLocalBackend(), sampling=SamplingParams(temperature=0.0, max_tokens=args.max_tokens),
+                             max_table_chars=args.max_table_chars)
         sub = even_subset([r for r in ratings if r.example_id in tables], args.limit_llm)
         base_sub = calibrate(numbers_in_table_judge, sub, tables, name="numbers-in-table (same subset)")
         all_rows, parsed = asyncio.run(calibrate_llm(judge, sub, tables))

@@ -12,6 +12,7 @@ from typing import Any
 
 from livetab.models.base import ChatMessage, GenerateRequest, ModelBackend, ModelError, SamplingParams
 from livetab.tables import Table
+
 from livetab_judge.claims import INVALID, ClaimResult, execute_claim
 from livetab_judge.llm_judge import (
     ERROR,
@@ -149,10 +150,12 @@ def parse_factuality(text: str) -> tuple[str, str, str]:
     return label, category, parsed.justification
 
 
-def build_factuality_messages(table: Table, sentence: str) -> list[ChatMessage]:
+def build_factuality_messages(table: Table, sentence: str, *, max_rows: int = 40,
+                              max_table_chars: int = 6000) -> list[ChatMessage]:
+    rendered = render_table(table, max_rows=max_rows, max_chars=max_table_chars)
     return [
         ChatMessage("system", _FACT_RUBRIC),
-        ChatMessage("user", f"Table:\n{render_table(table)}\n\nStatement: {sentence}\n\n{_FACT_FORMAT}"),
+        ChatMessage("user", f"Table:\n{rendered}\n\nStatement: {sentence}\n\n{_FACT_FORMAT}"),
     ]
 
 
@@ -164,10 +167,12 @@ class InsightJudge:
     """Factuality of insights by an LLM judge, with claims executed where present."""
 
     def __init__(self, backend: ModelBackend | None, *, name: str | None = None,
-                 sampling: SamplingParams | None = None) -> None:
+                 sampling: SamplingParams | None = None, max_rows: int = 40, max_table_chars: int = 6000) -> None:
         self.backend = backend
         self.name = name or (backend.name if backend is not None else "claims-only")
         self.sampling = sampling or SamplingParams(temperature=0.0, max_tokens=128)
+        self.max_rows = max_rows
+        self.max_table_chars = max_table_chars
 
     async def judge(self, table: Table, insight: Insight) -> InsightVerdict:
         v = InsightVerdict(sentence=insight.sentence, factual="")
@@ -177,7 +182,9 @@ class InsightJudge:
         if self.backend is not None and (v.claim_status in ("", INVALID)):
             try:
                 out = await self.backend.generate(GenerateRequest(
-                    messages=build_factuality_messages(table, insight.sentence), sampling=self.sampling))
+                    messages=build_factuality_messages(table, insight.sentence, max_rows=self.max_rows,
+                                                       max_table_chars=self.max_table_chars),
+                    sampling=self.sampling))
                 v.raw = out[0].text if out else ""
                 v.factual, v.category, v.justification = parse_factuality(v.raw)
             except ModelError as e:

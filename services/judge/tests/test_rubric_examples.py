@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 from livetab.questions import Gold, Question
-
 from livetab_judge.rubric import RuleVerdict, judge_answer
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from livetab_judge.rubric import judge_text
 from livetab_judge.rubric.extract import extract_answer, strip_thinking
 from livetab_judge.rubric.locale import get_locale

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from livetab_judge.rubric import judge_text
 from livetab_judge.rubric.locale import get_locale
 from livetab_judge.rubric.numbers import find_numbers, number_from_float, numbers_equal

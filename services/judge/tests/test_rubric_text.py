@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from livetab_judge.rubric import judge_text
 from livetab_judge.rubric.arabic import fold_arabic
 from livetab_judge.rubric.text import allowed_edits, key

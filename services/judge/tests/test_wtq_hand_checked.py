@@ -13,7 +13,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
 from livetab_judge.rubric.wtq_eval import WtqJudged, compare, judge_case, load_cases
 
 log = logging.getLogger(__name__)
@@ -59,7 +58,7 @@ def test_report_per_model(judged: tuple[list[WtqJudged], dict[str, dict[str, int
                           capsys: pytest.CaptureFixture[str]) -> None:
     results, counts = judged
     assert set(counts) == {"gpt4_zero_shot", "llama2_70b_without_cot"}
-    for model, c in counts.items():
+    for c in counts.values():
         assert c["total"] == 300
         assert sum(c.get(k, 0) for k in CLASSES) == 300
         # Verbose sentences fail WTQ's exact match; the rule judge reads them.

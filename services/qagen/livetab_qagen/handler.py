@@ -3,6 +3,7 @@ copies, math tables) are stored too, so every question's table can be found by i
 
 from __future__ import annotations
 
+import hashlib
 import logging
 
 from google.protobuf.message import Message
@@ -20,13 +21,17 @@ log = logging.getLogger(__name__)
 TOPIC_OUT = "livetab.questions.v1"
 
 
-def _balanced(questions: list[Question], n: int) -> list[Question]:
-    """Up to `n` questions, taken round-robin across families so one family cannot crowd out the rest."""
+def _balanced(questions: list[Question], n: int, offset: int = 0) -> list[Question]:
+    """Up to `n` questions, taken round-robin across families so one family cannot crowd out the rest;
+    `offset` rotates which family goes first, so small quotas still cover every family over many tables."""
     by_family: dict[str, list[Question]] = {}
     for q in questions:
         by_family.setdefault(q.family, []).append(q)
     picked: list[Question] = []
     queues = list(by_family.values())
+    if queues:
+        k = offset % len(queues)
+        queues = queues[k:] + queues[:k]
     while len(picked) < n and any(queues):
         for queue in queues:
             if queue and len(picked) < n:
@@ -60,7 +65,8 @@ class QagenHandler:
         ctx.store.upsert(schema.tables, [table_row(t) for t in derived])
         protos = []
         per_table = cfg.per_table if cfg and cfg.per_table else 0
-        questions = _balanced(result.questions, per_table) if per_table else result.questions
+        offset = int(hashlib.sha256(table.id.encode()).hexdigest()[:8], 16)
+        questions = _balanced(result.questions, per_table, offset) if per_table else result.questions
         for q in questions:
             q.release = table.release
             q.source_created_at = q.source_created_at or table.source.created_at

@@ -43,6 +43,7 @@ _CONVENTIONS: dict[str, tuple[str, str]] = {
 }
 _ARABIC_DIGITS = str.maketrans("٠١٢٣٤٥٦٧٨٩۰۱۲۳۴۵۶۷۸۹", "01234567890123456789")
 _MINUS = "-−–‒"
+_HAS_DIGIT = re.compile(r"\d")
 _CURRENCY = re.compile(
     r"^(?:US\$|A\$|C\$|NZ\$|HK\$|R\$|\$|€|£|¥|₹|₽|₩|₺|₪|₴|CHF|EUR|USD|GBP|JPY|SEK|NOK|DKK|RUB|SAR|AED|kr\.?|Rs\.?)\s*"
     r"|\s*(?:€|£|\$|₽|kr\.?|zł|руб\.?|SEK|EUR|USD|CHF|ريال|درهم|جنيه)$"
@@ -95,8 +96,10 @@ def is_null(text: str) -> bool:
 
 
 def _strip_number(text: str) -> str:
-    t = text.strip().translate(_ARABIC_DIGITS).replace("٫", ".").replace("٬", ",")
-    return t
+    t = text.strip()
+    if t.isascii():
+        return t
+    return t.translate(_ARABIC_DIGITS).replace("٫", ".").replace("٬", ",")
 
 
 def parse_number(text: str, language: str = "en") -> float | None:
@@ -133,12 +136,13 @@ def parse_number(text: str, language: str = "en") -> float | None:
     return -value if neg else value
 
 
+@lru_cache(maxsize=65536)
 def value_type(text: str, language: str = "en") -> str:
     """The type of one value: integer, decimal, percentage, currency, date, duration or text."""
     t = _strip_number(text)
     if not t:
         return "empty"
-    if not any(ch.isdigit() for ch in t):
+    if not _HAS_DIGIT.search(t):
         return "text"  # every other type states a number
     if _DURATION.match(t) and not t.isdigit():
         return "duration"

@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from livetab.ids import table_id
 from livetab.tables import Source, Table
 from lxml import etree
-from lxml import html as lxml_html
 
 from livetab_scraper.coltypes import detect_column_types
 from livetab_scraper.grid import MAX_COLSPAN, MAX_ROWSPAN, Grid, GridError, RawCell, expand, parse_span
@@ -37,8 +36,8 @@ DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 # Tables that hold navigation, infoboxes or page furniture rather than data.
 NON_DATA_CLASSES = frozenset({
     "navbox", "navbox-inner", "navbox-subgroup", "vertical-navbox", "infobox", "sidebar", "metadata",
-    "ambox", "tmbox", "imbox", "cmbox", "ombox", "fmbox", "mbox-small", "toc", "toccolours", "succession-box",
-    "nowraplinks", "plainlinks", "persondata", "mw-collapsible-toggle", "sistersitebox", "portal",
+    "ambox", "tmbox", "imbox", "cmbox", "ombox", "fmbox", "mbox-small", "toc", "succession-box", "persondata",
+    "sistersitebox", "portal", "navigation-box",
 })
 _BOLD_TAGS = frozenset({"b", "strong"})
 
@@ -273,7 +272,8 @@ def _one_table(
 
 def _parse(html: str | bytes) -> etree._Element:
     data = html.encode("utf-8", "surrogatepass") if isinstance(html, str) else html
-    parser = lxml_html.HTMLParser(encoding="utf-8", remove_comments=True, remove_pis=True, huge_tree=True)
+    # The plain etree parser: lxml.html's element classes cost a Python lookup per element.
+    parser = etree.HTMLParser(encoding="utf-8", remove_comments=True, remove_pis=True, huge_tree=True)
     root = etree.fromstring(data, parser)
     if root is None:
         raise etree.ParserError("Document is empty")

@@ -122,3 +122,19 @@ def test_empty_table_rejected() -> None:
     t = Table(id="e", source=SRC, header=[], rows=[])
     r = clean_table(t)
     assert isinstance(r, Rejection) and r.reason == "table is empty"
+
+
+def test_select_per_page_rules() -> None:
+    from livetab_scraper.select import select_per_page
+
+    def on_page(uri: str, index: int, n: int) -> Table:
+        t = make(body(n))
+        t.source = Source(kind="test", uri=uri, revision="1", table_index=index)
+        return t
+
+    tables = [on_page("a", 0, 3), on_page("a", 1, 9), on_page("a", 2, 5), on_page("b", 0, 4)]
+    largest = select_per_page(tables)
+    assert [(t.source.uri, t.source.table_index) for t in largest] == [("a", 1), ("b", 0)]
+    assert [t.source.table_index for t in select_per_page(tables, rule="first", limit=2)] == [0, 1, 0]
+    assert len(select_per_page(tables, rule="all")) == 4
+    assert [t.source.uri for t in select_per_page(tables, rule="index", index=2)] == ["a"]

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import itertools
+import time
 import uuid
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Protocol
 
 from google.protobuf.message import DecodeError, Message
 from opentelemetry.trace import SpanKind
 
 from livetab import topics
-from livetab.telemetry import inject_headers, tracer
+from livetab.telemetry import tracer
 
 __all__ = ["Bus", "Consumer", "Outgoing", "PoisonMessage", "Record", "Retryable", "decode", "make_headers", "producer_headers"]
 
@@ -19,6 +20,9 @@ H_TYPE = "message-type"
 H_ID = "message-id"
 H_TRACE = "traceparent"
 H_PRODUCED = "produced-at"
+# Records without a content id get a process-unique one: a random prefix and a counter (uuid4 per record is slow).
+_ID_PREFIX = uuid.uuid4().hex[:12]
+_ID_COUNTER = itertools.count()
 
 
 @dataclass(frozen=True)
@@ -56,20 +60,24 @@ def make_headers(topic: str, message: Message, message_id: str = "") -> dict[str
         raise TypeError(f"topic {topic} carries {expected}, not {actual}")
     headers = {
         H_TYPE: actual,
-        H_ID: message_id or str(uuid.uuid4()),
-        H_PRODUCED: datetime.now(UTC).isoformat(timespec="milliseconds"),
+        H_ID: message_id or f"{_ID_PREFIX}-{next(_ID_COUNTER)}",
+        H_PRODUCED: str(time.time_ns() // 1_000_000),  # epoch milliseconds
     }
-    return inject_headers(headers)
+    return headers
 
 
 def producer_headers(out: Outgoing) -> dict[str, str]:
-    """Headers for `out`, made inside a PRODUCER span `<topic> publish` so the consumer continues the trace."""
-    with tracer().start_as_current_span(
-        f"{out.topic} publish", kind=SpanKind.PRODUCER,
-        attributes={"messaging.system": "kafka", "messaging.destination.name": out.topic,
-                    "messaging.operation.type": "publish"},
-    ):
-        return make_headers(out.topic, out.message, out.message_id)
+    """Headers for `out`, carrying a PRODUCER span `<topic> publish` so the consumer continues the trace."""
+    span = tracer().start_span(f"{out.topic} publish", kind=SpanKind.PRODUCER, attributes={
+        "messaging.system": "kafka", "messaging.destination.name": out.topic, "messaging.operation.type": "publish"})
+    try:
+        headers = make_headers(out.topic, out.message, out.message_id)
+        ctx = span.get_span_context()
+        if ctx.is_valid:
+            headers["traceparent"] = f"00-{ctx.trace_id:032x}-{ctx.span_id:016x}-{int(ctx.trace_flags):02x}"
+        return headers
+    finally:
+        span.end()
 
 
 def decode(record: Record) -> Message:

@@ -49,11 +49,11 @@ class RetryPolicy:
     max_retry_after_s: float = 120.0
 
     def delay(self, retry_number: int, retry_after: float | None = None, rng: random.Random | None = None) -> float:
-        r = rng or random
+        r = rng if rng is not None else random.Random()
         if retry_after is not None and retry_after >= 0:
             wait = min(retry_after, self.max_retry_after_s)
             return wait + r.uniform(0.0, 0.1 * wait)
-        d = min(self.max_delay_s, self.base_delay_s * 2 ** max(0, retry_number - 1))
+        d = min(self.max_delay_s, self.base_delay_s * 2.0 ** max(0, retry_number - 1))
         return d / 2 + r.uniform(0.0, d / 2)
 
 
@@ -170,6 +170,10 @@ class RateLimiter:
     def active(self) -> bool:
         return self._requests is not None or self._tokens is not None
 
+    @property
+    def counts_tokens(self) -> bool:
+        return self._tokens is not None
+
     async def acquire(self, tokens: int = 0) -> None:
         if not self.active:
             return
@@ -230,6 +234,11 @@ class Resilience:
                    breaker=CircuitBreaker(endpoint, failure_threshold=failure_threshold, cooldown_s=cooldown_s),
                    limiter=RateLimiter(requests_per_minute=requests_per_minute, tokens_per_minute=tokens_per_minute),
                    max_concurrency=max_concurrency)
+
+    @property
+    def counts_tokens(self) -> bool:
+        """Whether `call` needs a token estimate (a tokens-per-minute limit is set)."""
+        return self.limiter is not None and self.limiter.counts_tokens
 
     async def call(self, fn: Callable[[], Awaitable[T]], *, tokens: int = 0) -> T:
         """Run `fn` under the guard; raise the last `ModelError` (message says how many attempts) when it gives up."""

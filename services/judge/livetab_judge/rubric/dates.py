@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 
 from livetab_judge.rubric.locale import Locale
-from livetab_judge.rubric.text import has_digit
+from livetab_judge.rubric.text import has_digit, key_tokens
 
 __all__ = ["DateMention", "date_matches", "find_dates", "parse_iso_like"]
 
@@ -53,15 +53,20 @@ def _valid(y: int | None, m: int | None, d: int | None) -> bool:
     return (m is None or 1 <= m <= 12) and (d is None or 1 <= d <= 31) and (y is None or 1 <= y <= 9999)
 
 
+_NUMERIC_DATE_HINT = re.compile(r"\d[-/.]\d|xxxx")
+
+
 @cache
-def _hint_re(loc: Locale) -> re.Pattern[str]:
-    return re.compile(rf"\d[-/.]\d|xxxx|(?<![^\W\d_])(?:{loc.month_alt})(?![^\W\d_])")
+def _month_words(loc: Locale) -> frozenset[str]:
+    return frozenset(w for m in loc.months for w in m.split())
 
 
 @lru_cache(maxsize=8)
 def find_dates(folded: str, loc: Locale) -> tuple[DateMention, ...]:
     """Dates mentioned in folded text; overlapping matches keep the first (most specific) pattern."""
-    if not has_digit(folded) or _hint_re(loc).search(folded) is None:
+    if not has_digit(folded):
+        return ()
+    if _month_words(loc).isdisjoint(key_tokens(folded)) and _NUMERIC_DATE_HINT.search(folded) is None:
         return ()
     return tuple(_find_dates(folded, loc))
 

@@ -35,7 +35,8 @@ def find_durations(folded: str) -> list[float]:
             found.append(int(a) * 3600 + int(b) * 60 + float(c))
         else:
             found.append(int(a) * 60 + float(b + (frac or "")))
-    total, last_end, units = 0.0, -1, set()
+    total, last_end = 0.0, -1
+    units: set[str] = set()
     for m in _UNIT.finditer(folded):
         u = _unit(m.group(2))
         gap = folded[last_end:m.start()] if last_end >= 0 else ""

@@ -43,11 +43,9 @@ def strip_thinking(response: str) -> str:
     if "<" not in response:
         return response
     text = _THINK_BLOCK.sub(" ", response)
-    close = None
-    for close in _THINK_CLOSE.finditer(text):
-        pass
-    if close is not None:
-        text = text[close.end():]
+    closes = list(_THINK_CLOSE.finditer(text))
+    if closes:
+        text = text[closes[-1].end():]
     opened = _THINK_OPEN.search(text)
     if opened is not None:
         text = text[:opened.start()]
@@ -69,11 +67,10 @@ def _boxed(text: str) -> str | None:
 
 
 def _json_answer(text: str) -> str | None:
-    last = None
-    for m in _JSON_ANSWER.finditer(text):
-        last = m
-    if last is None:
+    found = list(_JSON_ANSWER.finditer(text))
+    if not found:
         return None
+    last = found[-1]
     try:
         obj = json.loads(last.group(0))
     except ValueError:

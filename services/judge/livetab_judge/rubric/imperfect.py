@@ -12,6 +12,7 @@ import re
 from functools import cache
 
 from livetab_judge.rubric.locale import Locale
+from livetab_judge.rubric.text import key, key_tokens
 
 __all__ = ["refusal_kind"]
 
@@ -26,15 +27,17 @@ def _res(loc: Locale) -> tuple[re.Pattern[str], re.Pattern[str]]:
 
 
 @cache
-def _hints(loc: Locale) -> re.Pattern[str]:
-    """The longest word of every phrase: a phrase can only match where its longest word occurs."""
-    words = {max(p.replace("'", " ").split(), key=len) for p in loc.contradictory + loc.insufficient}
-    return re.compile("|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)))
+def _hints(loc: Locale) -> tuple[frozenset[str], re.Pattern[str]]:
+    """The longest word of every phrase (a phrase can only match where it occurs): as a word set for a
+    quick test on the answer's words, and as a pattern for Arabic, where prefixes attach to words."""
+    words = {max(key(p, folded=True).split(), key=len) for p in loc.contradictory + loc.insufficient}
+    return frozenset(words), re.compile("|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)))
 
 
 def refusal_kind(folded: str, loc: Locale) -> str | None:
     """"contradictory", "insufficient" or None for a folded response span."""
-    if _hints(loc).search(folded) is None:
+    words, pattern = _hints(loc)
+    if (pattern.search(folded) is None) if loc.arabic else words.isdisjoint(key_tokens(folded)):
         return None
     contradictory, insufficient = _res(loc)
     if contradictory.search(folded):

@@ -16,8 +16,8 @@ from livetab.questions import Question
 from livetab_judge.rubric.arabic import has_arabic, has_latin
 from livetab_judge.rubric.booleans import content_polarity, leading_polarity_end, polarity
 from livetab_judge.rubric.context import entity_doubt, sentence_doubt
-from livetab_judge.rubric.durations import find_durations
 from livetab_judge.rubric.dates import date_matches, find_dates
+from livetab_judge.rubric.durations import find_durations
 from livetab_judge.rubric.extract import extract_answer
 from livetab_judge.rubric.gold import GoldItem, GoldSpec, prepare_gold, spec_from_strings
 from livetab_judge.rubric.imperfect import refusal_kind
@@ -130,8 +130,8 @@ def _candidates(span: str, spec: GoldSpec) -> list[NumberMention]:
 def _judge_number(span: str, spec: GoldSpec, gold: GoldItem, tol: _Tolerance, method: str) -> tuple[str, str]:
     assert gold.number is not None
     g = gold.number
-    refusal = refusal_kind(span, spec.loc)
     cands = _candidates(span, spec)
+    refusal = refusal_kind(span, spec.loc) if len(cands) < 2 else None  # only decisive for 0 or 1 number
     if not cands:
         if g.value == 0 and any(t in _ZERO_WORDS for t in key(span, folded=True).split()):
             return CORRECT, "zero stated in words"

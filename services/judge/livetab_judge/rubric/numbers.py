@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 
 from livetab_judge.rubric.locale import Locale
-from livetab_judge.rubric.text import has_digit, key
+from livetab_judge.rubric.text import has_digit, key_tokens
 
 __all__ = ["NumberMention", "find_numbers", "number_from_float", "numbers_equal", "significant_digits"]
 
@@ -73,7 +73,7 @@ def _digit_re(group: str, decimal: str, scale_alt: str, percent_alt: str) -> re.
     scale = rf"(?:[ ]?(?P<scale>{scale_alt})(?![^\W\d_]))?" if scale_alt else ""
     pct = rf"(?:[ ]?(?P<pct>%|{percent_alt}))?" if percent_alt else r"(?:[ ]?(?P<pct>%))?"
     return re.compile(
-        rf"(?<![A-Za-z0-9_.,])(?P<sign>(?<![\w.,])[-+])?(?P<num>{grouped}|{plain})(?!\d)"
+        rf"(?<![A-Za-z0-9_.,])(?P<num>{grouped}|{plain})(?!\d)"
         rf"(?:st|nd|rd|th)?{scale}{pct}"
     )
 
@@ -151,8 +151,8 @@ def _approx_words(loc: Locale) -> frozenset[str]:
 
 
 @cache
-def _approx_hint(loc: Locale) -> re.Pattern[str]:
-    return re.compile("|".join(re.escape(w) for w in sorted(loc.approx, key=len, reverse=True)))
+def _approx_first_words(loc: Locale) -> frozenset[str]:
+    return frozenset(w.split()[0] for w in loc.approx if w.split())
 
 
 def _approximate(folded: str, start: int, loc: Locale) -> bool:
@@ -184,7 +184,7 @@ def _number_words(loc: Locale) -> frozenset[str]:
 def _may_have_number_words(folded: str, loc: Locale) -> bool:
     """Cheap test before the number-word regex: does any word of the text name a number?"""
     vocab = _number_words(loc)
-    words = key(folded, folded=True).split()
+    words = key_tokens(folded)
     if not vocab.isdisjoint(words):
         return True
     return loc.arabic and any(w[:1] == "و" and w[1:] in vocab for w in words)
@@ -193,7 +193,7 @@ def _may_have_number_words(folded: str, loc: Locale) -> bool:
 def _find_numbers(folded: str, loc: Locale) -> list[NumberMention]:
     digit_re, word_re, pct_after = _patterns(loc)
     has_scale = bool(loc.scales)
-    approx_possible = _approx_hint(loc).search(folded) is not None
+    approx_possible = "~" in folded or "≈" in folded or not _approx_first_words(loc).isdisjoint(key_tokens(folded))
     found: list[NumberMention] = []
     digits = has_digit(folded)
     if digits:
@@ -206,8 +206,11 @@ def _find_numbers(folded: str, loc: Locale) -> list[NumberMention]:
                 value = float(plain)
             except ValueError:
                 continue
-            if m.group("sign") == "-":
-                value = -value
+            start = m.start()
+            if start and folded[start - 1] == "-" and (start == 1 or not (folded[start - 2].isalnum()
+                                                                         or folded[start - 2] in "._,-")):
+                value = -value  # "-3", not the dash of "65-75"
+                start -= 1
             scale = m.group("scale") if has_scale else None
             rounded = bool(scale) or (approx_possible and _approximate(folded, m.start(), loc))
             sig, place = significant_digits(plain) if rounded else (0, 0.0)
@@ -215,7 +218,7 @@ def _find_numbers(folded: str, loc: Locale) -> list[NumberMention]:
                 factor = loc.scales[scale]
                 value *= factor
                 place *= factor
-            found.append(NumberMention(value, m.start(), m.end(), m.group("pct") is not None, sig, place, rounded))
+            found.append(NumberMention(value, start, m.end(), m.group("pct") is not None, sig, place, rounded))
     for m in (word_re.finditer(folded) if _may_have_number_words(folded, loc) else ()):
         if found and any(f.start <= m.start() < f.end for f in found):
             continue  # the scale word of a digit number ("38 ألف") was already read with it

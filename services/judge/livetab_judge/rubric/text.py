@@ -23,7 +23,8 @@ from rapidfuzz.distance import Levenshtein
 
 from livetab_judge.rubric.arabic import fold_arabic
 
-__all__ = ["allowed_edits", "contains_phrase", "find_fuzzy", "fold", "has_digit", "key", "strip_leading_article",
+__all__ = ["allowed_edits", "contains_phrase", "find_fuzzy", "fold", "has_digit", "key", "key_tokens",
+           "strip_leading_article",
            "within_edits"]
 
 _PLAIN = str.maketrans({
@@ -77,6 +78,12 @@ def has_digit(text: str) -> bool:
     return _DIGIT.search(text) is not None
 
 
+@lru_cache(maxsize=16)
+def key_tokens(text: str) -> frozenset[str]:
+    """The set of words of `key(text, folded=True)` (for quick vocabulary tests)."""
+    return frozenset(key(text, folded=True).split())
+
+
 def allowed_edits(k: str) -> int:
     """How many character edits count as a minor spelling slip for gold key `k`.
 
@@ -125,16 +132,17 @@ def find_fuzzy(haystack_tokens: list[str], needle_key: str, limit: int) -> str |
         return None
     n = needle_key.count(" ") + 1
     target_len = len(needle_key)
+    ends = [0]  # ends[i]: length of the first i tokens joined with spaces, plus one
+    for t in haystack_tokens:
+        ends.append(ends[-1] + len(t) + 1)
+    total = len(haystack_tokens)
     for width in (n, n - 1, n + 1):
-        if width < 1 or width > len(haystack_tokens):
+        if width < 1 or width > total:
             continue
-        for i in range(len(haystack_tokens) - width + 1):
-            window = haystack_tokens[i:i + width]
-            cand = " ".join(window)
-            if abs(len(cand) - target_len) > limit:
+        for i in range(total - width + 1):
+            if abs(ends[i + width] - ends[i] - 1 - target_len) > limit:  # window length, before joining
                 continue
-            if has_digit(cand):
-                continue
-            if within_edits(cand, needle_key, limit):
+            cand = " ".join(haystack_tokens[i:i + width])
+            if not has_digit(cand) and within_edits(cand, needle_key, limit):
                 return cand
     return None

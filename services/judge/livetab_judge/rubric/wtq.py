@@ -80,7 +80,7 @@ def _as_date(text: str) -> tuple[int, int, int] | None:
         return None
     parts = tuple(-1 if "x" in p else int(p) for p in m.groups())
     y, mo, d = parts
-    if mo != -1 and not 1 <= mo <= 12 or d != -1 and not 1 <= d <= 31 or parts == (-1, -1, -1):
+    if (mo != -1 and not 1 <= mo <= 12) or (d != -1 and not 1 <= d <= 31) or parts == (-1, -1, -1):
         return None
     return y, mo, d
 
@@ -95,7 +95,7 @@ def wtq_value(original: str, canon: str | None = None) -> WtqValue:
     date = _as_date(source)
     if date is not None:
         return WtqValue(normalized, date=date)
-    return WtqValue(normalized if canon is None else normalized)
+    return WtqValue(normalized)
 
 
 def wtq_match(prediction: str | list[str], answers: list[str], canon: list[str] | None = None) -> bool:

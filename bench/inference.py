@@ -1,0 +1,345 @@
+"""Inference throughput: livetab's request runner + OpenAI backend against an ideal plain asyncio + aiohttp
+loop and EleutherAI lm-evaluation-harness's `local-chat-completions` model, side by side in one run.
+
+The server is tests/fakes/fault_server.py in fixed-latency mode (100 ms per answer) in its own process, so
+at concurrency 64 the ceiling is 640 requests/s. Each contender runs in a fresh process of its own (the
+lm-eval one in its own virtual environment, since lm-eval's dependencies pin packages livetab pins
+differently) for up to N requests or T seconds; rounds alternate the contenders so that load from
+elsewhere on the machine hits them alike. Also measured: peak memory of the runner with 100k requests
+queued upstream (backpressure), against gathering all of them at once.
+
+    python -m bench inference            # or: python bench/inference.py [--requests 2000 --rounds 3]
+
+Module-level imports are the standard library only: the same file is the lm-eval contender's script.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+__all__ = ["main"]
+
+log = logging.getLogger(__name__)
+
+ROOT = Path(__file__).resolve().parents[1]
+LMEVAL_VENV = ROOT / ".state" / "venv-lmeval"
+LMEVAL_REQUIREMENT = "lm-eval[api]==0.4.13"
+SYSTEM = "You are a careful assistant that answers questions about tables."
+
+
+def _messages(i: int) -> list[dict[str, str]]:
+    return [{"role": "system", "content": SYSTEM},
+            {"role": "user", "content": f"Question {i}: how many rows does the table have? Answer:"}]
+
+
+def _cpu_s() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def _peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+# ---- contenders (each runs in its own process and prints one JSON line) ----
+
+async def _contender_livetab(url: str, n: int, concurrency: int, max_s: float) -> dict[str, Any]:
+    from livetab.models.base import ChatMessage, GenerateRequest, SamplingParams
+    from livetab.models.registry import backend_from_spec
+    from livetab_inference.runner import RequestResult, WorkItem, run_requests
+
+    backend = backend_from_spec({"name": "bench", "backend": "openai", "base_url": url, "model": "bench",
+                                 "params": {"concurrency": str(concurrency), "timeout_s": "30"}})
+    deadline = time.perf_counter() + max_s
+    ok = failed = 0
+
+    def items() -> Iterator[WorkItem]:
+        for i in range(n):
+            if time.perf_counter() > deadline:
+                return
+            msgs = [ChatMessage(m["role"], m["content"]) for m in _messages(i)]
+            yield WorkItem(key=str(i), request=GenerateRequest(msgs, SamplingParams(max_tokens=16, seed=i)))
+
+    def count(r: RequestResult) -> None:
+        nonlocal ok, failed
+        if r.ok:
+            ok += 1
+        else:
+            failed += 1
+
+    t0, cpu0 = time.perf_counter(), _cpu_s()
+    report = await run_requests(backend, items(), concurrency=concurrency, on_result=count)
+    seconds, cpu = time.perf_counter() - t0, _cpu_s() - cpu0
+    await backend.close()  # type: ignore[attr-defined]
+    stats = report.models["bench"].to_dict()
+    return {"ok": ok, "failed": failed, "seconds": seconds, "cpu_s": cpu, "latency_p50_ms": stats["latency_p50_ms"],
+            "latency_p99_ms": stats["latency_p99_ms"], "errors": stats["errors"]}
+
+
+async def _contender_aiohttp(url: str, n: int, concurrency: int, max_s: float) -> dict[str, Any]:
+    import aiohttp
+
+    deadline = time.perf_counter() + max_s
+    next_i = 0
+    ok = failed = 0
+    endpoint = url.rstrip("/") + "/chat/completions"
+    headers = {"Content-Type": "application/json"}
+
+    async def worker(session: aiohttp.ClientSession) -> None:
+        nonlocal next_i, ok, failed
+        while next_i < n and time.perf_counter() < deadline:
+            i = next_i
+            next_i += 1
+            body = json.dumps({"model": "bench", "messages": _messages(i), "temperature": 0.0, "top_p": 1.0,
+                               "max_tokens": 16, "seed": i}).encode()
+            try:
+                async with session.post(endpoint, data=body, headers=headers) as resp:
+                    data = json.loads(await resp.read())
+                if resp.status == 200 and data["choices"][0]["message"]["content"]:
+                    ok += 1
+                else:
+                    failed += 1
+            except (aiohttp.ClientError, ValueError, KeyError):
+                failed += 1
+
+    connector = aiohttp.TCPConnector(limit=concurrency)
+    async with aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=30)) as session:
+        t0, cpu0 = time.perf_counter(), _cpu_s()
+        await asyncio.gather(*(worker(session) for _ in range(concurrency)))
+        seconds, cpu = time.perf_counter() - t0, _cpu_s() - cpu0
+    return {"ok": ok, "failed": failed, "seconds": seconds, "cpu_s": cpu}
+
+
+def _contender_lmeval(url: str, n: int, concurrency: int, max_s: float) -> dict[str, Any]:
+    import lm_eval
+    from lm_eval.api.instance import Instance
+    from lm_eval.models.api_models import JsonChatStr
+    from lm_eval.models.openai_completions import LocalChatCompletion
+
+    # lm-eval takes a fixed list (no time limit of its own): size it from the 640/s ceiling and max_s.
+    n = min(n, int(640 * max_s))
+    lm = LocalChatCompletion(base_url=url.rstrip("/") + "/chat/completions", model="bench",
+                             num_concurrent=concurrency, max_retries=3, tokenized_requests=False,
+                             tokenizer_backend=None, timeout=30)
+    # One gen_kwargs for all: lm-eval runs each distinct gen_kwargs group as its own batch.
+    gen_kwargs = {"max_gen_toks": 16, "temperature": 0.0, "until": ["\n\n"]}
+    requests = [Instance(request_type="generate_until", doc={}, idx=i,
+                         arguments=(JsonChatStr(json.dumps(_messages(i))), dict(gen_kwargs)))
+                for i in range(n)]
+    t0, cpu0 = time.perf_counter(), _cpu_s()
+    answers = lm.generate_until(requests, disable_tqdm=True)
+    seconds, cpu = time.perf_counter() - t0, _cpu_s() - cpu0
+    ok = sum(1 for a in answers if a)
+    return {"ok": ok, "failed": len(answers) - ok, "seconds": seconds, "cpu_s": cpu,
+            "lm_eval_version": lm_eval.__version__}
+
+
+async def _memory(queued: int, mode: str, concurrency: int) -> dict[str, Any]:
+    """Peak RSS with `queued` requests waiting upstream: through the runner, or all gathered at once."""
+    from livetab.models.base import ChatMessage, Completion, GenerateRequest, SamplingParams
+    from livetab_inference.runner import WorkItem, run_requests
+
+    class InstantBackend:
+        name = "instant"
+
+        async def generate(self, request: GenerateRequest) -> list[Completion]:
+            await asyncio.sleep(0)
+            return [Completion(text="3", prompt_tokens=40, completion_tokens=1)]
+
+    # A realistic request: a ~2 KB prompt (a small table in Markdown), as on the request topic.
+    table = "\n".join(f"| row {r} | {r * 17} | {r * 3.5:.1f} | team {r % 7} |" for r in range(40))
+
+    def request(i: int) -> GenerateRequest:
+        return GenerateRequest([ChatMessage("system", SYSTEM),
+                                ChatMessage("user", f"{table}\nQuestion {i}: how many rows? Answer:")],
+                               SamplingParams(max_tokens=16, seed=i))
+
+    backend = InstantBackend()
+    done = 0
+    base = _peak_rss_mb()
+    t0 = time.perf_counter()
+    if mode == "runner":
+        def count(_: object) -> None:
+            nonlocal done
+            done += 1
+
+        await run_requests(backend, (WorkItem(str(i), request(i)) for i in range(queued)),
+                           concurrency=concurrency, on_result=count)
+    else:  # what a loop without backpressure does: every request materialised and scheduled at once
+        reqs = [request(i) for i in range(queued)]
+        results = await asyncio.gather(*(backend.generate(r) for r in reqs))
+        done = len(results)
+    return {"done": done, "seconds": time.perf_counter() - t0, "rss_before_mb": base}
+
+
+def _child(args: argparse.Namespace) -> None:
+    if args.contender == "livetab":
+        out = asyncio.run(_contender_livetab(args.url, args.requests, args.concurrency, args.max_seconds))
+    elif args.contender == "aiohttp":
+        out = asyncio.run(_contender_aiohttp(args.url, args.requests, args.concurrency, args.max_seconds))
+    elif args.contender == "lmeval":
+        logging.disable(logging.WARNING)
+        out = _contender_lmeval(args.url, args.requests, args.concurrency, args.max_seconds)
+    else:
+        out = asyncio.run(_memory(args.queued, args.contender.split("-", 1)[1], args.concurrency))
+    out["peak_rss_mb"] = _peak_rss_mb()
+    sys.stdout.write("RESULT " + json.dumps(out) + "\n")
+
+
+# ---- the parent: server, rounds, figures ----
+
+def _run_child(python: str, args: list[str], env: dict[str, str] | None = None, timeout: float = 300) -> dict[str, Any]:
+    proc = subprocess.run([python, str(Path(__file__).resolve()), *args], capture_output=True, text=True,
+                          timeout=timeout, env=env, cwd=ROOT)
+    for line in proc.stdout.splitlines():
+        if line.startswith("RESULT "):
+            result: dict[str, Any] = json.loads(line[len("RESULT "):])
+            return result
+    raise RuntimeError(f"contender {args} failed (exit {proc.returncode}): {proc.stderr[-2000:]}")
+
+
+def _ensure_lmeval(install: bool) -> tuple[str | None, str]:
+    python = LMEVAL_VENV / "bin" / "python"
+    check = "import lm_eval, lm_eval.models.openai_completions; print(lm_eval.__version__)"
+    if python.exists():
+        probe = subprocess.run([str(python), "-c", check], capture_output=True, text=True, timeout=120)
+        if probe.returncode == 0:
+            return str(python), probe.stdout.strip()
+    if not install:
+        return None, f"no lm-eval environment at {LMEVAL_VENV} (run with --install-lm-eval)"
+    try:
+        subprocess.run([sys.executable, "-m", "venv", str(LMEVAL_VENV)], check=True, timeout=300)
+        subprocess.run([str(python), "-m", "pip", "install", "-q", LMEVAL_REQUIREMENT], check=True, timeout=1800)
+        probe = subprocess.run([str(python), "-c", check], capture_output=True, text=True, timeout=120, check=True)
+    except (subprocess.SubprocessError, OSError) as e:
+        return None, f"could not install {LMEVAL_REQUIREMENT}: {e}"
+    return str(python), probe.stdout.strip()
+
+
+def _start_server(latency_ms: float) -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen([sys.executable, str(ROOT / "tests" / "fakes" / "fault_server.py"), "--mode", "latency",
+                             "--latency-ms", str(latency_ms), "--port", "0"], stdout=subprocess.PIPE, text=True,
+                            cwd=ROOT)
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    if not line.startswith("PORT "):
+        proc.kill()
+        raise RuntimeError(f"fault server did not start: {line!r}")
+    return proc, f"http://127.0.0.1:{int(line.split()[1])}/v1"
+
+
+def _rate(r: dict[str, Any]) -> float:
+    return float(r["ok"]) / float(r["seconds"]) if r["seconds"] else 0.0
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--contender", choices=["livetab", "aiohttp", "lmeval", "memory-runner", "memory-gather"])
+    parser.add_argument("--url", default="")
+    parser.add_argument("--requests", type=int, default=2000)
+    parser.add_argument("--max-seconds", type=float, default=30.0)
+    parser.add_argument("--concurrency", type=int, default=64)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--latency-ms", type=float, default=100.0)
+    parser.add_argument("--queued", type=int, default=100_000)
+    parser.add_argument("--no-install-lm-eval", action="store_true",
+                        help=f"do not pip install {LMEVAL_REQUIREMENT} into {LMEVAL_VENV} when it is missing")
+    args = parser.parse_args(sys.argv[1:] if argv is None and __name__ == "__main__" else (argv or []))
+    if args.contender:
+        _child(args)
+        return
+
+    from bench.common import write_result
+
+    lmeval_python, lmeval_note = _ensure_lmeval(install=not args.no_install_lm_eval)
+    server, url = _start_server(args.latency_ms)
+    common = ["--url", url, "--requests", str(args.requests), "--max-seconds", str(args.max_seconds),
+              "--concurrency", str(args.concurrency)]
+    runs: dict[str, list[dict[str, Any]]] = {"livetab": [], "aiohttp": [], "lmeval": []}
+    lmeval_error = ""
+    try:
+        for name in ("aiohttp", "livetab"):  # warm the server's connections and the page cache once
+            _run_child(sys.executable, [*common[:2], "--requests", "200", "--contender", name])
+        for _ in range(args.rounds):
+            for name in ("livetab", "aiohttp", "lmeval"):
+                if name == "lmeval":
+                    if lmeval_python is None or lmeval_error:
+                        continue
+                    try:
+                        runs[name].append(_run_child(lmeval_python, [*common, "--contender", name], timeout=600))
+                    except (RuntimeError, subprocess.SubprocessError) as e:
+                        lmeval_error = str(e)[-600:]
+                    continue
+                runs[name].append(_run_child(sys.executable, [*common, "--contender", name]))
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+
+    memory = {mode: _run_child(sys.executable, ["--contender", f"memory-{mode}", "--queued", str(args.queued),
+                                                "--concurrency", str(args.concurrency)], timeout=900)
+              for mode in ("runner", "gather")}
+    small = _run_child(sys.executable, ["--contender", "memory-runner", "--queued", str(args.queued // 100),
+                                        "--concurrency", str(args.concurrency)])
+
+    rates = {name: [_rate(r) for r in rs] for name, rs in runs.items()}
+    med = {name: statistics.median(v) if v else 0.0 for name, v in rates.items()}
+    ratio = med["livetab"] / med["aiohttp"] if med["aiohttp"] else 0.0
+    paired = [a / b for a, b in zip(rates["livetab"], rates["aiohttp"], strict=False) if b]
+    figures: dict[str, Any] = {
+        "server": f"tests/fakes/fault_server.py, fixed latency {args.latency_ms:g} ms, separate process",
+        "concurrency": args.concurrency,
+        "requests_per_contender_run": args.requests,
+        "max_seconds_per_contender_run": args.max_seconds,
+        "rounds": args.rounds,
+        "ceiling_req_per_s": round(args.concurrency * 1000.0 / args.latency_ms, 1),
+        "livetab_req_per_s": round(med["livetab"], 1),
+        "aiohttp_req_per_s": round(med["aiohttp"], 1),
+        "lmeval_req_per_s": round(med["lmeval"], 1) if rates["lmeval"] else None,
+        "livetab_req_per_s_rounds": [round(x, 1) for x in rates["livetab"]],
+        "aiohttp_req_per_s_rounds": [round(x, 1) for x in rates["aiohttp"]],
+        "lmeval_req_per_s_rounds": [round(x, 1) for x in rates["lmeval"]],
+        "livetab_vs_aiohttp_paired_ratios": [round(x, 4) for x in paired],
+        "livetab_vs_lmeval_ratio": round(med["livetab"] / med["lmeval"], 4) if med["lmeval"] else None,
+        "livetab_failed_requests": sum(int(r["failed"]) for r in runs["livetab"]),
+        "aiohttp_failed_requests": sum(int(r["failed"]) for r in runs["aiohttp"]),
+        "lmeval_failed_requests": sum(int(r["failed"]) for r in runs["lmeval"]) if runs["lmeval"] else None,
+        "livetab_cpu_ms_per_request": round(statistics.median(
+            1000 * r["cpu_s"] / max(1, r["ok"]) for r in runs["livetab"]), 3) if runs["livetab"] else None,
+        "aiohttp_cpu_ms_per_request": round(statistics.median(
+            1000 * r["cpu_s"] / max(1, r["ok"]) for r in runs["aiohttp"]), 3) if runs["aiohttp"] else None,
+        "lmeval_cpu_ms_per_request": round(statistics.median(
+            1000 * r["cpu_s"] / max(1, r["ok"]) for r in runs["lmeval"]), 3) if runs["lmeval"] else None,
+        "livetab_latency_p50_ms": runs["livetab"][-1]["latency_p50_ms"] if runs["livetab"] else None,
+        "livetab_latency_p99_ms": runs["livetab"][-1]["latency_p99_ms"] if runs["livetab"] else None,
+        "lmeval_environment": lmeval_note if lmeval_python else None,
+        "lmeval_unavailable": None if lmeval_python and not lmeval_error else (lmeval_error or lmeval_note),
+        "queued_requests": args.queued,
+        "memory_backend": "in-process instant backend (measures the runner's queueing, not HTTP)",
+        "peak_rss_mb_runner_100k_queued": round(memory["runner"]["peak_rss_mb"], 1),
+        "rss_mb_runner_before_run": round(memory["runner"]["rss_before_mb"], 1),
+        "peak_rss_mb_runner_1k_queued": round(small["peak_rss_mb"], 1),
+        "peak_rss_mb_gather_all_100k": round(memory["gather"]["peak_rss_mb"], 1),
+        "runner_100k_seconds": round(memory["runner"]["seconds"], 2),
+        "cpu_count": os.cpu_count(),
+        "load_average_1m_at_end": round(os.getloadavg()[0], 2),
+    }
+    write_result("inference", ratio, 0.95,
+                 "plain asyncio + aiohttp loop at the same concurrency (ratio, goal >= 0.95) and lm-evaluation-"
+                 "harness 0.4.13 local-chat-completions (livetab_vs_lmeval_ratio, goal > 1), same server, same run",
+                 figures)
+
+
+if __name__ == "__main__":
+    main()
