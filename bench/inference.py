@@ -251,7 +251,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--max-seconds", type=float, default=30.0)
     parser.add_argument("--concurrency", type=int, default=64)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--latency-ms", type=float, default=100.0)
     parser.add_argument("--queued", type=int, default=100_000)
     parser.add_argument("--no-install-lm-eval", action="store_true",
@@ -272,8 +272,9 @@ def main(argv: list[str] | None = None) -> None:
     try:
         for name in ("aiohttp", "livetab"):  # warm the server's connections and the page cache once
             _run_child(sys.executable, [*common[:2], "--requests", "200", "--contender", name])
-        for _ in range(args.rounds):
-            for name in ("livetab", "aiohttp", "lmeval"):
+        order = ["livetab", "aiohttp", "lmeval"]
+        for r in range(args.rounds):
+            for name in order[r % 3:] + order[: r % 3]:  # rotate who goes first: no contender always follows another
                 if name == "lmeval":
                     if lmeval_python is None or lmeval_error:
                         continue

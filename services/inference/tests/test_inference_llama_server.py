@@ -18,14 +18,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from inference_data import wtq_table
 from livetab.models.base import GenerateRequest, SamplingParams
 from livetab.models.openai_compat import OpenAIBackend
 from livetab.models.registry import backend_from_spec
 from livetab.questions import Gold, Question
 from livetab_inference.prompts import build_messages
 from livetab_inference.runner import RequestResult, WorkItem, run_requests
-
-from conftest import wtq_table
 
 pytestmark = pytest.mark.model
 

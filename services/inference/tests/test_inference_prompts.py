@@ -6,10 +6,9 @@ import base64
 import re
 
 import pytest
+from inference_data import arabic_table, tabfact_table, wtq_table
 from livetab.questions import Gold, Question
 from livetab_inference.prompts import FORMATS, PROMPT_VERSION, build_messages, image_tokens
-
-from conftest import arabic_table, tabfact_table, wtq_table
 
 
 def q(family: str = "direct", text: str = "what is the total number of skoda cars sold in the year 2005?",
