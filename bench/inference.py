@@ -25,7 +25,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -175,8 +175,11 @@ async def _memory(queued: int, mode: str, concurrency: int) -> dict[str, Any]:
             nonlocal done
             done += 1
 
-        await run_requests(backend, (WorkItem(str(i), request(i)) for i in range(queued)),
-                           concurrency=concurrency, on_result=count)
+        async def topic() -> AsyncIterator[WorkItem]:  # a consumer reading a topic that holds `queued` requests
+            for i in range(queued):
+                yield WorkItem(str(i), request(i))
+
+        await run_requests(backend, topic(), concurrency=concurrency, on_result=count)
     else:  # what a loop without backpressure does: every request materialised and scheduled at once
         reqs = [request(i) for i in range(queued)]
         results = await asyncio.gather(*(backend.generate(r) for r in reqs))

@@ -26,7 +26,7 @@ __all__ = ["BackendServicer", "start_server"]
 log = logging.getLogger("livetab.deploy.model_server")
 
 
-class BackendServicer(model_service_pb2_grpc.ModelServiceServicer):
+class BackendServicer(model_service_pb2_grpc.ModelServiceServicer):  # type: ignore[misc,unused-ignore]
     """`Generate` answered by a `ModelBackend`; model errors become gRPC status codes."""
 
     def __init__(self, backend: ModelBackend, *, default_max_tokens: int = 256) -> None:
@@ -56,7 +56,7 @@ async def start_server(backend: ModelBackend, *, host: str = "127.0.0.1",
                        port: int = 0) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
     """Start serving; returns the server, the bound port and the health servicer (already SERVING)."""
     server = grpc.aio.server()
-    model_service_pb2_grpc.add_ModelServiceServicer_to_server(  # type: ignore[no-untyped-call]
+    model_service_pb2_grpc.add_ModelServiceServicer_to_server(  # type: ignore[no-untyped-call,unused-ignore]
         BackendServicer(backend), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -81,6 +81,9 @@ async def _serve(backend: ModelBackend, host: str, port: int) -> None:
     for service in ("", SERVICE_NAME):
         await health_servicer.set(service, health_pb2.HealthCheckResponse.NOT_SERVING)
     await server.stop(grace=5.0)
+    close = getattr(backend, "close", None)
+    if close is not None:
+        await close()
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -23,6 +23,7 @@ H_PRODUCED = "produced-at"
 # Records without a content id get a process-unique one: a random prefix and a counter (uuid4 per record is slow).
 _ID_PREFIX = uuid.uuid4().hex[:12]
 _ID_COUNTER = itertools.count()
+_SPAN_NAMES: dict[str, tuple[str, dict[str, str]]] = {}
 
 
 @dataclass(frozen=True)
@@ -68,8 +69,12 @@ def make_headers(topic: str, message: Message, message_id: str = "") -> dict[str
 
 def producer_headers(out: Outgoing) -> dict[str, str]:
     """Headers for `out`, carrying a PRODUCER span `<topic> publish` so the consumer continues the trace."""
-    span = tracer().start_span(f"{out.topic} publish", kind=SpanKind.PRODUCER, attributes={
-        "messaging.system": "kafka", "messaging.destination.name": out.topic, "messaging.operation.type": "publish"})
+    names = _SPAN_NAMES.get(out.topic)
+    if names is None:
+        names = _SPAN_NAMES[out.topic] = (f"{out.topic} publish", {"messaging.destination.name": out.topic})
+    # One attribute only: the SDK validates every attribute on every span, and this runs per record.
+    # messaging.system is on the tracer's resource, messaging.operation.type follows from the span name.
+    span = tracer().start_span(names[0], kind=SpanKind.PRODUCER, attributes=names[1])
     try:
         headers = make_headers(out.topic, out.message, out.message_id)
         ctx = span.get_span_context()

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import logging
 import socket
-from typing import Any
-
 from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import NewTopic
 from kafka.errors import KafkaError, TopicAlreadyExistsError
@@ -76,28 +74,30 @@ class KafkaBus:
         except KafkaError:
             raise BrokerUnreachable(
                 f"no Kafka broker answers at {settings.bootstrap_servers!r} (kafka.bootstrap_servers)") from None
-        self._futures: list[Any] = []
+        self._failures: list[BaseException] = []
+
+    def _failed(self, exc: BaseException) -> None:
+        self._failures.append(exc)
 
     def publish(self, out: Outgoing, headers: dict[str, str] | None = None) -> None:
         headers = headers if headers is not None else producer_headers(out)
-        fut = self._producer.send(
+        self._producer.send(
             out.topic,
             value=out.message.SerializeToString(),
             key=out.key.encode() if out.key else None,
             headers=[(k, v.encode()) for k, v in headers.items()],
-        )
-        self._futures.append(fut)
+        ).add_errback(self._failed)
 
     def publish_raw(self, topic: str, value: bytes, headers: dict[str, str], key: bytes | None = None) -> None:
-        self._futures.append(self._producer.send(topic, value=value, key=key,
-                                                 headers=[(k, v.encode()) for k, v in headers.items()]))
+        self._producer.send(topic, value=value, key=key,
+                            headers=[(k, v.encode()) for k, v in headers.items()]).add_errback(self._failed)
 
     def flush(self, timeout_s: float = 30.0) -> None:
-        """Block until every published record is acknowledged; raise if any failed."""
+        """Block until every published record is acknowledged; raise if any failed (nothing is committed then)."""
         self._producer.flush(timeout=timeout_s)
-        futures, self._futures = self._futures, []
-        for f in futures:
-            f.get(timeout=timeout_s)  # raises the KafkaError of a failed send
+        if self._failures:
+            failures, self._failures = self._failures, []
+            raise KafkaError(f"{len(failures)} record(s) were not acknowledged: {failures[0]!r}")
 
     def consumer(self, group: str, topic_names: list[str]) -> KafkaBusConsumer:
         return KafkaBusConsumer(self.settings, group, topic_names)

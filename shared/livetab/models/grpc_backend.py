@@ -109,7 +109,7 @@ class GrpcBackend:
         return await self.resilience.call(lambda: self._rpc(message), tokens=estimate_request_tokens(request))
 
     async def _rpc(self, message: model_service_pb2.GenerateRequest) -> list[Completion]:
-        stub = model_service_pb2_grpc.ModelServiceStub(self._ensure_channel())  # type: ignore[no-untyped-call]
+        stub = model_service_pb2_grpc.ModelServiceStub(self._ensure_channel())  # type: ignore[no-untyped-call,unused-ignore]
         t0 = time.perf_counter()
         try:
             response = await stub.Generate(message, timeout=self.timeout_s, metadata=self._metadata)
