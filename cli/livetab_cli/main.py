@@ -72,7 +72,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     from livetab_cli.serve import serve
 
-    return serve(args.service, _settings(args), port=args.port)
+    return serve(args.service, _settings(args), port=args.port, pool=args.pool or "")
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
@@ -127,6 +127,18 @@ def cmd_scrape(args: argparse.Namespace) -> int:
     return 2
 
 
+def cmd_topics(args: argparse.Namespace) -> int:
+    """The topic registry as JSON: what the Helm chart and other tools read."""
+    import json
+
+    from livetab.topics import TOPICS, consumer_group
+
+    print(json.dumps([{"name": t.name, "message_type": t.message_type, "producer": t.producer,
+                       "consumer": t.consumer, "consumer_group": consumer_group(t.consumer) if t.consumer else None,
+                       "partitions": t.partitions} for t in TOPICS], indent=2))
+    return 0
+
+
 def cmd_not_yet(args: argparse.Namespace) -> int:
     print(f"livetab {args.command}: {NOT_YET[args.command]}", file=sys.stderr)
     return 2
@@ -162,6 +174,7 @@ def parser() -> argparse.ArgumentParser:
     sv = with_config(sub.add_parser("serve", help="run one service over Kafka and PostgreSQL"))
     sv.add_argument("service", choices=SERVICES)
     sv.add_argument("--port", type=int, help="api only: HTTP port")
+    sv.add_argument("--pool", help="inference only: the worker pool to serve (default: remote endpoints)")
     sv.set_defaults(func=cmd_serve)
     sm = sub.add_parser("submit", help="submit a run to a livetab api over HTTP")
     sm.add_argument("--api", default="http://127.0.0.1:8080")
@@ -176,6 +189,8 @@ def parser() -> argparse.ArgumentParser:
     rl.add_argument("--release")
     rl.add_argument("--out")
     rl.set_defaults(func=cmd_release)
+    sub.add_parser("topics", help="print the topic registry as JSON (for the chart and tools)").set_defaults(
+        func=cmd_topics)
     return p
 
 

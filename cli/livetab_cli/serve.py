@@ -9,6 +9,7 @@ from livetab.bus import HandlerContext, Worker
 from livetab.bus.kafka import KafkaBus, ensure_topics
 from livetab.settings import Settings
 from livetab.store import open_store
+from livetab.topics import requests_topic
 from livetab.telemetry import configure_logging, configure_telemetry
 
 from livetab_cli.wiring import handlers_for
@@ -18,15 +19,16 @@ __all__ = ["serve"]
 log = logging.getLogger(__name__)
 
 
-def serve(service: str, settings: Settings, *, port: int | None = None) -> int:
+def serve(service: str, settings: Settings, *, port: int | None = None, pool: str = "") -> int:
     configure_logging(settings.log_level, settings.log_format, service)
     configure_telemetry(service)
     store = open_store(settings.store.url)
-    ensure_topics(settings.kafka.bootstrap_servers)
+    pools = sorted({m.pool for m in settings.models} | ({pool} if pool else set()))
+    ensure_topics(settings.kafka.bootstrap_servers, extra=[requests_topic(p) for p in pools])
     bus = KafkaBus(settings.kafka, client_id=f"livetab-{service}")
     k = settings.kafka
     workers = [Worker(h, bus, HandlerContext(store=store, settings=settings), max_records=k.max_poll_records,
-                      poll_timeout_s=k.poll_timeout_ms / 1000) for h in handlers_for(service, settings)]
+                      poll_timeout_s=k.poll_timeout_ms / 1000) for h in handlers_for(service, settings, pool=pool)]
     log.info("%s serving over Kafka at %s with store %s", service, k.bootstrap_servers, store.engine.url.render_as_string())
     if service == "api":
         import uvicorn

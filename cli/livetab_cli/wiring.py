@@ -37,7 +37,7 @@ def handlers_for(service: str, settings: Settings, **kw: Any) -> list[Handler]:
         from livetab_inference.handler import InferenceHandler
 
         timeout = max((m.timeout_s for m in settings.models), default=120.0)
-        return [InferenceHandler(kw.get("backends"), timeout_s=timeout)]
+        return [InferenceHandler(kw.get("backends"), timeout_s=timeout, pool=kw.get("pool") or "")]
     if service == "judge":
         from livetab_judge.handler import JudgeHandler
 

@@ -11,7 +11,7 @@ from google.protobuf.message import Message
 
 from livetab.v1 import dlq_pb2, inference_pb2, judgment_pb2, question_pb2, report_pb2, run_pb2, table_pb2
 
-__all__ = ["DLQ", "SERVICES", "TOPICS", "Topic", "by_name", "consumed_by", "consumer_group", "topic_for_type"]
+__all__ = ["DLQ", "INFERENCE_REQUESTS", "REMOTE_POOL", "requests_topic", "SERVICES", "TOPICS", "Topic", "by_name", "consumed_by", "consumer_group", "topic_for_type"]
 
 SERVICES = ("scraper", "qagen", "inference", "judge", "reporter", "api")
 
@@ -23,6 +23,7 @@ class Topic:
     producer: str
     consumer: str | None  # the service whose consumer group reads it (None: read by people and tools)
     partitions: int = 3
+    pool: str = ""
 
     @property
     def message_type(self) -> str:
@@ -50,11 +51,30 @@ for _t in TOPICS:
 DLQ = "livetab.dlq.v1"
 
 
+INFERENCE_REQUESTS = "livetab.inference.requests.v1"
+REMOTE_POOL = "remote"
+
+
+def requests_topic(pool: str) -> str:
+    """Inference requests per worker pool: remote endpoints (CPU workers) share the base topic; each hosted
+    model's GPU pool has its own (`livetab.inference.requests.<pool>.v1`), so each pool scales on its own lag."""
+    if not pool or pool == REMOTE_POOL:
+        return INFERENCE_REQUESTS
+    if not pool.replace("-", "").isalnum():
+        raise ValueError(f"pool name {pool!r} must be letters, digits and '-'")
+    return f"livetab.inference.requests.{pool}.v1"
+
+
 def by_name(name: str) -> Topic:
-    try:
-        return _BY_NAME[name]
-    except KeyError:
-        raise KeyError(f"unknown topic {name!r}; known: {', '.join(_BY_NAME)}") from None
+    topic = _BY_NAME.get(name)
+    if topic is not None:
+        return topic
+    if name.startswith("livetab.inference.requests.") and name.endswith(".v1"):
+        pool = name[len("livetab.inference.requests."):-len(".v1")]
+        base = _BY_NAME[INFERENCE_REQUESTS]
+        return Topic(name, base.message, producer=base.producer, consumer=base.consumer, partitions=base.partitions,
+                     pool=pool)
+    raise KeyError(f"unknown topic {name!r}; known: {', '.join(_BY_NAME)}")
 
 
 def topic_for_type(message_type: str) -> Topic:

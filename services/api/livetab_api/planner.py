@@ -9,12 +9,12 @@ from livetab.bus import HandlerContext, Outgoing, PoisonMessage
 from livetab.ids import request_id
 from livetab.records import load_question, run_row
 from livetab.store import schema
+from livetab.topics import requests_topic
 from livetab.v1 import common_pb2, inference_pb2, run_pb2
 
 __all__ = ["PlannerHandler", "plan_requests"]
 
 log = logging.getLogger(__name__)
-TOPIC_OUT = "livetab.inference.requests.v1"
 
 
 def plan_requests(run: run_pb2.Run, store: object) -> list[inference_pb2.InferenceRequest]:
@@ -62,4 +62,5 @@ class PlannerHandler:
         ctx.store.upsert(schema.runs, [run_row(message, len(requests))])
         log.info("run %s planned: %d requests for model %s on release %s", message.id, len(requests),
                  message.model.name, message.release)
-        return [Outgoing(TOPIC_OUT, r, key=r.question_id, message_id=r.id) for r in requests]
+        topic = requests_topic(message.model.pool)  # the pool that serves this model
+        return [Outgoing(topic, r, key=r.question_id, message_id=r.id) for r in requests]

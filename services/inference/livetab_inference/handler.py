@@ -21,6 +21,7 @@ from livetab.bus import HandlerContext, Outgoing, PoisonMessage
 from livetab.models.base import GenerateRequest, ModelBackend, ModelError, SamplingParams
 from livetab.records import load_question, load_table, result_row
 from livetab.store import schema
+from livetab.topics import requests_topic
 from livetab.v1 import common_pb2, inference_pb2
 
 __all__ = ["InferenceHandler", "cache_key"]
@@ -56,7 +57,9 @@ class InferenceHandler:
     service = "inference"
     topics = ["livetab.inference.requests.v1"]
 
-    def __init__(self, backends: dict[str, ModelBackend] | None = None, *, timeout_s: float = 300.0) -> None:
+    def __init__(self, backends: dict[str, ModelBackend] | None = None, *, timeout_s: float = 300.0,
+                 pool: str = "") -> None:
+        self.topics = [requests_topic(pool)]
         self._backends: dict[str, ModelBackend] = dict(backends or {})
         self._loop = _Loop()
         self.timeout_s = timeout_s

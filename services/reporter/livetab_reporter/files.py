@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from livetab.store import schema
-from livetab_reporter.leaderboard import Row, compute_rows
+from livetab_reporter.leaderboard import Row, run_stats
 
 __all__ = ["leaderboard_doc", "write_reports"]
 
@@ -27,13 +27,22 @@ def leaderboard_doc(store: Any, run_ids: list[str]) -> dict[str, Any]:
     for run_id in run_ids:
         run = store.get(schema.runs, run_id)
         release = release or (run["release"] if run else "")
-        rows = compute_rows(store, run_id)
+        stats = run_stats(store, run_id)
+        rows = stats.rows
         for r in rows:
             if r.slice != "all":
                 continue
-            fams = {x.slice.split("=", 1)[1]: _fields(x) for x in rows if x.model == r.model and x.slice != "all"}
+            mine = [x for x in rows if x.model == r.model and x.slice != "all"]
+            slices: dict[str, dict[str, Any]] = {}
+            for x in mine:
+                key, _, value = x.slice.partition("=")
+                slices.setdefault(key, {})[value] = _fields(x)
+            for fmt, tok in stats.prompt_tokens.items():
+                slices.setdefault("format", {}).setdefault(fmt, {})["mean_prompt_tokens"] = round(tok, 1)
             models.append({"model": r.model, "run_id": run_id, "planned": run["planned"] if run else r.n,
-                           **_fields(r), "families": fams})
+                           **_fields(r), "pass_at_1": round(stats.pass_at_1, 4),
+                           f"cons_at_{stats.k}": round(stats.cons_at_k, 4), "samples_per_question": stats.k,
+                           "errors": stats.errors, "families": slices.pop("family", {}), "slices": slices})
     models.sort(key=lambda m: (-m["accuracy"], m["model"]))
     return {"release": release, "models": models}
 
@@ -45,11 +54,18 @@ def _markdown(doc: dict[str, Any], failures: list[dict[str, Any]]) -> str:
         lines.append(f"| {i} | {m['model']} | {m['n']} | {m['correct']} | {m['accuracy']:.3f} | "
                      f"[{m['ci_low']:.3f}, {m['ci_high']:.3f}] |")
     for m in doc["models"]:
-        lines += ["", f"## {m['model']} by task family", "", "| family | n | correct | accuracy | 95% CI |",
-                  "|---|---:|---:|---:|---|"]
-        for fam, f in sorted(m["families"].items()):
-            lines.append(f"| {fam} | {f['n']} | {f['correct']} | {f['accuracy']:.3f} | "
-                         f"[{f['ci_low']:.3f}, {f['ci_high']:.3f}] |")
+        k = m["samples_per_question"]
+        lines += ["", f"## {m['model']}", "", f"pass@1 {m['pass_at_1']:.3f}, cons@{k} {m[f'cons_at_{k}']:.3f} "
+                  f"({k} sample(s) per question); {m['errors']} answer(s) missing because the model call failed."]
+        for key, values in [("family", m["families"]), *sorted(m["slices"].items())]:
+            lines += ["", f"| {key} | n | correct | accuracy | 95% CI | mean prompt tokens |",
+                      "|---|---:|---:|---:|---|---:|"]
+            for name, f in sorted(values.items()):
+                if "n" not in f:
+                    continue
+                tok = f.get("mean_prompt_tokens", "")
+                lines.append(f"| {name} | {f['n']} | {f['correct']} | {f['accuracy']:.3f} | "
+                             f"[{f['ci_low']:.3f}, {f['ci_high']:.3f}] | {tok} |")
     if failures:
         lines += ["", "## Recorded failures", "", "| stage | what | reason |", "|---|---|---|"]
         for f in failures[:200]:

@@ -38,9 +38,10 @@ def check_broker(bootstrap: str, timeout_s: float = 10.0) -> None:
     raise BrokerUnreachable(f"no Kafka broker answers at {bootstrap!r} (kafka.bootstrap_servers)")
 
 
-def ensure_topics(bootstrap: str, names: list[str] | None = None) -> None:
-    """Create the registry's topics that do not exist yet (partitions from the registry)."""
+def ensure_topics(bootstrap: str, names: list[str] | None = None, extra: list[str] | None = None) -> None:
+    """Create the registry's topics (and `extra` ones, e.g. per-pool request topics) that do not exist yet."""
     wanted = [t for t in topics.TOPICS if names is None or t.name in names]
+    wanted += [topics.by_name(n) for n in extra or [] if n not in {t.name for t in wanted}]
     try:
         admin = KafkaAdminClient(bootstrap_servers=bootstrap, client_id="livetab-admin", request_timeout_ms=15000)
     except KafkaError:
