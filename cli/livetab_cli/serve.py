@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import signal
 import threading
+from collections.abc import Iterator
+
+import uvicorn
 
 from livetab.bus import HandlerContext, Worker
 from livetab.bus.kafka import KafkaBus, ensure_topics
@@ -17,6 +22,15 @@ from livetab_cli.wiring import handlers_for
 __all__ = ["serve"]
 
 log = logging.getLogger(__name__)
+
+
+class _Server(uvicorn.Server):
+    """uvicorn re-raises SIGTERM after its graceful shutdown (exit status -15); livetab drains its workers
+    after the HTTP server stops and exits 0, so the signal is handled here instead."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
 
 
 def serve(service: str, settings: Settings, *, port: int | None = None, pool: str = "") -> int:
@@ -37,8 +51,15 @@ def serve(service: str, settings: Settings, *, port: int | None = None, pool: st
         threads = [threading.Thread(target=w.run, daemon=True, name=f"{service}-worker") for w in workers]
         for t in threads:
             t.start()
-        uvicorn.run(create_app(bus, store), host=settings.api.host, port=port or settings.api.port,
-                    log_level="warning")
+        server = _Server(uvicorn.Config(create_app(bus, store), host=settings.api.host,
+                                        port=port or settings.api.port, log_level="warning"))
+
+        def _stop(*_: object) -> None:
+            server.should_exit = True
+
+        signal.signal(signal.SIGTERM, _stop)
+        signal.signal(signal.SIGINT, _stop)
+        server.run()
         for w in workers:
             w.stop()
         for t in threads:

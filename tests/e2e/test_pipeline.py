@@ -61,7 +61,8 @@ def _verdicts(store) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("store_url", ["postgresql"], indirect=True)
-def test_six_services_over_kafka_match_embedded(tmp_path: Path, kafka_bootstrap: str, store_url: str) -> None:    pages = tmp_path / "pages"
+def test_six_services_over_kafka_match_embedded(tmp_path: Path, kafka_bootstrap: str, store_url: str) -> None:
+    pages = tmp_path / "pages"
     pages.mkdir()
     for p in PAGES:
         for ext in (".html", ".json"):

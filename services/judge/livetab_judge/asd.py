@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from livetab.models.base import ChatMessage, ModelError
 from livetab.v1 import judgment_pb2
+
 from livetab_judge.llm_judge import (
     FALSE,
     RUBRIC,
