@@ -6,17 +6,26 @@ questions) and AraTable's rubric examples (English and Arabic). CPU time is meas
 time.process_time (one process, one core). Writes out/bench/judge.json.
 
     .venv/bin/python -m bench.judge [--n 100000]      (or: .venv/bin/python -m bench judge)
+
+Verdict stability across rubric changes (no timing): `--dump FILE` writes every answer's verdict,
+extracted span and rationale as JSON lines; `--check FILE` judges the same answers again and reports
+every line that differs (exit status 1 if any).
+
+    .venv/bin/python -m bench.judge --dump out/bench/judge_verdicts.jsonl
+    .venv/bin/python -m bench.judge --check out/bench/judge_verdicts.jsonl
 """
 
 from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import logging
 import os
 import re
 import time
 from collections import Counter
+from pathlib import Path
 
 from livetab_judge.rubric import judge_text
 from livetab_judge.rubric.wtq_eval import load_cases
@@ -98,10 +107,44 @@ def run(n: int) -> tuple[float, dict[str, object]]:
     }
 
 
+def verdict_lines(n: int) -> list[str]:
+    """One JSON line per answer: [verdict, extracted span, rationale]."""
+    lines = []
+    for response, gold, question, lang in build_answers(n):
+        v = judge_text(response, gold, question=question, language=lang)
+        lines.append(json.dumps([v.verdict, v.extracted, v.rationale], ensure_ascii=False))
+    return lines
+
+
+def check_verdicts(path: Path, n: int) -> int:
+    """Judge the answers again and compare with a dump; the number of lines that differ."""
+    expected = path.read_text(encoding="utf-8").splitlines()
+    got = verdict_lines(n)
+    if len(expected) != len(got):
+        log.error("dump has %d lines, %d answers judged", len(expected), len(got))
+        return abs(len(expected) - len(got)) or 1
+    answers = build_answers(n)
+    diffs = [i for i, (a, b) in enumerate(zip(expected, got, strict=True)) if a != b]
+    for i in diffs[:20]:
+        log.error("answer %d (%r, gold %r): was %s, now %s", i, answers[i][0][-80:], answers[i][1], expected[i], got[i])
+    return len(diffs)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="rule-judge throughput vs normalised exact match")
     parser.add_argument("--n", type=int, default=100_000, help="answers to judge")
+    parser.add_argument("--dump", type=Path, help="write every verdict to this file (JSON lines) and stop")
+    parser.add_argument("--check", type=Path, help="compare every verdict with a --dump file and stop")
     args = parser.parse_args(argv if argv is not None else [])
+    if args.dump is not None:
+        args.dump.parent.mkdir(parents=True, exist_ok=True)
+        args.dump.write_text("\n".join(verdict_lines(args.n)) + "\n", encoding="utf-8")
+        log.info("wrote %d verdicts to %s", args.n, args.dump)
+        return
+    if args.check is not None:
+        differ = check_verdicts(args.check, args.n)
+        print(f"{args.n} verdicts checked against {args.check}: {differ} differ")  # noqa: T201 (CLI)
+        raise SystemExit(1 if differ else 0)
     ratio, figures = run(args.n)
     write_result("judge", ratio, GOAL, BASELINE, figures)
 

@@ -21,7 +21,8 @@ from livetab.settings import Settings
 from livetab.store import Store, open_store, schema
 from livetab.v1 import run_pb2, table_pb2
 
-from livetab_cli.wiring import handlers_for, model_spec
+from livetab.models.spec import model_spec
+from livetab_cli.wiring import handlers_for
 
 __all__ = ["Summary", "run_embedded", "run_messages", "scrape_commands"]
 

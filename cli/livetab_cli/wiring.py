@@ -5,19 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from livetab.bus import Handler
-from livetab.settings import ModelSettings, Settings
-from livetab.v1 import common_pb2
+from livetab.models.spec import model_spec
+from livetab.settings import Settings
 
 __all__ = ["handlers_for", "model_spec"]
-
-
-def model_spec(m: ModelSettings) -> common_pb2.ModelSpec:
-    params = dict(m.params)
-    if m.backend == "llama_local":
-        params.setdefault("n_ctx", str(m.n_ctx))
-        params.setdefault("n_threads", str(m.n_threads))
-    return common_pb2.ModelSpec(name=m.name, backend=m.backend, base_url=m.base_url, model=m.model or m.name,
-                                api_key_ref=m.api_key_ref, pool=m.pool, params=params)
 
 
 def handlers_for(service: str, settings: Settings, **kw: Any) -> list[Handler]:
@@ -41,7 +32,7 @@ def handlers_for(service: str, settings: Settings, **kw: Any) -> list[Handler]:
     if service == "judge":
         from livetab_judge.handler import JudgeHandler
 
-        return [JudgeHandler()]
+        return [JudgeHandler(settings.judge)]
     if service == "reporter":
         from livetab_reporter.handler import ReporterHandler
 

@@ -56,12 +56,18 @@ class SourceSettings(_Strict):
 
 
 class ScraperSettings(_Strict):
+    """Cleaning and selection thresholds (FreshTab's selection, looser defaults for the bundled sample)."""
+
     min_rows: int = 3
     max_rows: int = 60
     min_cols: int = 2
     max_cols: int = 12
+    min_non_empty: int = 6
+    max_empty_ratio: float = 0.4
+    max_col_empty_ratio: float = 0.5
     max_cell_chars: int = 140
     max_table_chars: int = 6000
+    drop_constant_columns: bool = True
     tables_per_page: int = 1
 
 
@@ -87,8 +93,16 @@ class RunSettings(_Strict):
 
 
 class JudgeSettings(_Strict):
-    judges: list[str] = Field(default_factory=lambda: ["rule"])
+    """Rule judge first; LLM judges (two or more, with Assisted Self-Deliberation) for what it leaves open."""
+
     tolerance: float = 0.005
+    llm_judges: list[ModelSettings] = Field(default_factory=list)
+    asd_rule: Literal["agree-else-uncertain", "judge1-wins", "any-true", "all-true", "majority"] = (
+        "agree-else-uncertain")
+    always_llm: bool = False
+    asd_batch_size: int = 3
+    llm_max_tokens: int = 128
+    llm_temperatures: list[float] = Field(default_factory=list)  # one per judge; default 0.0
 
 
 class ApiSettings(_Strict):

@@ -1,14 +1,25 @@
-"""The judge handler: inference results in, judgments out. The rule judge (AraTable's rubric as code)
-decides first; a failed model call is judged `error` (counted as wrong, shown apart)."""
+"""The judge handler: inference results in, judgments out.
+
+The rule judge (AraTable's rubric as code) decides first; when LLM judges are configured they take what
+it leaves uncertain (or everything, with `always_llm`), deliberating on disagreements (ASD). A failed
+model call is judged `error`: counted as wrong, shown apart.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import threading
+from typing import Any
 
 from google.protobuf.message import Message
+
 from livetab.bus import HandlerContext, Outgoing, PoisonMessage
 from livetab.ids import judgment_id
+from livetab.models.base import SamplingParams
+from livetab.models.spec import model_spec
 from livetab.records import judgment_row, load_question
+from livetab.settings import JudgeSettings
 from livetab.store import schema
 from livetab.v1 import inference_pb2, judgment_pb2
 
@@ -16,32 +27,66 @@ __all__ = ["JudgeHandler"]
 
 log = logging.getLogger(__name__)
 TOPIC_OUT = "livetab.judgments.v1"
-RULE_JUDGE = "rule"
 
 
 class JudgeHandler:
     service = "judge"
     topics = ["livetab.inference.results.v1"]
 
-    def handle(self, message: Message, ctx: HandlerContext) -> list[Outgoing]:
-        from livetab_judge.rubric.judge import judge_answer
+    def __init__(self, settings: JudgeSettings | None = None) -> None:
+        from livetab_judge.cascade import Cascade
+        from livetab_judge.llm_judge import LLMJudge
 
-        if not isinstance(message, inference_pb2.InferenceResult):
-            raise PoisonMessage(f"judge got {message.DESCRIPTOR.full_name}")
-        r = message
-        j = judgment_pb2.Judgment(id=judgment_id(r.id, RULE_JUDGE), request_id=r.id, run_id=r.run_id,
-                                  question_id=r.question_id, model=r.model, judge=RULE_JUDGE,
-                                  sample_index=r.sample_index)
-        question = load_question(ctx.store.get(schema.questions, r.question_id))
-        family = question.family if question else ""
-        if question is None:
-            j.verdict, j.rationale = "error", f"question {r.question_id} is not in the store"
-        elif r.error:
-            j.verdict, j.rationale = "error", f"no answer: {r.error}"
-        else:
-            tolerance = getattr(getattr(ctx.settings, "judge", None), "tolerance", 0.005)
-            v = judge_answer(r.response, question, tolerance=tolerance)
-            j.verdict, j.extracted_answer, j.rationale = v.verdict, v.extracted, v.rationale
-        j.score = 1.0 if j.verdict == "correct" else 0.0
-        ctx.store.upsert(schema.judgments, [judgment_row(j, family)])
-        return [Outgoing(TOPIC_OUT, j, key=j.run_id, message_id=j.id)]
+        self.settings = settings or JudgeSettings()
+        s = self.settings
+        judges = []
+        if s.llm_judges:
+            from livetab.models.registry import backend_from_spec
+
+            for i, m in enumerate(s.llm_judges):
+                temp = s.llm_temperatures[i] if i < len(s.llm_temperatures) else 0.0
+                judges.append(LLMJudge(backend_from_spec(model_spec(m)), name=f"{m.name}@{temp}",
+                                       sampling=SamplingParams(temperature=temp, max_tokens=s.llm_max_tokens, seed=i)))
+        self.cascade = Cascade(judges, rule=s.asd_rule, always_llm=s.always_llm, batch_size=s.asd_batch_size,
+                               tolerance=s.tolerance)
+        # The judge's name is part of the judgment id: the rule judge alone, or the cascade with its judges.
+        self.name = "rule" if not judges else "cascade:" + "+".join(j.name for j in judges)
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def _run(self, coro: Any) -> Any:
+        if self._loop is None:
+            self._loop = asyncio.new_event_loop()
+            threading.Thread(target=self._loop.run_forever, daemon=True, name="judge-loop").start()
+        return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
+
+    def handle(self, message: Message, ctx: HandlerContext) -> list[Outgoing]:
+        return self.handle_batch([message], ctx)
+
+    def handle_batch(self, messages: list[Message], ctx: HandlerContext) -> list[Outgoing]:
+        from livetab_judge.cascade import CascadeCase
+
+        judgments: list[tuple[judgment_pb2.Judgment, str]] = []
+        cases: list[CascadeCase] = []
+        pending: list[judgment_pb2.Judgment] = []
+        for m in messages:
+            if not isinstance(m, inference_pb2.InferenceResult):
+                raise PoisonMessage(f"judge got {m.DESCRIPTOR.full_name}")
+            j = judgment_pb2.Judgment(id=judgment_id(m.id, self.name), request_id=m.id, run_id=m.run_id,
+                                      question_id=m.question_id, model=m.model, judge=self.name,
+                                      sample_index=m.sample_index)
+            question = load_question(ctx.store.get(schema.questions, m.question_id))
+            judgments.append((j, question.family if question else ""))
+            if question is None:
+                j.verdict, j.rationale = "error", f"question {m.question_id} is not in the store"
+            elif m.error:
+                j.verdict, j.rationale = "error", f"no answer: {m.error}"
+            else:
+                cases.append(CascadeCase(j.id, m.response, question))
+                pending.append(j)
+        if cases:
+            for j, result in zip(pending, self._run(self.cascade.judge_many(cases)), strict=True):
+                result.apply_to(j)
+        for j, _ in judgments:
+            j.score = 1.0 if j.verdict == "correct" else 0.0
+        ctx.store.upsert(schema.judgments, [judgment_row(j, fam) for j, fam in judgments])
+        return [Outgoing(TOPIC_OUT, j, key=j.run_id, message_id=j.id) for j, _ in judgments]

@@ -14,6 +14,7 @@ from livetab.records import question_row, table_row
 from livetab.store import schema
 from livetab.tables import Table
 from livetab.v1 import table_pb2
+from livetab_qagen.mathflow import MATH_SOURCE_KIND, math_questions
 
 __all__ = ["QagenHandler"]
 
@@ -43,6 +44,26 @@ class QagenHandler:
     service = "qagen"
     topics = ["livetab.tables.v1"]
 
+    def _math(self, table: Table, ctx: HandlerContext, seed: int) -> list[Outgoing]:
+        outcome = math_questions(table, seed=seed)
+        for reason in outcome.failures:
+            record_failure(ctx.store, "qagen", table.id, f"math: {reason}", table.release)
+        return self._emit(ctx, table, outcome.questions, outcome.tables)
+
+    def _emit(self, ctx: HandlerContext, table: Table, questions: list[Question], derived: list[Table]
+              ) -> list[Outgoing]:
+        tables = [t.to_proto() for t in derived]
+        for t in tables:
+            t.release = table.release
+        ctx.store.upsert(schema.tables, [table_row(t) for t in tables])
+        protos = []
+        for q in questions:
+            q.release = table.release
+            q.source_created_at = q.source_created_at or table.source.created_at
+            protos.append(q.to_proto())
+        ctx.store.upsert(schema.questions, [question_row(p) for p in protos])
+        return [Outgoing(TOPIC_OUT, p, key=p.table_id, message_id=p.id) for p in protos]
+
     def handle(self, message: Message, ctx: HandlerContext) -> list[Outgoing]:
         from livetab_qagen.programmatic import generate
 
@@ -50,6 +71,8 @@ class QagenHandler:
             raise PoisonMessage(f"qagen got {message.DESCRIPTOR.full_name}")
         table = Table.from_proto(message)
         cfg = getattr(ctx.settings, "qagen", None)
+        if table.source.kind == MATH_SOURCE_KIND:
+            return self._math(table, ctx, cfg.seed if cfg else 0)
         families = list(cfg.families) if cfg else None
         seed = cfg.seed if cfg else 0
         try:
@@ -59,17 +82,8 @@ class QagenHandler:
             return []
         for reason, detail in result.rejected:
             record_failure(ctx.store, "qagen", table.id, f"{reason}: {detail}", table.release)
-        derived = [t.to_proto() for t in getattr(result, "tables", [])]
-        for t in derived:
-            t.release = table.release
-        ctx.store.upsert(schema.tables, [table_row(t) for t in derived])
-        protos = []
         per_table = cfg.per_table if cfg and cfg.per_table else 0
         offset = int(hashlib.sha256(table.id.encode()).hexdigest()[:8], 16)
         questions = _balanced(result.questions, per_table, offset) if per_table else result.questions
-        for q in questions:
-            q.release = table.release
-            q.source_created_at = q.source_created_at or table.source.created_at
-            protos.append(q.to_proto())
-        ctx.store.upsert(schema.questions, [question_row(p) for p in protos])
-        return [Outgoing(TOPIC_OUT, p, key=p.table_id, message_id=p.id) for p in protos]
+        used = {q.table_id for q in questions}
+        return self._emit(ctx, table, questions, [t for t in result.tables if t.id in used])

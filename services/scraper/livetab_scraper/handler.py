@@ -8,10 +8,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from google.protobuf.message import Message
 from livetab.bus import HandlerContext, Outgoing, PoisonMessage
 from livetab.failures import record_failure
+from livetab.ids import table_id
 from livetab.records import table_row
 from livetab.store import schema
 from livetab.tables import Source, Table
@@ -69,13 +71,27 @@ def _cleaned(t: Table, entity: str, settings: object | None) -> Found:
     from livetab_scraper.clean import Rejection, clean_table
     from livetab_scraper.profile import profile_table
 
-    kw = {k: getattr(settings, k) for k in ("min_rows", "max_rows", "min_cols", "max_cols", "max_cell_chars",
-                                             "max_table_chars") if hasattr(settings, k)}
+    keys = ("min_rows", "max_rows", "min_cols", "max_cols", "min_non_empty", "max_empty_ratio", "max_col_empty_ratio",
+            "max_cell_chars", "max_table_chars", "drop_constant_columns")
+    kw = {k: getattr(settings, k) for k in keys if hasattr(settings, k)}
     cleaned = clean_table(t, **kw)
     if isinstance(cleaned, Rejection):
         return Found(None, entity, f"rejected by cleaning: {cleaned.reason}")
     cleaned.profile = profile_table(cleaned)
     return Found(cleaned, cleaned.id)
+
+
+def problem_table(item: Any) -> Table:
+    """A math word problem passed through as a one-row table for qagen's math generator."""
+    p = item.problem
+    meta = item.meta
+    source = Source(kind="math_problem", uri=meta.uri or f"gsm8k:{p.id}", title=p.id, revision=meta.revision,
+                    created_at=meta.created_at, retrieved_at=meta.retrieved_at, licence=meta.licence or "MIT",
+                    attribution=meta.attribution or "GSM8K, openai/grade-school-math (MIT)")
+    return Table(id=table_id(source.uri, source.revision, 0), source=source,
+                 header=[["id", "question", "answer", "final_answer"]],
+                 rows=[[p.id, p.question, p.answer_text, p.final_answer]], language=item.language or "en",
+                 domain="other")
 
 
 class ScraperHandler:
@@ -112,6 +128,9 @@ class ScraperHandler:
         for item in build_source(config).fetch():
             if isinstance(item, Failure):
                 yield Found(None, item.location, item.reason)
+                continue
+            if item.problem is not None:
+                yield Found(problem_table(item), item.problem.id)
                 continue
             extract_pages([item])
             if not item.tables:
