@@ -65,20 +65,20 @@ def test_baseline_kappa_over_all_rated_rows() -> None:
 
 
 @pytest.mark.model
-@pytest.mark.timeout(2400)  # 30 CPU calls of a 135M model; slow on a shared 2-core machine
-def test_llm_insight_judge_kappa_on_30_rated_rows() -> None:
+@pytest.mark.timeout(1200)  # 12 CPU calls of a 135M model (a 30-row run is reported in the issue note)
+def test_llm_insight_judge_kappa_on_12_rated_rows() -> None:
     from livetab.models.llama_local import LlamaLocalBackend
 
     tables = {**load_tata_tables("ar"), **load_tata_tables("en")}
-    sub = even_subset([r for r in load_tata_ratings(("ar", "en")) if r.example_id in tables], 30)
-    assert len(sub) == 30 and {r.lang for r in sub} == {"ar", "en"}
+    sub = even_subset([r for r in load_tata_ratings(("ar", "en")) if r.example_id in tables], 12)
+    assert len(sub) == 12 and {r.lang for r in sub} == {"ar", "en"}
     judge = InsightJudge(LlamaLocalBackend(), sampling=SamplingParams(temperature=0.0, max_tokens=48),
                          max_table_chars=1500)
     all_rows, parsed = asyncio.run(calibrate_llm(judge, sub, tables))
     base = calibrate(numbers_in_table_judge, sub, tables, name="numbers-in-table (subset)")
     log.info("LLM calibration: %s | parsed only: %s | baseline on subset: %s", all_rows.as_dict(),
              parsed.as_dict(), base.as_dict())
-    assert all_rows.n == 30 and sum(all_rows.confusion.values()) == 30
-    assert parsed.n == 30 - all_rows.unparsed
+    assert all_rows.n == 12 and sum(all_rows.confusion.values()) == 12
+    assert parsed.n == 12 - all_rows.unparsed
     assert math.isnan(parsed.kappa) or -1.0 <= parsed.kappa <= 1.0
     assert -1.0 <= all_rows.kappa <= 1.0
