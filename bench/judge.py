@@ -143,7 +143,7 @@ def main(argv: list[str] | None = None) -> None:
         return
     if args.check is not None:
         differ = check_verdicts(args.check, args.n)
-        print(f"{args.n} verdicts checked against {args.check}: {differ} differ")  # noqa: T201 (CLI)
+        print(f"{args.n} verdicts checked against {args.check}: {differ} differ")
         raise SystemExit(1 if differ else 0)
     ratio, figures = run(args.n)
     write_result("judge", ratio, GOAL, BASELINE, figures)

@@ -15,13 +15,13 @@ from typing import Any
 
 from livetab.bus import HandlerContext, InProcBus, Outgoing, Worker
 from livetab.ids import content_id
+from livetab.models.spec import model_spec
 from livetab.paths import repo_root
 from livetab.runs import build_run
 from livetab.settings import Settings
 from livetab.store import Store, open_store, schema
 from livetab.v1 import run_pb2, table_pb2
 
-from livetab.models.spec import model_spec
 from livetab_cli.wiring import handlers_for
 
 __all__ = ["Summary", "run_embedded", "run_messages", "scrape_commands"]

@@ -9,13 +9,12 @@ import threading
 from collections.abc import Iterator
 
 import uvicorn
-
 from livetab.bus import HandlerContext, Worker
 from livetab.bus.kafka import KafkaBus, ensure_topics
 from livetab.settings import Settings
 from livetab.store import open_store
-from livetab.topics import requests_topic
 from livetab.telemetry import configure_logging, configure_telemetry
+from livetab.topics import requests_topic
 
 from livetab_cli.wiring import handlers_for
 

@@ -11,7 +11,7 @@ from google.protobuf.message import Message
 
 from livetab.v1 import dlq_pb2, inference_pb2, judgment_pb2, question_pb2, report_pb2, run_pb2, table_pb2
 
-__all__ = ["DLQ", "INFERENCE_REQUESTS", "REMOTE_POOL", "requests_topic", "SERVICES", "TOPICS", "Topic", "by_name", "consumed_by", "consumer_group", "topic_for_type"]
+__all__ = ["DLQ", "INFERENCE_REQUESTS", "REMOTE_POOL", "SERVICES", "TOPICS", "Topic", "by_name", "consumed_by", "consumer_group", "requests_topic", "topic_for_type"]
 
 SERVICES = ("scraper", "qagen", "inference", "judge", "reporter", "api")
 

@@ -5,7 +5,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from livetab.settings import ConfigError, load_settings
 
 

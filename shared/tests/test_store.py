@@ -3,7 +3,6 @@ from __future__ import annotations
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-
 from livetab.store import StoreError, open_store, schema
 
 

@@ -15,7 +15,6 @@ from pathlib import Path
 import httpx
 import pytest
 import yaml
-
 from livetab.settings import load_settings
 from livetab.store import open_store, schema
 from livetab.v1 import inference_pb2
@@ -138,7 +137,7 @@ def test_six_services_over_kafka_match_embedded(tmp_path: Path, kafka_bootstrap:
     finally:
         for p in procs.values():
             p.send_signal(signal.SIGTERM)
-        for svc, p in procs.items():
+        for p in procs.values():
             try:
                 p.wait(30)
             except subprocess.TimeoutExpired:

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from livetab.settings import load_settings
 from livetab.store import open_store, schema
 from livetab.v1 import inference_pb2

@@ -9,10 +9,9 @@ import socket
 import threading
 from pathlib import Path
 
+import livetab_qagen.programmatic as programmatic
 import pytest
 import yaml
-
-import livetab_qagen.programmatic as programmatic
 from livetab.settings import load_settings
 from livetab.store import open_store, schema
 from livetab_cli.embedded import run_embedded

@@ -13,7 +13,6 @@ import threading
 from typing import Any
 
 from google.protobuf.message import Message
-
 from livetab.bus import HandlerContext, Outgoing, PoisonMessage
 from livetab.ids import judgment_id
 from livetab.models.base import SamplingParams

@@ -14,6 +14,7 @@ from livetab.records import question_row, table_row
 from livetab.store import schema
 from livetab.tables import Table
 from livetab.v1 import table_pb2
+
 from livetab_qagen.mathflow import MATH_SOURCE_KIND, math_questions
 
 __all__ = ["QagenHandler"]

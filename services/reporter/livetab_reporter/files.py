@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from livetab.store import schema
+
 from livetab_reporter.leaderboard import Row, run_stats
 
 __all__ = ["leaderboard_doc", "write_reports"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import socket
+
 from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import NewTopic
 from kafka.errors import KafkaError, TopicAlreadyExistsError
