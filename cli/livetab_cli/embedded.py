@@ -129,14 +129,28 @@ def run_embedded(settings: Settings, *, progress: Any = None, backends: dict[str
     return summary
 
 
-def export_release(store: Store, release: str, folder: Path) -> None:
-    """The release as files anyone can reload: questions.jsonl, tables.jsonl and a dataset card."""
+def export_release(store: Store, release: str, folder: Path, balance: str | None = None) -> None:
+    """The release as files anyone can reload: questions.jsonl, tables.jsonl and a dataset card.
+    `balance` ("diverse", "lot") keeps only tables, and their questions, in that domain distribution."""
     from google.protobuf.json_format import MessageToDict
+
+    from livetab.records import load_table
     from livetab.v1 import question_pb2
 
     folder.mkdir(parents=True, exist_ok=True)
     qs = sorted(store.select(schema.questions, release=release), key=lambda r: r["id"])
     ts = sorted(store.select(schema.tables, release=release), key=lambda r: r["id"])
+    domains: dict[str, int] = {}
+    if balance:
+        from livetab_scraper.balance import balance_domains
+
+        asked = {r["table_id"] for r in qs}
+        tables = [t for t in (load_table(r) for r in ts if r["id"] in asked) if t is not None]
+        kept = balance_domains(tables, balance)
+        keep = {t.id for t in kept.kept}
+        qs = [r for r in qs if r["table_id"] in keep]
+        ts = [r for r in ts if r["id"] in keep]
+        domains = kept.counts
     with (folder / "questions.jsonl").open("w", encoding="utf-8") as f:
         for r in qs:
             doc = MessageToDict(question_pb2.Question.FromString(r["payload"]), preserving_proto_field_name=True)
@@ -150,6 +164,8 @@ def export_release(store: Store, release: str, folder: Path) -> None:
         families[r["family"]] = families.get(r["family"], 0) + 1
     card = [f"# livetab release {release}", "", f"{len(qs)} questions over {len(ts)} tables.", "",
             "| family | questions |", "|---|---:|", *[f"| {k} | {v} |" for k, v in sorted(families.items())], "",
+            *([f"Domain-balanced ({balance}): " + ", ".join(f"{k} {v}" for k, v in domains.items()), ""]
+              if balance else []),
             "Every gold answer was computed by executing the derivation stored with its question.",
             "Tables keep their source, revision, licence and attribution (see tables.jsonl).", ""]
     (folder / "README.md").write_text("\n".join(card), encoding="utf-8")

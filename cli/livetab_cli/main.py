@@ -112,7 +112,7 @@ def cmd_release(args: argparse.Namespace) -> int:
     settings = _settings(args)
     release = args.release or settings.run.release
     out = Path(args.out or Path(settings.out_dir) / "release")
-    export_release(open_store(settings.store.url), release, out)
+    export_release(open_store(settings.store.url), release, out, balance=args.balance)
     print(f"release {release} written to {out}")
     return 0
 
@@ -188,6 +188,7 @@ def parser() -> argparse.ArgumentParser:
     rl = with_config(sub.add_parser("release", help="export a release as files (questions.jsonl, tables.jsonl, card)"))
     rl.add_argument("--release")
     rl.add_argument("--out")
+    rl.add_argument("--balance", choices=["diverse", "lot"], help="domain-balance the release (FreshTab)")
     rl.set_defaults(func=cmd_release)
     sub.add_parser("topics", help="print the topic registry as JSON (for the chart and tools)").set_defaults(
         func=cmd_topics)

@@ -9,6 +9,10 @@ Modes: `ok`; `latency` (answer after `latency_ms`); `429` (with `Retry-After: re
 `disconnect` (drop the connection without an answer, as a server does to a stale keep-alive connection).
 `fail_first=k` injects the fault into the first k requests of the scenario only, then answers normally.
 
+Counting: `GET /stats` gives the requests received per scenario; `GET /stats/prompts` gives, over all
+scenarios, `{"total", "distinct", "counts": {prompt hash: requests}}` where the prompt hash is the
+SHA-256 of the request's `messages` (JSON, sorted keys), so a test can tell which prompts were sent twice.
+
 Run it as a separate process for measurements:
     python tests/fakes/fault_server.py --mode latency --latency-ms 100 --port 0
 It prints `PORT <n>` once it listens.
@@ -18,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import json
 import logging
 import signal
@@ -28,7 +33,7 @@ from typing import Any
 
 from aiohttp import web
 
-__all__ = ["MODES", "FaultServer", "Scenario", "ThreadedFaultServer"]
+__all__ = ["MODES", "FaultServer", "Scenario", "ThreadedFaultServer", "prompt_hash"]
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +54,11 @@ class Scenario:
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             raise ValueError(f"unknown mode {self.mode!r}; one of {MODES}")
+
+
+def prompt_hash(messages: Any) -> str:
+    """The key `/stats/prompts` counts a request's `messages` under."""
+    return hashlib.sha256(json.dumps(messages, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
 
 def _answer(body: dict[str, Any], scenario: Scenario) -> dict[str, Any]:
@@ -82,6 +92,7 @@ class FaultServer:
         self.scenarios: dict[str, Scenario] = {"default": default or Scenario()}
         self.scenarios.update(scenarios or {})
         self.counts: Counter[str] = Counter()
+        self.prompts: Counter[str] = Counter()  # prompt hash -> requests received, over all scenarios
         self.port = 0
         self._runner: web.AppRunner | None = None
         app = web.Application()
@@ -89,6 +100,7 @@ class FaultServer:
         app.router.add_post("/{scenario}/v1/chat/completions", self._named)
         app.router.add_get("/health", self._health)
         app.router.add_get("/stats", self._stats)
+        app.router.add_get("/stats/prompts", self._prompt_stats)
         self.app = app
 
     def set(self, name: str, scenario: Scenario) -> None:
@@ -117,6 +129,10 @@ class FaultServer:
     async def _stats(self, request: web.Request) -> web.Response:
         return web.json_response(dict(self.counts))
 
+    async def _prompt_stats(self, request: web.Request) -> web.Response:
+        return web.json_response({"total": sum(self.prompts.values()), "distinct": len(self.prompts),
+                                  "counts": dict(self.prompts)})
+
     async def _default(self, request: web.Request) -> web.StreamResponse:
         return await self._serve("default", request)
 
@@ -134,6 +150,8 @@ class FaultServer:
             body = json.loads(raw)
         except ValueError:
             return web.json_response({"error": {"message": "request body is not JSON"}}, status=400)
+        if isinstance(body, dict):
+            self.prompts[prompt_hash(body.get("messages"))] += 1
         mode = scenario.mode
         if scenario.fail_first is not None and seen > scenario.fail_first:
             mode = "ok"

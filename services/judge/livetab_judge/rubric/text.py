@@ -55,9 +55,21 @@ def fold(text: str) -> str:
     return text
 
 
+_ASCII_PUNCT = bytes(c for c in range(128) if not chr(c).isalnum())
+_ASCII_UPPER = bytes(range(ord("A"), ord("Z") + 1))
+# ASCII `key` by one bytes.translate: non-word characters to spaces (the apostrophe deleted), and for
+# text not yet folded upper case to lower (`fold` turns the backtick into an apostrophe: deleted too).
+_KEY_FOLDED = bytes.maketrans(_ASCII_PUNCT, b" " * len(_ASCII_PUNCT))
+_KEY_RAW = bytes.maketrans(_ASCII_PUNCT + _ASCII_UPPER, b" " * len(_ASCII_PUNCT) + _ASCII_UPPER.lower())
+
+
 @lru_cache(maxsize=16)  # one judgment keys the same span several times; nothing is kept beyond that
 def key(text: str, folded: bool = False) -> str:
     """The comparison form: `fold` then every run of non-word characters to one space."""
+    if text.isascii():  # the same result as below, several times faster
+        raw = text.encode("ascii")
+        raw = raw.translate(_KEY_FOLDED, b"'") if folded else raw.translate(_KEY_RAW, b"'`")
+        return " ".join(raw.decode("ascii").split())
     if not folded:
         text = fold(text)
     if "'" in text:
