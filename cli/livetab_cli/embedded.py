@@ -133,7 +133,6 @@ def export_release(store: Store, release: str, folder: Path, balance: str | None
     """The release as files anyone can reload: questions.jsonl, tables.jsonl and a dataset card.
     `balance` ("diverse", "lot") keeps only tables, and their questions, in that domain distribution."""
     from google.protobuf.json_format import MessageToDict
-
     from livetab.records import load_table
     from livetab.v1 import question_pb2
 
