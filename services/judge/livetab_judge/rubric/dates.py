@@ -9,8 +9,8 @@ when only one reading matches the gold.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cache, lru_cache
+from typing import NamedTuple
 
 from livetab_judge.rubric.locale import Locale
 from livetab_judge.rubric.text import has_digit, key_tokens
@@ -20,8 +20,7 @@ __all__ = ["DateMention", "date_matches", "find_dates", "parse_iso_like"]
 Ymd = tuple[int | None, int | None, int | None]
 
 
-@dataclass(frozen=True, slots=True)
-class DateMention:
+class DateMention(NamedTuple):
     readings: tuple[Ymd, ...]  # one reading, or two for an ambiguous numeric date
     start: int
     end: int

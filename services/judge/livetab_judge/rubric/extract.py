@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple
 
 from livetab_judge.rubric.locale import Locale
 
@@ -32,8 +32,7 @@ _MARKDOWN = re.compile(r"[*_`#]+")
 _BULLET = re.compile(r"^(?:[-•]|\d{1,2}[.)])\s+\S")
 
 
-@dataclass(frozen=True, slots=True)
-class Extraction:
+class Extraction(NamedTuple):
     text: str  # the final answer span (original characters, markdown emphasis removed)
     method: str  # "json", "boxed", "marker", "equation", "last_line", "whole", "empty"
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 from functools import cache, lru_cache
+from typing import NamedTuple
 
 from livetab_judge.rubric.locale import Locale
 from livetab_judge.rubric.text import has_digit, key_tokens
@@ -28,8 +28,7 @@ from livetab_judge.rubric.text import has_digit, key_tokens
 __all__ = ["NumberMention", "find_numbers", "number_from_float", "numbers_equal", "significant_digits"]
 
 
-@dataclass(frozen=True, slots=True)
-class NumberMention:
+class NumberMention(NamedTuple):  # a named tuple: built for every number read, several times cheaper
     value: float
     start: int
     end: int
