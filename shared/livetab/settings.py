@@ -71,10 +71,23 @@ class ScraperSettings(_Strict):
     tables_per_page: int = 1
 
 
+class LlmPathSettings(_Strict):
+    """The LLM-assisted generation path (AraTable/TeleTables): off unless a generator model is set."""
+
+    generator: ModelSettings | None = None
+    validator: ModelSettings | None = None  # defaults to the generator
+    simplicity: ModelSettings | None = None  # the small model of the simplicity filter; none: no filter
+    proposals_per_table: int = 1
+    k_validator: int = 4
+    k_simplicity: int = 4
+    review_queue: str = "out/review/queue.jsonl"
+
+
 class QagenSettings(_Strict):
     families: list[str] = Field(default_factory=lambda: ["direct", "reasoning"])
     per_table: int = 4
     seed: int = 0
+    llm: LlmPathSettings = Field(default_factory=LlmPathSettings)
 
 
 class RunSettings(_Strict):

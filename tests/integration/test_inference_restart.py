@@ -23,6 +23,7 @@ from typing import Any
 import httpx
 import pytest
 import yaml
+from kafka import KafkaConsumer, TopicPartition
 from livetab.bus import Outgoing
 from livetab.bus.kafka import KafkaBus, ensure_topics
 from livetab.ids import content_id
@@ -166,14 +167,8 @@ def test_killed_worker_resends_only_unanswered_requests(kafka_bootstrap: str, tm
     ensure_topics(kafka_bootstrap, names=[RESULTS_TOPIC], extra=[topic])
     bus = KafkaBus(KafkaSettings(bootstrap_servers=kafka_bootstrap, session_timeout_ms=6000,
                                  heartbeat_interval_ms=1000, poll_timeout_ms=300))
-    results_reader = bus.consumer(f"restart-check-{tag}", [RESULTS_TOPIC])
-    seen_results: list[inference_pb2.InferenceResult] = []
-
-    def read_results() -> None:
-        for rec in results_reader.poll(500, 0.2):
-            res = inference_pb2.InferenceResult.FromString(rec.value)
-            if res.run_id == run.id:
-                seen_results.append(res)
+    results_reader = KafkaConsumer(bootstrap_servers=kafka_bootstrap, group_id=None, enable_auto_commit=False)
+    rerun: list[inference_pb2.InferenceResult] = []
 
     try:
         spec = common_pb2.ModelSpec(name=f"fault-{LATENCY_MS}ms", backend="openai", base_url=f"{server}/v1",
@@ -220,25 +215,28 @@ def test_killed_worker_resends_only_unanswered_requests(kafka_bootstrap: str, tm
             f"{after_restart['total']} calls for {N} requests: {resent} re-sent, the in-flight batch is {BATCH}")
 
         # 3. the same requests again (a re-run of the whole topic): every answer comes from the cache
-        deadline = time.monotonic() + 60
-        while True:  # read what runs 1 and 2 published, so step 3's results can be told apart
-            before = len(seen_results)
-            read_results()
-            if len(seen_results) == before and len({r.id for r in seen_results}) >= N:
-                break
-            assert time.monotonic() < deadline, f"only {len({r.id for r in seen_results})} results on the topic"
-        earlier = len(seen_results)
+        # Read the results topic from its end as it is now (the stopped worker flushed everything), so only
+        # the results of this step are counted.
+        parts = [TopicPartition(RESULTS_TOPIC, p) for p in sorted(results_reader.partitions_for_topic(RESULTS_TOPIC))]
+        results_reader.assign(parts)
+        results_reader.seek_to_end(*parts)
+        for tp in parts:
+            results_reader.position(tp)
         publish_all()
         third = _Service(cfg, pool, log)
         services.append(third)
 
         def third_done() -> bool:
-            read_results()
-            return len(seen_results) - earlier >= N
+            for recs in results_reader.poll(timeout_ms=200).values():
+                for rec in recs:
+                    res = inference_pb2.InferenceResult.FromString(rec.value)
+                    if res.run_id == run.id:
+                        rerun.append(res)
+            return len(rerun) >= N
 
         _wait(third_done, 90, third, f"{N} results of the re-published requests")
         assert third.stop() == 0, log.read_text()[-3000:]
-        rerun = seen_results[earlier:]
+        third_done()  # anything published after the N-th result (a duplicate would show here)
         assert sorted(r.id for r in rerun) == sorted(r.id for r in requests)
         assert all(r.cached for r in rerun), f"{sum(not r.cached for r in rerun)} answers were not from the cache"
         answers = {r.id: r.response for r in results}

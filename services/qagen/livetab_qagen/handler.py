@@ -3,8 +3,12 @@ copies, math tables) are stored too, so every question's table can be found by i
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
+import threading
+from pathlib import Path
+from typing import Any
 
 from google.protobuf.message import Message
 from livetab.bus import HandlerContext, Outgoing, PoisonMessage
@@ -45,11 +49,47 @@ class QagenHandler:
     service = "qagen"
     topics = ["livetab.tables.v1"]
 
+    def __init__(self) -> None:
+        self._llm_backends: tuple[Any, Any, Any] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
     def _math(self, table: Table, ctx: HandlerContext, seed: int) -> list[Outgoing]:
         outcome = math_questions(table, seed=seed)
         for reason in outcome.failures:
             record_failure(ctx.store, "qagen", table.id, f"math: {reason}", table.release)
         return self._emit(ctx, table, outcome.questions, outcome.tables)
+
+    def _llm_path(self, table: Table, cfg: Any, ctx: HandlerContext) -> list[Question]:
+        """LLM-proposed questions, admitted only when the sandboxed derivation reproduces the proposed answer
+        and the validator agrees in enough trials; borderline ones go to the human review queue."""
+        from livetab.models.registry import backend_from_spec
+        from livetab.models.spec import model_spec
+
+        from livetab_qagen.llm_path import LlmPathConfig, run_llm_path
+        from livetab_qagen.review import ReviewQueue
+
+        llm = cfg.llm
+        if self._llm_backends is None:
+            gen = backend_from_spec(model_spec(llm.generator))
+            val = backend_from_spec(model_spec(llm.validator)) if llm.validator else gen
+            simple = backend_from_spec(model_spec(llm.simplicity)) if llm.simplicity else None
+            self._llm_backends = (gen, val, simple)
+        gen, val, simple = self._llm_backends
+        queue = ReviewQueue(Path(llm.review_queue))
+        config = LlmPathConfig(k_validator=llm.k_validator, k_simplicity=llm.k_simplicity)
+        result = self._loop_run(run_llm_path(table, generator=gen, validator=val, simplicity=simple, queue=queue,
+                                             n_proposals=llm.proposals_per_table, config=config, seed=cfg.seed))
+        for p in result.proposals:
+            if p.outcome != "kept":
+                record_failure(ctx.store, "qagen-llm", f"{table.id}#{p.index}",
+                               f"proposal {p.outcome}: " + "; ".join(p.decisions), table.release)
+        return result.kept
+
+    def _loop_run(self, coro: Any) -> Any:
+        if self._loop is None:
+            self._loop = asyncio.new_event_loop()
+            threading.Thread(target=self._loop.run_forever, daemon=True, name="qagen-loop").start()
+        return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
 
     def _emit(self, ctx: HandlerContext, table: Table, questions: list[Question], derived: list[Table]
               ) -> list[Outgoing]:
@@ -86,5 +126,7 @@ class QagenHandler:
         per_table = cfg.per_table if cfg and cfg.per_table else 0
         offset = int(hashlib.sha256(table.id.encode()).hexdigest()[:8], 16)
         questions = _balanced(result.questions, per_table, offset) if per_table else result.questions
+        if cfg is not None and cfg.llm.generator is not None:
+            questions = questions + self._llm_path(table, cfg, ctx)
         used = {q.table_id for q in questions}
         return self._emit(ctx, table, questions, [t for t in result.tables if t.id in used])

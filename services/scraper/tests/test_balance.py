@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import pytest
-
 from livetab.tables import Source, Table
 from livetab_scraper.balance import balance_domains
 

@@ -94,14 +94,14 @@ def _marker_re(loc: Locale) -> re.Pattern[str]:
 
 
 @cache
-def _marker_hints(loc: Locale) -> re.Pattern[str]:
-    """For each marker its longest word: a marker can only match where one of these occurs."""
-    words = {max(m.split(), key=len) for m in loc.answer_markers}
-    return re.compile("|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)))
+def _marker_hints(loc: Locale) -> tuple[str, ...]:
+    """For each marker its longest word: a marker can only match where one of these occurs (a plain
+    substring test, several times faster than a regular expression over the whole response)."""
+    return tuple(sorted({max(m.split(), key=len) for m in loc.answer_markers}, key=len, reverse=True))
 
 
 def _after_marker(text: str, loc: Locale) -> str | None:
-    if _marker_hints(loc).search(text) is None:
+    if not any(w in text for w in _marker_hints(loc)):
         return None
     last = None
     for m in _marker_re(loc).finditer(text):
@@ -137,7 +137,7 @@ def extract_answer(folded: str, loc: Locale) -> Extraction:
     marked = _after_marker(text, loc)
     if marked is not None:
         return Extraction(marked, "marker")
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    lines = [ln for ln in map(str.strip, text.splitlines()) if ln]
     last = lines[-1] if lines else text
     if len(lines) > 1 and _BULLET.match(last):
         block = []

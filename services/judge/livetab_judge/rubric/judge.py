@@ -51,6 +51,10 @@ class _Tolerance:
     relative: float
 
 
+_DEFAULT_PAIR = (0.005, 0.01)
+_DEFAULT_TOLERANCE = _Tolerance(*_DEFAULT_PAIR)
+
+
 def judge_answer(response: str, question: Question, *, tolerance: float = 0.005,
                  relative_tolerance: float = 0.01) -> RuleVerdict:
     """Judge `response` against `question.gold` with AraTable's rubric (see the package docs)."""
@@ -78,7 +82,8 @@ def judge_spec(response: str, spec: GoldSpec, *, tolerance: float = 0.005,
     span = ex.text
     if not span or _WORD_CHAR.search(span) is None:
         return RuleVerdict(INCORRECT, span, f"no answer ({ex.method})")
-    tol = _Tolerance(tolerance, relative_tolerance)
+    tol = _DEFAULT_TOLERANCE if (tolerance, relative_tolerance) == _DEFAULT_PAIR else _Tolerance(
+        tolerance, relative_tolerance)
     kind = spec.kind
     if kind in ("insufficient", "contradictory"):
         verdict, why = _judge_imperfect(span, spec, ex.method)
@@ -106,22 +111,27 @@ def _candidates(span: str, spec: GoldSpec) -> list[NumberMention]:
     if not nums:
         return []
     dates = find_dates(span, spec.loc)
+    year_like = spec.year_like
     out: list[NumberMention] = []
     for n in nums:
-        in_date = next((d for d in dates if d.start <= n.start < d.end), None)
-        if in_date is not None:
-            year = in_date.readings[0][0]
-            if spec.year_like and year is not None and n.value == year:
-                out.append(n)
-            continue
-        if (not spec.year_like and n.value == int(n.value) and 1000 <= n.value <= 2100 and not n.percent
+        if dates:
+            in_date = next((d for d in dates if d.start <= n.start < d.end), None)
+            if in_date is not None:
+                year = in_date.readings[0][0]
+                if year_like and year is not None and n.value == year:
+                    out.append(n)
+                continue
+        value = n.value
+        if (not year_like and 1000 <= value <= 2100 and value == int(value) and not n.percent
                 and span[max(0, n.start - 8):n.start].endswith(_YEAR_CUES)):
             continue
         out.append(n)
-    echoes = [n for n in out if any(n.value == q.value for q in spec.question_numbers)]
-    if echoes and len(echoes) < len(out):
-        out = [n for n in out if n not in echoes]
-    if spec.year_like:  # the answer is a year: other numbers in the sentence are context
+    if spec.question_numbers:
+        asked = {q.value for q in spec.question_numbers}  # == on floats: the same as comparing one by one
+        echoes = [n for n in out if n.value in asked]
+        if echoes and len(echoes) < len(out):
+            out = [n for n in out if n not in echoes]
+    if year_like:  # the answer is a year: other numbers in the sentence are context
         years = [n for n in out if n.value == int(n.value) and 1000 <= n.value <= 2100]
         out = years or out
     return out

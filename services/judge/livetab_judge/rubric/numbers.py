@@ -180,10 +180,11 @@ def _number_words(loc: Locale) -> frozenset[str]:
     return frozenset(words)
 
 
-def _may_have_number_words(folded: str, loc: Locale) -> bool:
+def _may_have_number_words(folded: str, loc: Locale, words: frozenset[str] | None = None) -> bool:
     """Cheap test before the number-word regex: does any word of the text name a number?"""
     vocab = _number_words(loc)
-    words = key_tokens(folded)
+    if words is None:
+        words = key_tokens(folded)
     if not vocab.isdisjoint(words):
         return True
     return loc.arabic and any(w[:1] == "و" and w[1:] in vocab for w in words)
@@ -191,53 +192,66 @@ def _may_have_number_words(folded: str, loc: Locale) -> bool:
 
 def _find_numbers(folded: str, loc: Locale) -> list[NumberMention]:
     digit_re, word_re, pct_after = _patterns(loc)
-    has_scale = bool(loc.scales)
-    approx_possible = "~" in folded or "≈" in folded or not _approx_first_words(loc).isdisjoint(key_tokens(folded))
+    tokens = key_tokens(folded)
+    approx_possible = "~" in folded or "≈" in folded or not _approx_first_words(loc).isdisjoint(tokens)
     found: list[NumberMention] = []
     digits = has_digit(folded)
     if digits:
+        group, decimal, scales = loc.group, loc.decimal, loc.scales
         for m in digit_re.finditer(folded):
-            num = m.group("num")
-            plain = num.replace(loc.group, "") if loc.group != " " else num.replace(" ", "")
-            if loc.decimal != ".":
-                plain = plain.replace(loc.decimal, ".")
+            if scales:
+                num, scale, pct = m.group("num", "scale", "pct")
+            else:
+                (num, pct), scale = m.group("num", "pct"), None
+            plain = num.replace(group, "") if group in num else num  # group " " too: "3 783" -> "3783"
+            if decimal != ".":
+                plain = plain.replace(decimal, ".")
             try:
                 value = float(plain)
             except ValueError:
                 continue
-            start = m.start()
+            start = mstart = m.start()
             if start and folded[start - 1] == "-" and (start == 1 or not (folded[start - 2].isalnum()
                                                                          or folded[start - 2] in "._,-")):
                 value = -value  # "-3", not the dash of "65-75"
                 start -= 1
-            scale = m.group("scale") if has_scale else None
-            rounded = bool(scale) or (approx_possible and _approximate(folded, m.start(), loc))
-            sig, place = significant_digits(plain) if rounded else (0, 0.0)
-            if scale:
-                factor = loc.scales[scale]
-                value *= factor
-                place *= factor
-            found.append(NumberMention(value, start, m.end(), m.group("pct") is not None, sig, place, rounded))
-    for m in (word_re.finditer(folded) if _may_have_number_words(folded, loc) else ()):
-        if found and any(f.start <= m.start() < f.end for f in found):
-            continue  # the scale word of a digit number ("38 ألف") was already read with it
-        values = _word_values(m.group(0), loc)
-        if not values:
-            continue
-        end = m.end()
-        pm = pct_after.match(folded, end)
-        if pm is not None:
-            end = pm.end()
-        rounded = (approx_possible and _approximate(folded, m.start(), loc)) or any(
-            w in loc.scales for w in m.group(0).split())
-        for i, value in enumerate(values):
-            sig, place = _sig_of(value) if rounded else (0, 0.0)
-            last = i == len(values) - 1
-            found.append(NumberMention(value, m.start(), end if last else m.start(), pm is not None and last,
-                                       sig, place, rounded))
+            rounded = bool(scale) or (approx_possible and _approximate(folded, mstart, loc))
+            if rounded:
+                sig, place = significant_digits(plain)
+                if scale:
+                    factor = scales[scale]
+                    value *= factor
+                    place *= factor
+                found.append(NumberMention(value, start, m.end(), pct is not None, sig, place, rounded))
+            else:
+                found.append(NumberMention(value, start, m.end(), pct is not None, 0, 0.0, False))
+    if _may_have_number_words(folded, loc, tokens):
+        for m in word_re.finditer(folded):
+            mstart = m.start()
+            if found and any(f.start <= mstart < f.end for f in found):
+                continue  # the scale word of a digit number ("38 ألف") was already read with it
+            run = m.group(0)
+            values = _word_values(run, loc)
+            if not values:
+                continue
+            end = m.end()
+            pm = pct_after.match(folded, end)
+            if pm is not None:
+                end = pm.end()
+            rounded = (approx_possible and _approximate(folded, mstart, loc)) or any(
+                w in loc.scales for w in run.split())
+            for i, value in enumerate(values):
+                sig, place = _sig_of(value) if rounded else (0, 0.0)
+                last = i == len(values) - 1
+                found.append(NumberMention(value, mstart, end if last else mstart, pm is not None and last,
+                                           sig, place, rounded))
     if digits and len(found) > 1:
-        found.sort(key=lambda n: n.start)
+        found.sort(key=_start)
     return found
+
+
+def _start(n: NumberMention) -> int:
+    return n.start
 
 
 def _close(a: float, b: float, tolerance: float) -> bool:
