@@ -162,9 +162,9 @@ def test_killed_worker_resends_only_unanswered_requests(kafka_bootstrap: str, tm
     store_url = f"sqlite:///{tmp_path / 'restart.db'}"
     store = open_store(store_url)
     questions = _seed_store(store, release=tag)
+    ensure_topics(kafka_bootstrap, names=[RESULTS_TOPIC], extra=[topic])
     server_proc, server = _start_fault_server(tmp_path / "fault_server.log")
     services: list[_Service] = []
-    ensure_topics(kafka_bootstrap, names=[RESULTS_TOPIC], extra=[topic])
     bus = KafkaBus(KafkaSettings(bootstrap_servers=kafka_bootstrap, session_timeout_ms=6000,
                                  heartbeat_interval_ms=1000, poll_timeout_ms=300))
     results_reader = KafkaConsumer(bootstrap_servers=kafka_bootstrap, group_id=None, enable_auto_commit=False)

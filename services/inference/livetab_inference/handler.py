@@ -67,7 +67,9 @@ class InferenceHandler:
         self.cache_hits = 0
 
     def backend(self, spec: common_pb2.ModelSpec) -> ModelBackend:
-        key = spec.name
+        if spec.name in self._backends:  # a backend handed in by name (embedded mode, tests)
+            return self._backends[spec.name]
+        key = spec.SerializeToString(deterministic=True).hex()  # same name, other endpoint: another backend
         if key not in self._backends:
             from livetab.models.registry import backend_from_spec
 

@@ -120,3 +120,29 @@ def test_verdict_carries_extraction_and_rationale() -> None:
     v = judge_text("Let me see.\nAnswer: forty", "40")
     assert v.extracted == "forty"
     assert "number matches" in v.rationale and "marker" in v.rationale
+
+
+TIMES = ["2:10", "3:45", "1:16", "0:58"]  # option 3 is "1:16"; "3:45" is option 2
+
+
+@pytest.mark.parametrize(("response", "verdict"), [
+    ("C. 1:16", "correct"),  # the letter and the text name the same option
+    ("(c) 1:16", "correct"), ("C) 1:16", "correct"), ("Option 3: 1:16", "correct"), ("c. 1:16.", "correct"),
+    ("C", "correct"), ("c.", "correct"), ("(c)", "correct"),  # a bare letter is judged by the letter
+    ("1:16", "correct"),
+    ("C. 3:45", "uncertain"),  # C is option 3, but 3:45 is option 2's text
+    ("(c) 3:45", "uncertain"), ("Option 3: 3:45", "uncertain"),
+    ("C. 4:30", "uncertain"),  # C is option 3, but 4:30 is no option's text
+    ("B. 3:45", "incorrect"),  # letter and text agree on option 2
+    ("B", "incorrect"), ("3:45", "incorrect"),
+])
+def test_multiple_choice_label_and_text_must_agree(response: str, verdict: str) -> None:
+    q = question(Gold(kind="option", option=3, text="1:16"), options=TIMES)
+    got = judge_answer(response, q)
+    assert got.verdict == verdict, got
+
+
+def test_multiple_choice_label_text_disagreement_is_explained() -> None:
+    q = question(Gold(kind="option", option=3, text="1:16"), options=TIMES)
+    assert "option(s) [2]" in judge_answer("C. 3:45", q).rationale
+    assert "no option's" in judge_answer("C. 4:30", q).rationale

@@ -22,7 +22,7 @@ from livetab_judge.rubric.extract import extract_answer
 from livetab_judge.rubric.gold import GoldItem, GoldSpec, prepare_gold, spec_from_strings
 from livetab_judge.rubric.imperfect import refusal_kind
 from livetab_judge.rubric.lists import match_item, split_items
-from livetab_judge.rubric.mcq import chosen_options
+from livetab_judge.rubric.mcq import read_choice
 from livetab_judge.rubric.numbers import NumberMention, find_numbers, numbers_equal
 from livetab_judge.rubric.text import allowed_edits, contains_phrase, find_fuzzy, fold, key, within_edits
 
@@ -356,7 +356,10 @@ def _judge_boolean(span: str, spec: GoldSpec) -> tuple[str, str]:
 
 
 def _judge_option(span: str, spec: GoldSpec) -> tuple[str, str]:
-    chosen = chosen_options(span, list(spec.option_keys), spec.loc)
+    choice = read_choice(span, list(spec.option_keys), spec.loc)
+    if choice.disagreement:
+        return UNCERTAIN, choice.disagreement
+    chosen = choice.options
     if not chosen:
         return INCORRECT, "no option recognised"
     if len(chosen) > 1:

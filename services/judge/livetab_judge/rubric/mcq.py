@@ -3,17 +3,20 @@
 Options are numbered from 1 ("Option 3" is the third), as in TeleTables' prompts; letters map to
 the same positions (a/A/أ = 1, b/ب = 2, c/ج = 3, d/د = 4, ...). A response may name an option by
 "Option 3", "3", "(c)", "C)", "c.", `\\boxed{3}` (already unwrapped by extraction) or by the
-option's text. References that disagree make the choice undecided.
+option's text. References that disagree make the choice undecided, and so does a label followed by
+an option text that is not the labelled option's: "C. 3:45" when option 3 is "1:16" ("C. 1:16" is
+option 3; a bare "C" is judged by the letter alone).
 """
 
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from livetab_judge.rubric.locale import Locale
 from livetab_judge.rubric.text import contains_phrase, key
 
-__all__ = ["chosen_options"]
+__all__ = ["Choice", "chosen_options", "read_choice"]
 
 _LATIN = "abcdefghijklmnopqrstuvwxyz"
 _ARABIC = ["ا", "ب", "ج", "د", "ه", "و", "ز", "ح"]  # abjad order, folded (أ -> ا)
@@ -37,29 +40,64 @@ def _index(token: str, n: int) -> int | None:
     return i if 1 <= i <= n else None
 
 
-def chosen_options(folded: str, option_keys: list[str], loc: Locale) -> set[int]:
-    """The 1-based options a folded response span points at (empty: none recognised)."""
+class Choice(NamedTuple):
+    options: frozenset[int]  # the 1-based options the span points at (empty: none recognised)
+    disagreement: str = ""  # why a label and the text after it do not name the same option ("" if they do)
+
+
+def _named(span_key: str, option_keys: list[str]) -> set[int]:
+    """Options whose text the key contains; an option text inside a longer one ("5 dB" in "15 dB") is not
+    a second choice."""
+    named = [i + 1 for i, k in enumerate(option_keys) if k and contains_phrase(span_key, k)]
+    if len(named) > 1:
+        return {i for i in named if not any(j != i and option_keys[i - 1] in option_keys[j - 1] for j in named)}
+    return set(named)
+
+
+def _label_text(folded: str, m: re.Match[str], chosen: int, option_keys: list[str]) -> Choice:
+    """A label at the start of the span ("C.", "(c)", "Option 3:") and the text after it: both must name
+    the same option."""
+    rest = key(folded[m.end():], folded=True)
+    if not rest:
+        return Choice(frozenset({chosen}))
+    named = _named(rest, option_keys)
+    if named == {chosen}:
+        return Choice(frozenset({chosen}))
+    if not named:
+        return Choice(frozenset({chosen}), f"option {chosen} is labelled but the text after it is no option's")
+    return Choice(frozenset(named | {chosen}),
+                  f"the label names option {chosen}, the text after it option(s) {sorted(named)}")
+
+
+def read_choice(folded: str, option_keys: list[str], loc: Locale) -> Choice:
+    """Which options a folded response span points at, and whether its label and text disagree."""
     n = len(option_keys)
     span_key = key(folded, folded=True)
     # The whole answer is one option's text (option texts may themselves be numbers).
     exact = {i + 1 for i, k in enumerate(option_keys) if k and span_key == k}
     if exact:
-        return exact
+        return Choice(frozenset(exact))
     if " " not in span_key:
         single = _index(span_key, n)
         if single is not None:
-            return {single}
-    explicit: set[int] = set()
+            return Choice(frozenset({single}))
+    stripped = folded.strip()
     for pattern in (_EXPLICIT, _PAREN, _CLOSE):
-        for m in pattern.finditer(folded):
+        explicit: set[int] = set()
+        first: re.Match[str] | None = None
+        for m in pattern.finditer(stripped):
             i = _index(m.group(1), n)
             if i is not None:
                 explicit.add(i)
+                first = first or m
         if explicit:
-            return explicit
-    named = [i + 1 for i, k in enumerate(option_keys) if k and contains_phrase(span_key, k)]
-    if len(named) > 1:  # an option text inside a longer one ("5 dB" in "15 dB") is not a second choice
-        longest = {i for i in named
-                   if not any(j != i and option_keys[i - 1] in option_keys[j - 1] for j in named)}
-        return longest
-    return set(named)
+            if (len(explicit) == 1 and first is not None and first.start() == 0
+                    and first.group(0)[-1] in ").:]"):
+                return _label_text(stripped, first, next(iter(explicit)), option_keys)
+            return Choice(frozenset(explicit))
+    return Choice(frozenset(_named(span_key, option_keys)))
+
+
+def chosen_options(folded: str, option_keys: list[str], loc: Locale) -> set[int]:
+    """The 1-based options a folded response span points at (empty: none recognised)."""
+    return set(read_choice(folded, option_keys, loc).options)
