@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 
 from livetab_judge.rubric.locale import Locale
 
@@ -135,6 +136,12 @@ def entity_doubt(tokens: list[str], gold_tokens: frozenset[str], ctx: QuestionCo
     return None
 
 
+@cache
+def _hedges(loc: Locale) -> frozenset[str]:
+    """Hedge words that are not "or" (an "or" is judged by where it stands)."""
+    return loc.hedges - loc.or_words
+
+
 def sentence_doubt(tokens: list[str], mention: tuple[int, int], gold_tokens: frozenset[str],
                    ctx: QuestionContext | None, loc: Locale, *, is_list: bool = False) -> tuple[str, str] | None:
     """(verdict, reason) for a sentence mentioning the gold at token range `mention`, or None if clear."""
@@ -150,7 +157,7 @@ def sentence_doubt(tokens: list[str], mention: tuple[int, int], gold_tokens: fro
             found = _relation(tokens, gold_tokens, ctx)
             if found:
                 return found
-    if not (loc.hedges - loc.or_words).isdisjoint(tokens):
+    if not _hedges(loc).isdisjoint(tokens):
         return UNCERTAIN, "the answer hedges"
     if not (ctx and ctx.has_or) and not is_list:
         near = tokens[max(0, start - 2):start] + tokens[end:end + 2]

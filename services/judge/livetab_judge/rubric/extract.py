@@ -101,7 +101,10 @@ def _marker_hints(loc: Locale) -> tuple[str, ...]:
 
 
 def _after_marker(text: str, loc: Locale) -> str | None:
-    if not any(w in text for w in _marker_hints(loc)):
+    for hint in _marker_hints(loc):
+        if hint in text:
+            break
+    else:
         return None
     last = None
     for m in _marker_re(loc).finditer(text):
