@@ -12,11 +12,13 @@ from pathlib import Path
 
 from kafka import KafkaConsumer, KafkaProducer
 from kafka.admin import KafkaAdminClient, NewTopic
+from livetab import telemetry
 from livetab.bus import Outgoing
 from livetab.bus.kafka import KafkaBus, ensure_topics
 from livetab.settings import KafkaSettings
 from livetab.telemetry import configure_telemetry
 from livetab.v1 import table_pb2
+from opentelemetry import trace
 
 from bench.common import peak_rss_mb, write_result
 
@@ -88,6 +90,12 @@ def main() -> None:
         lt1 = bench_livetab(bootstrap)
         raw2 = bench_raw(bootstrap)
         lt2 = bench_livetab(bootstrap)
+        # the same livetab path with a no-op tracer, to show what one PRODUCER span per record costs
+        telemetry._tracer = trace.NoOpTracer()
+        try:
+            untraced = bench_livetab(bootstrap)
+        finally:
+            telemetry._tracer = None
     finally:
         subprocess.run([str(ROOT / "deploy" / "kafka.sh"), "down", str(state)], check=False)
     lt, raw = (lt1 + lt2) / 2, (raw1 + raw2) / 2
@@ -96,7 +104,9 @@ def main() -> None:
                      "messages": N, "message_bytes": len(_message(0).SerializeToString()),
                      "livetab_msgs_per_s": round(lt, 1), "raw_msgs_per_s": round(raw, 1),
                      "livetab_runs_msgs_per_s": [round(lt1, 1), round(lt2, 1)],
-                     "raw_runs_msgs_per_s": [round(raw1, 1), round(raw2, 1)], "peak_rss_mb": round(peak_rss_mb(), 1)})
+                     "raw_runs_msgs_per_s": [round(raw1, 1), round(raw2, 1)],
+                     "livetab_untraced_msgs_per_s": round(untraced, 1),
+                     "untraced_ratio": round(untraced / raw, 4), "peak_rss_mb": round(peak_rss_mb(), 1)})
 
 
 if __name__ == "__main__":

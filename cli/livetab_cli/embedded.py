@@ -66,9 +66,8 @@ def scrape_commands(settings: Settings) -> list[table_pb2.ScrapeCommand]:
 
 def run_messages(settings: Settings) -> list[run_pb2.Run]:
     r = settings.run
-    return [build_run(r.team, r.release, model_spec(m), formats=r.formats, settings=r.settings, samples=r.samples,
-                      temperature=r.temperature, top_p=r.top_p, max_tokens=r.max_tokens, seed=r.seed,
-                      max_rows=r.max_rows, families=r.families, limit=r.limit) for m in settings.models]
+    knobs = r.model_dump(exclude={"team", "release"})
+    return [build_run(r.team, r.release, model_spec(m), **knobs) for m in settings.models]
 
 
 def _drain(workers: list[Worker], tick: Callable[[], None] | None = None) -> None:

@@ -90,9 +90,9 @@ class QagenSettings(_Strict):
     llm: LlmPathSettings = Field(default_factory=LlmPathSettings)
 
 
-class RunSettings(_Strict):
-    team: str = "local"
-    release: str = "demo"
+class RunKnobs(_Strict):
+    """What a run asks of a model; the same fields over HTTP (api) and in a config file."""
+
     formats: list[str] = Field(default_factory=lambda: ["markdown"])
     settings: list[str] = Field(default_factory=lambda: ["with_table"])
     samples: int = 1
@@ -103,6 +103,11 @@ class RunSettings(_Strict):
     max_rows: int = 40
     families: list[str] = Field(default_factory=list)
     limit: int = 0
+
+
+class RunSettings(RunKnobs):
+    team: str = "local"
+    release: str = "demo"
 
 
 class JudgeSettings(_Strict):

@@ -111,8 +111,7 @@ def test_six_services_over_kafka_match_embedded(tmp_path: Path, kafka_bootstrap:
         time.sleep(2)  # let qagen finish the last table of the batch
 
         run_req = {"team": "e2e", "release": "e2e",
-                   "model": {"name": "smollm2-135m", "backend": "llama_local", "model": "smollm2-135m",
-                             "params": {"n_ctx": "4096", "n_threads": "2"}},
+                   "model": {"name": "smollm2-135m", "backend": "llama_local", "n_ctx": 4096, "n_threads": 2},
                    "settings": {"max_tokens": 16, "temperature": 0.0, "seed": 7}}
         r = httpx.post(f"{api}/runs", json=run_req)
         assert r.status_code == 202, r.text

@@ -8,9 +8,11 @@ from typing import Any
 from fastapi import FastAPI, HTTPException
 from livetab.bus import Bus, Outgoing
 from livetab.ids import content_id
+from livetab.models.spec import model_spec
 from livetab.runs import build_run
+from livetab.settings import ModelSettings, RunKnobs
 from livetab.store import Store, schema
-from livetab.v1 import common_pb2, run_pb2, table_pb2
+from livetab.v1 import run_pb2, table_pb2
 from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = ["RunRequest", "ScrapeRequest", "create_app"]
@@ -18,37 +20,12 @@ __all__ = ["RunRequest", "ScrapeRequest", "create_app"]
 log = logging.getLogger(__name__)
 
 
-class ModelIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    name: str
-    backend: str = "llama_local"
-    base_url: str = ""
-    model: str = ""
-    api_key_ref: str = ""
-    pool: str = "remote"
-    params: dict[str, str] = Field(default_factory=dict)
-
-
-class SettingsIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    formats: list[str] = Field(default_factory=lambda: ["markdown"])
-    settings: list[str] = Field(default_factory=lambda: ["with_table"])
-    samples: int = 1
-    temperature: float = 0.0
-    top_p: float = 1.0
-    max_tokens: int = 32
-    seed: int = 0
-    max_rows: int = 40
-    families: list[str] = Field(default_factory=list)
-    limit: int = 0
-
-
 class RunRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     team: str = "local"
     release: str
-    model: ModelIn
-    settings: SettingsIn = Field(default_factory=SettingsIn)
+    model: ModelSettings
+    settings: RunKnobs = Field(default_factory=RunKnobs)
 
 
 class ScrapeRequest(BaseModel):
@@ -61,10 +38,7 @@ class ScrapeRequest(BaseModel):
 
 
 def run_from_request(req: RunRequest) -> run_pb2.Run:
-    s = req.settings
-    return build_run(req.team, req.release, common_pb2.ModelSpec(**req.model.model_dump()), formats=s.formats,
-                     settings=s.settings, samples=s.samples, temperature=s.temperature, top_p=s.top_p,
-                     max_tokens=s.max_tokens, seed=s.seed, max_rows=s.max_rows, families=s.families, limit=s.limit)
+    return build_run(req.team, req.release, model_spec(req.model), **req.settings.model_dump())
 
 
 def create_app(bus: Bus, store: Store) -> FastAPI:
