@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import random
 import threading
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,9 @@ def _balanced(questions: list[Question], n: int, offset: int = 0) -> list[Questi
     by_family: dict[str, list[Question]] = {}
     for q in questions:
         by_family.setdefault(q.family, []).append(q)
+    rng = random.Random(offset)
+    for queue in by_family.values():  # e.g. a true/false pair: take either side, not always the first
+        rng.shuffle(queue)
     picked: list[Question] = []
     queues = list(by_family.values())
     if queues:
