@@ -18,21 +18,53 @@ from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter
+from opentelemetry.sdk.trace.sampling import Decision, Sampler, SamplingResult
 
-__all__ = ["configure_logging", "configure_telemetry", "extract_context", "inject_headers", "meter", "tracer"]
+__all__ = ["configure_logging", "configure_telemetry", "extract_context", "inject_headers", "meter", "recording",
+           "tracer"]
 
 _configured = False
 _tracer: trace.Tracer | None = None
 
 
+class _RecordWhenExported(Sampler):
+    """Record spans only once something exports them. Until then every span is a cheap non-recording one
+    that still gets its ids, so `traceparent` headers keep one cycle in one trace; a span per record costs
+    ~15-20 µs in the SDK, which is pure waste when nobody collects it."""
+
+    def __init__(self) -> None:
+        self.recording = False
+
+    def should_sample(self, parent_context: Any, trace_id: int, name: str, kind: Any = None, attributes: Any = None,
+                      links: Any = None, trace_state: Any = None) -> SamplingResult:
+        return SamplingResult(Decision.RECORD_AND_SAMPLE if self.recording else Decision.DROP, attributes,
+                              trace_state)
+
+    def get_description(self) -> str:
+        return "RecordWhenExported"
+
+
+_sampler = _RecordWhenExported()
+
+
+def recording() -> bool:
+    """Whether spans are recorded (an exporter is configured)."""
+    return _sampler.recording
+
+
 def configure_telemetry(service: str, exporter: SpanExporter | None = None) -> None:
-    """Install a tracer provider for `service` (once per process); `exporter` receives finished spans."""
+    """Install a tracer provider for `service` (once per process); `exporter` receives finished spans.
+
+    Without an exporter spans are not recorded (their context still propagates); adding one later (tests
+    do) switches recording on for the whole process."""
     global _configured, _tracer
     _tracer = None
+    if exporter is not None:
+        _sampler.recording = True
     if _configured and exporter is None:
         return
     resource = Resource.create({"service.name": service})
-    provider = TracerProvider(resource=resource)
+    provider = TracerProvider(resource=resource, sampler=_sampler)
     if exporter is not None:
         provider.add_span_processor(SimpleSpanProcessor(exporter))
     if not _configured:
