@@ -19,13 +19,13 @@ import logging
 import os
 import time
 from collections.abc import Awaitable, Mapping
-from email.utils import parsedate_to_datetime
 from typing import Any
 
 import aiohttp
 
 from livetab.models.base import ChatMessage, Completion, GenerateRequest
 from livetab.models.resilience import Resilience, StatusError, estimate_request_tokens
+from livetab.retry_after import retry_after_seconds
 
 __all__ = ["OpenAIBackend", "parse_retry_after"]
 
@@ -36,18 +36,7 @@ N_MODES = ("auto", "native", "loop")
 
 def parse_retry_after(value: str | None) -> float | None:
     """Seconds to wait from a `Retry-After` header (delta-seconds or an HTTP date); None if absent or bad."""
-    if not value:
-        return None
-    value = value.strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
+    return retry_after_seconds(value)
 
 
 class OpenAIBackend:

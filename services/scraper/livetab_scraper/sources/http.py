@@ -10,19 +10,18 @@
 
 from __future__ import annotations
 
-import email.utils
 import json
 import logging
 import random
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
+from livetab.retry_after import retry_after_seconds
 
 from livetab_scraper.sources.cache import ResponseCache, cache_key
 
@@ -79,25 +78,6 @@ class HttpResponse:
             return json.loads(self.text)
         except json.JSONDecodeError as e:
             raise HttpError(self.url, self.status, f"response is not JSON ({e})", self.text[:300]) from None
-
-
-def retry_after_seconds(value: str | None, now: float | None = None) -> float | None:
-    """`Retry-After` as seconds to wait: either delta-seconds or an HTTP date; None if absent/unreadable."""
-    if not value:
-        return None
-    value = value.strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    ref = datetime.fromtimestamp(now if now is not None else time.time(), tz=UTC)
-    return max(0.0, (when - ref).total_seconds())
 
 
 def _maxlag_error(text: str) -> str | None:
