@@ -87,6 +87,8 @@ class QagenSettings(_Strict):
     families: list[str] = Field(default_factory=lambda: ["direct", "reasoning"])
     per_table: int = 4
     seed: int = 0
+    # balance per attribute, e.g. {"skill": {"lookup": 0.4, "count": 0.3, "arithmetic": 0.3}}
+    proportions: dict[str, dict[str, float]] = Field(default_factory=dict)
     llm: LlmPathSettings = Field(default_factory=LlmPathSettings)
 
 

@@ -122,7 +122,8 @@ class QagenHandler:
         families = list(cfg.families) if cfg else None
         seed = cfg.seed if cfg else 0
         try:
-            result = generate(table, families=families, seed=seed)
+            result = generate(table, families=families, seed=seed,
+                              proportions=(cfg.proportions or None) if cfg else None)
         except Exception as e:
             record_failure(ctx.store, "qagen", table.id, f"generation failed: {type(e).__name__}: {e}", table.release)
             return []
