@@ -121,7 +121,11 @@ def cmd_scrape(args: argparse.Namespace) -> int:
     if args.source == "wikipedia":
         from livetab_cli.scrape import scrape_wikipedia
 
-        return scrape_wikipedia(args)
+        try:
+            return scrape_wikipedia(args)
+        except ValueError as e:  # bad source settings (SourceConfigError is one), e.g. no contact
+            print(f"livetab scrape: {e}", file=sys.stderr)
+            return 2
     print(f"livetab scrape: source {args.source!r} is run through `livetab run` (configure it under sources:)",
           file=sys.stderr)
     return 2
