@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from livetab.bus import Handler
-from livetab.models.spec import model_spec
 from livetab.settings import Settings
 
-__all__ = ["handlers_for", "model_spec"]
+__all__ = ["handlers_for"]
 
 
 def handlers_for(service: str, settings: Settings, **kw: Any) -> list[Handler]:

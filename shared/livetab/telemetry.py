@@ -20,7 +20,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter
 from opentelemetry.sdk.trace.sampling import Decision, Sampler, SamplingResult
 
-__all__ = ["configure_logging", "configure_telemetry", "extract_context", "inject_headers", "meter", "recording",
+__all__ = ["configure_logging", "configure_telemetry", "extract_context", "meter", "recording", "traceparent",
            "tracer"]
 
 _configured = False
@@ -88,14 +88,9 @@ def meter() -> metrics.Meter:
     return metrics.get_meter("livetab")
 
 
-def inject_headers(headers: dict[str, str]) -> dict[str, str]:
-    """Write the current span's W3C `traceparent` into `headers` (formatted directly: this runs per record)."""
-    ctx = trace.get_current_span().get_span_context()
-    if ctx.is_valid:
-        headers["traceparent"] = f"00-{ctx.trace_id:032x}-{ctx.span_id:016x}-{int(ctx.trace_flags):02x}"
-        if ctx.trace_state:
-            headers["tracestate"] = ctx.trace_state.to_header()
-    return headers
+def traceparent(trace_id: int, span_id: int, sampled: bool) -> str:
+    """A W3C `traceparent` value (formatted directly: this runs per record)."""
+    return f"00-{trace_id:032x}-{span_id:016x}-{'01' if sampled else '00'}"
 
 
 def extract_context(headers: Mapping[str, str]) -> otel_context.Context:

@@ -11,12 +11,11 @@ import asyncio
 import hashlib
 import json
 import logging
-import threading
 import time
-from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 from google.protobuf.message import Message
+from livetab.aioloop import BackgroundLoop
 from livetab.bus import HandlerContext, Outgoing, PoisonMessage
 from livetab.models.base import GenerateRequest, ModelBackend, ModelError, SamplingParams
 from livetab.records import load_question, load_table, result_row
@@ -42,17 +41,6 @@ def cache_key(model: common_pb2.ModelSpec, messages: list[Any], sampling: common
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
-class _Loop:
-    """One event loop in a thread, so sync handlers can drive async backends and keep their sessions."""
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        threading.Thread(target=self.loop.run_forever, daemon=True, name="inference-loop").start()
-
-    def run(self, coro: Coroutine[Any, Any, T]) -> T:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
-
-
 class InferenceHandler:
     service = "inference"
     topics = ["livetab.inference.requests.v1"]
@@ -61,7 +49,7 @@ class InferenceHandler:
                  pool: str = "") -> None:
         self.topics = [requests_topic(pool)]
         self._backends: dict[str, ModelBackend] = dict(backends or {})
-        self._loop = _Loop()
+        self._loop = BackgroundLoop("inference-loop")
         self.timeout_s = timeout_s
         self.calls = 0
         self.cache_hits = 0

@@ -7,12 +7,10 @@ model call is judged `error`: counted as wrong, shown apart.
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import threading
-from typing import Any
 
 from google.protobuf.message import Message
+from livetab.aioloop import BackgroundLoop
 from livetab.bus import HandlerContext, Outgoing, PoisonMessage
 from livetab.ids import judgment_id
 from livetab.models.base import SamplingParams
@@ -50,13 +48,7 @@ class JudgeHandler:
                                tolerance=s.tolerance)
         # The judge's name is part of the judgment id: the rule judge alone, or the cascade with its judges.
         self.name = "rule" if not judges else "cascade:" + "+".join(j.name for j in judges)
-        self._loop: asyncio.AbstractEventLoop | None = None
-
-    def _run(self, coro: Any) -> Any:
-        if self._loop is None:
-            self._loop = asyncio.new_event_loop()
-            threading.Thread(target=self._loop.run_forever, daemon=True, name="judge-loop").start()
-        return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
+        self._loop = BackgroundLoop("judge-loop")
 
     def handle(self, message: Message, ctx: HandlerContext) -> list[Outgoing]:
         return self.handle_batch([message], ctx)
@@ -83,7 +75,7 @@ class JudgeHandler:
                 cases.append(CascadeCase(j.id, m.response, question))
                 pending.append(j)
         if cases:
-            for j, result in zip(pending, self._run(self.cascade.judge_many(cases)), strict=True):
+            for j, result in zip(pending, self._loop.run(self.cascade.judge_many(cases)), strict=True):
                 result.apply_to(j)
         for j, _ in judgments:
             j.score = 1.0 if j.verdict == "correct" else 0.0

@@ -3,15 +3,14 @@ copies, math tables) are stored too, so every question's table can be found by i
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import logging
 import random
-import threading
 from pathlib import Path
 from typing import Any
 
 from google.protobuf.message import Message
+from livetab.aioloop import BackgroundLoop
 from livetab.bus import HandlerContext, Outgoing, PoisonMessage
 from livetab.failures import record_failure
 from livetab.questions import Question
@@ -56,7 +55,7 @@ class QagenHandler:
 
     def __init__(self) -> None:
         self._llm_backends: tuple[Any, Any, Any] | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop = BackgroundLoop("qagen-loop")
 
     def _math(self, table: Table, ctx: HandlerContext, seed: int) -> list[Outgoing]:
         outcome = math_questions(table, seed=seed)
@@ -82,19 +81,13 @@ class QagenHandler:
         gen, val, simple = self._llm_backends
         queue = ReviewQueue(Path(llm.review_queue))
         config = LlmPathConfig(k_validator=llm.k_validator, k_simplicity=llm.k_simplicity)
-        result = self._loop_run(run_llm_path(table, generator=gen, validator=val, simplicity=simple, queue=queue,
+        result = self._loop.run(run_llm_path(table, generator=gen, validator=val, simplicity=simple, queue=queue,
                                              n_proposals=llm.proposals_per_table, config=config, seed=cfg.seed))
         for p in result.proposals:
             if p.outcome != "kept":
                 record_failure(ctx.store, "qagen-llm", f"{table.id}#{p.index}",
                                f"proposal {p.outcome}: " + "; ".join(p.decisions), table.release)
         return result.kept
-
-    def _loop_run(self, coro: Any) -> Any:
-        if self._loop is None:
-            self._loop = asyncio.new_event_loop()
-            threading.Thread(target=self._loop.run_forever, daemon=True, name="qagen-loop").start()
-        return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
 
     def _emit(self, ctx: HandlerContext, table: Table, questions: list[Question], derived: list[Table]
               ) -> list[Outgoing]:

@@ -14,7 +14,7 @@ from opentelemetry import trace
 from opentelemetry.trace import SpanKind
 
 from livetab import topics
-from livetab.telemetry import recording, tracer
+from livetab.telemetry import recording, traceparent, tracer
 
 __all__ = ["Bus", "Consumer", "Outgoing", "PoisonMessage", "Record", "Retryable", "decode", "make_headers", "producer_headers"]
 
@@ -81,7 +81,7 @@ def producer_headers(out: Outgoing) -> dict[str, str]:
         headers = make_headers(out.topic, out.message, out.message_id)
         ctx = trace.get_current_span().get_span_context()
         trace_id = ctx.trace_id if ctx.is_valid else _random.getrandbits(128) or 1
-        headers["traceparent"] = f"00-{trace_id:032x}-{_random.getrandbits(64) or 1:016x}-00"
+        headers[H_TRACE] = traceparent(trace_id, _random.getrandbits(64) or 1, sampled=False)
         return headers
     names = _SPAN_NAMES.get(out.topic)
     if names is None:
@@ -92,7 +92,7 @@ def producer_headers(out: Outgoing) -> dict[str, str]:
         headers = make_headers(out.topic, out.message, out.message_id)
         sc = span.get_span_context()
         if sc.is_valid:
-            headers["traceparent"] = f"00-{sc.trace_id:032x}-{sc.span_id:016x}-{int(sc.trace_flags):02x}"
+            headers[H_TRACE] = traceparent(sc.trace_id, sc.span_id, sampled=sc.trace_flags.sampled)
         return headers
     finally:
         span.end()

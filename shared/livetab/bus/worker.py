@@ -212,8 +212,3 @@ class Worker:
             failed_at=datetime.now(UTC).isoformat(timespec="milliseconds"),
         )
         return Outgoing(topics.DLQ, letter, key=rec.topic, message_id=f"{rec.topic}:{rec.partition}:{rec.offset}")
-
-
-def current_trace_id() -> str:
-    ctx = trace.get_current_span().get_span_context()
-    return f"{ctx.trace_id:032x}" if ctx.is_valid else ""
