@@ -29,6 +29,10 @@ class KafkaSettings(_Strict):
     request_timeout_ms: int = 15000
     connect_timeout_s: float = 10.0
     linger_ms: int = 5
+    # Producer batches of up to 256 KiB per partition: with 1 KB records kafka-python's 16 KiB default fills
+    # a batch every dozen sends, and its sender thread then contends with send() for the GIL and the
+    # accumulator lock (out/bench/bus.json measures both settings side by side).
+    batch_size: int = 262144
 
 
 class StoreSettings(_Strict):

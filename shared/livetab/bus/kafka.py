@@ -70,6 +70,7 @@ class KafkaBus:
                 acks="all",
                 enable_idempotence=True,
                 linger_ms=settings.linger_ms,
+                batch_size=settings.batch_size,
                 request_timeout_ms=settings.request_timeout_ms,
                 max_in_flight_requests_per_connection=5,
             )
