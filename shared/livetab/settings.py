@@ -129,6 +129,15 @@ class JudgeSettings(_Strict):
     llm_temperatures: list[float] = Field(default_factory=list)  # one per judge; default 0.0
 
 
+class ReporterSettings(_Strict):
+    """When a run's leaderboard is recomputed from the store: once its judged count has grown by
+    `refresh_growth` (a fraction) since the last recompute, once `refresh_s` seconds have passed, and
+    always when every planned request is judged. Geometric steps keep the total work near-linear."""
+
+    refresh_growth: float = Field(default=0.1, ge=0.0)
+    refresh_s: float = Field(default=30.0, ge=0.0)
+
+
 class ApiSettings(_Strict):
     host: str = "127.0.0.1"
     port: int = 8080
@@ -147,6 +156,7 @@ class Settings(_Strict):
     qagen: QagenSettings = Field(default_factory=QagenSettings)
     run: RunSettings = Field(default_factory=RunSettings)
     judge: JudgeSettings = Field(default_factory=JudgeSettings)
+    reporter: ReporterSettings = Field(default_factory=ReporterSettings)
     api: ApiSettings = Field(default_factory=ApiSettings)
 
 

@@ -89,6 +89,17 @@ class Store:
         with self.engine.connect() as conn:
             return {r[0] for r in conn.execute(select(pk).where(pk.in_(keys)))}
 
+    def get_many(self, table: Table, keys: Iterable[str], chunk: int = 500) -> dict[str, dict[str, Any]]:
+        """Rows by primary key, in one query per `chunk` keys; missing keys are simply absent."""
+        keys = list(dict.fromkeys(keys))
+        pk = next(iter(table.primary_key.columns))
+        out: dict[str, dict[str, Any]] = {}
+        with self.engine.connect() as conn:
+            for i in range(0, len(keys), chunk):
+                for row in conn.execute(select(table).where(pk.in_(keys[i:i + chunk]))).mappings():
+                    out[row[pk.name]] = dict(row)
+        return out
+
     def close(self) -> None:
         self.engine.dispose()
 
