@@ -24,7 +24,7 @@ from livetab.v1 import run_pb2, table_pb2
 
 from livetab_cli.wiring import handlers_for
 
-__all__ = ["Summary", "run_embedded", "run_messages", "scrape_commands"]
+__all__ = ["Pipeline", "Summary", "export_release", "run_embedded", "run_messages", "scrape_commands"]
 
 log = logging.getLogger(__name__)
 COUNTED = {"tables": schema.tables, "questions": schema.questions, "answers": schema.results,
@@ -81,51 +81,113 @@ def _drain(workers: list[Worker], tick: Callable[[], None] | None = None) -> Non
             return
 
 
+class Pipeline:
+    """The six services' handlers over one in-process bus and one store, run stage by stage.
+
+    `livetab run` runs every stage; `livetab generate`, `infer` and `judge` run one each over the same
+    store, so they compose: what one stage stored, the next finds. Workers are built on first use, so a
+    stage never loads a model it does not call."""
+
+    def __init__(self, settings: Settings, backends: dict[str, Any] | None = None) -> None:
+        self.settings = settings
+        self.store = open_store(settings.store.url)
+        self.bus = InProcBus()
+        self.ctx = HandlerContext(store=self.store, settings=settings)
+        self.before = _counts(self.store)
+        self._backends = backends
+        self._workers: dict[str, Worker] = {}
+
+    def worker(self, name: str) -> Worker:
+        if name not in self._workers:
+            self._workers[name] = Worker(handlers_for(name, self.settings, backends=self._backends)[0], self.bus,
+                                         self.ctx, poll_timeout_s=0, max_records=4 if name == "inference" else 100)
+        return self._workers[name]
+
+    def generate(self) -> None:
+        """Sources -> tables -> verified questions, for every configured source."""
+        for cmd in scrape_commands(self.settings):
+            self.bus.publish(Outgoing("livetab.scrapes.v1", cmd, key=cmd.id, message_id=cmd.id))
+        _drain([self.worker("scraper"), self.worker("qagen")])
+
+    def plan(self, runs: list[run_pb2.Run]) -> int:
+        """Register the runs; the planner emits one request per question x format x setting x sample."""
+        for run in runs:
+            self.bus.publish(Outgoing("livetab.runs.v1", run, key=run.id, message_id=run.id))
+        _drain([self.worker("api")])
+        return sum((self.store.get(schema.runs, r.id) or {"planned": 0})["planned"] for r in runs)
+
+    def answer(self, runs: list[run_pb2.Run], *, judge: bool, progress: Any = None, label: str = "") -> None:
+        """Answer the planned requests (and, with `judge`, judge and report them as they come)."""
+        planned = self.plan(runs)
+        stage = [self.worker("inference")] + ([self.worker("judge"), self.worker("reporter")] if judge else [])
+        table = schema.judgments if judge else schema.results
+        task = progress.add_task(label or ("answer + judge" if judge else "answer"), total=planned) if progress else None
+
+        def tick() -> None:
+            if progress:
+                progress.update(task, completed=sum(self.store.count(table, run_id=r.id) for r in runs))
+
+        _drain(stage, tick)
+
+    def judge_stored(self, run_ids: list[str], *, again: bool = False) -> int:
+        """Judge the stored answers of these runs that the configured judge has not judged yet (all of
+        them with `again`), then report. Returns how many answers were judged."""
+        from livetab.ids import judgment_id
+        from livetab.v1 import inference_pb2
+
+        judge = self.worker("judge")
+        name = judge.handler.name  # type: ignore[attr-defined]
+        fed = 0
+        for run_id in run_ids:
+            rows = self.store.select(schema.results, run_id=run_id)
+            done = set() if again else self.store.ids(schema.judgments, [judgment_id(r["id"], name) for r in rows])
+            for r in rows:
+                if judgment_id(r["id"], name) in done:
+                    continue
+                res = inference_pb2.InferenceResult.FromString(r["payload"])
+                self.bus.publish(Outgoing("livetab.inference.results.v1", res, key=res.run_id, message_id=res.id))
+                fed += 1
+        _drain([judge, self.worker("reporter")])
+        return fed
+
+    def write_reports(self, run_ids: list[str]) -> tuple[dict[str, Any], Path]:
+        from livetab_reporter.files import write_reports
+
+        out_dir = Path(self.settings.out_dir)
+        if not out_dir.is_absolute():
+            out_dir = Path.cwd() / out_dir
+        return write_reports(self.store, run_ids, out_dir, self.settings.run.release), out_dir
+
+    def summary(self, run_ids: list[str], leaderboard: dict[str, Any], out_dir: Path) -> Summary:
+        inf = self._workers.get("inference")
+        release = self.settings.run.release
+        return Summary(before=self.before, after=_counts(self.store),
+                       model_calls=getattr(inf.handler, "calls", 0) if inf else 0,
+                       cache_hits=getattr(inf.handler, "cache_hits", 0) if inf else 0, run_ids=run_ids,
+                       leaderboard=leaderboard,
+                       failures=[f for f in self.store.select(schema.failures) if f["release"] in (release, "")],
+                       out_dir=str(out_dir))
+
+    def close(self) -> None:
+        self.store.close()
+
+
 def run_embedded(settings: Settings, *, progress: Any = None, backends: dict[str, Any] | None = None) -> Summary:
-    store = open_store(settings.store.url)
-    bus = InProcBus()
-    before = _counts(store)
-    ctx = HandlerContext(store=store, settings=settings)
-    workers = {name: Worker(handlers_for(name, settings, backends=backends)[0], bus, ctx, poll_timeout_s=0,
-                            max_records=4 if name == "inference" else 100)
-               for name in ("scraper", "qagen", "api", "inference", "judge", "reporter")}
-
-    for cmd in scrape_commands(settings):
-        bus.publish(Outgoing("livetab.scrapes.v1", cmd, key=cmd.id, message_id=cmd.id))
-    task = progress.add_task("scrape + generate", total=None) if progress else None
-    _drain([workers["scraper"], workers["qagen"]])
-    if progress:
-        progress.update(task, total=1, completed=1)
-
-    runs = run_messages(settings)
-    for run in runs:
-        bus.publish(Outgoing("livetab.runs.v1", run, key=run.id, message_id=run.id))
-    _drain([workers["api"]])
-    planned = sum((store.get(schema.runs, r.id) or {"planned": 0})["planned"] for r in runs)
-    itask = progress.add_task("answer + judge", total=planned) if progress else None
-
-    def tick() -> None:
+    """One whole cycle: generate, answer, judge, report, and the release files."""
+    p = Pipeline(settings, backends)
+    try:
+        task = progress.add_task("scrape + generate", total=None) if progress else None
+        p.generate()
         if progress:
-            done = sum(store.count(schema.judgments, run_id=r.id) for r in runs)
-            progress.update(itask, completed=done)
-
-    _drain([workers["inference"], workers["judge"], workers["reporter"]], tick)
-
-    from livetab_reporter.files import write_reports
-
-    out_dir = Path(settings.out_dir)
-    if not out_dir.is_absolute():
-        out_dir = Path.cwd() / out_dir
-    run_ids = [r.id for r in runs]
-    doc = write_reports(store, run_ids, out_dir, settings.run.release)
-    export_release(store, settings.run.release, out_dir / "release")
-    inf = workers["inference"].handler
-    summary = Summary(before=before, after=_counts(store), model_calls=getattr(inf, "calls", 0),
-                      cache_hits=getattr(inf, "cache_hits", 0), run_ids=run_ids, leaderboard=doc,
-                      failures=[f for f in store.select(schema.failures) if f["release"] in (settings.run.release, "")],
-                      out_dir=str(out_dir))
-    store.close()
-    return summary
+            progress.update(task, total=1, completed=1)
+        runs = run_messages(settings)
+        p.answer(runs, judge=True, progress=progress)
+        run_ids = [r.id for r in runs]
+        doc, out_dir = p.write_reports(run_ids)
+        export_release(p.store, settings.run.release, out_dir / "release")
+        return p.summary(run_ids, doc, out_dir)
+    finally:
+        p.close()
 
 
 def export_release(store: Store, release: str, folder: Path, balance: str | None = None) -> None:

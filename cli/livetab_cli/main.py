@@ -7,6 +7,7 @@ import logging
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from livetab.settings import ConfigError, Settings, load_settings
 from livetab.topics import SERVICES
@@ -15,13 +16,6 @@ __all__ = ["main"]
 
 log = logging.getLogger("livetab")
 
-NOT_YET = {
-    "generate": "generating questions on its own is not built yet; `livetab run` generates them as part of a cycle",
-    "infer": "running inference on its own is not built yet; `livetab run` or `livetab serve inference` do it",
-    "judge": "re-judging stored answers on its own is not built yet; `livetab run` judges as part of a cycle",
-}
-
-
 def _settings(args: argparse.Namespace) -> Settings:
     return load_settings(getattr(args, "config", None))
 
@@ -29,7 +23,6 @@ def _settings(args: argparse.Namespace) -> Settings:
 def cmd_run(args: argparse.Namespace) -> int:
     from livetab.telemetry import configure_logging, configure_telemetry
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     from livetab_cli.embedded import run_embedded
 
@@ -38,8 +31,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     configure_telemetry("livetab")
     console = Console()
     t0 = time.monotonic()
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=console, transient=False) as progress:
+    with _progress(console) as progress:
         summary = run_embedded(settings, progress=progress)
     elapsed = time.monotonic() - t0
     new = summary.new
@@ -54,19 +46,157 @@ def cmd_run(args: argparse.Namespace) -> int:
                       f"(+{new['questions']}), answers {summary.after['answers']} (+{new['answers']}), "
                       f"judgments {summary.after['judgments']} (+{new['judgments']}); model calls "
                       f"{summary.model_calls}, answers from cache {summary.cache_hits}")
-    for m in summary.leaderboard.get("models", []):
-        console.print(f"  {m['model']}: {m['correct']}/{m['n']} correct, accuracy {m['accuracy']:.3f} "
-                      f"[{m['ci_low']:.3f}, {m['ci_high']:.3f}]")
-    if summary.failures:
-        by_stage: dict[str, int] = {}
-        for f in summary.failures:
-            by_stage[f["stage"]] = by_stage.get(f["stage"], 0) + 1
-        console.print("recorded failures: " + ", ".join(f"{k} {v}" for k, v in sorted(by_stage.items()))
-                      + " (reasons in leaderboard.md)")
-        for f in summary.failures[:5]:
-            console.print(f"  - {f['stage']}: {f['entity']}: {f['reason'][:160]}")
+    _print_leaderboard(console, summary.leaderboard)
+    _print_failures(console, summary.failures)
     console.print(f"results: {summary.out_dir}/leaderboard.json, leaderboard.md, report.html, release/")
     return 0
+
+
+def _print_leaderboard(console: Any, doc: dict[str, Any]) -> None:
+    for m in doc.get("models", []):
+        console.print(f"  {m['model']}: {m['correct']}/{m['n']} correct, accuracy {m['accuracy']:.3f} "
+                      f"[{m['ci_low']:.3f}, {m['ci_high']:.3f}]")
+
+
+def _print_failures(console: Any, failures: list[dict[str, Any]], stages: tuple[str, ...] = ()) -> None:
+    failures = [f for f in failures if not stages or f["stage"] in stages]
+    if not failures:
+        return
+    by_stage: dict[str, int] = {}
+    for f in failures:
+        by_stage[f["stage"]] = by_stage.get(f["stage"], 0) + 1
+    console.print("recorded failures: " + ", ".join(f"{k} {v}" for k, v in sorted(by_stage.items()))
+                  + " (reasons in the store's failures table and leaderboard.md)")
+    for f in failures[:5]:
+        console.print(f"  - {f['stage']}: {f['entity']}: {f['reason'][:160]}")
+
+
+def _stage(args: argparse.Namespace) -> tuple[Settings, Any, Any]:
+    """Settings, a console and a pipeline for one stand-alone stage."""
+    from livetab.telemetry import configure_logging, configure_telemetry
+    from rich.console import Console
+
+    from livetab_cli.embedded import Pipeline
+
+    settings = _settings(args)
+    configure_logging("WARNING" if not getattr(args, "verbose", False) else "INFO", "text", "livetab")
+    configure_telemetry("livetab")
+    return settings, Console(), Pipeline(settings)
+
+
+def _progress(console: Any) -> Any:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    return Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    TimeElapsedColumn(), console=console, transient=False)
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    """Sources -> tables -> verified questions in the store, and the release exported as files."""
+    from livetab.store import schema
+
+    from livetab_cli.embedded import export_release
+
+    settings, console, p = _stage(args)
+    try:
+        if not settings.sources:
+            console.print("livetab generate: no sources configured (add a `sources:` section to the config)")
+            return 2
+        t0 = time.monotonic()
+        with console.status("scrape + generate"):
+            p.generate()
+        release = settings.run.release
+        out = Path(args.out or Path(settings.out_dir) / "release")
+        export_release(p.store, release, out)
+        summary = p.summary([], {}, out)
+        new = summary.new
+        families: dict[str, int] = {}
+        for q in p.store.select(schema.questions, release=release):
+            families[q["family"]] = families.get(q["family"], 0) + 1
+        console.print(f"[bold]livetab generate[/bold] — release {release}, {time.monotonic() - t0:.1f}s")
+        console.print(f"tables {summary.after['tables']} (+{new['tables']}), questions {summary.after['questions']} "
+                      f"(+{new['questions']}); in release {release}: {sum(families.values())} questions — "
+                      + ", ".join(f"{k} {v}" for k, v in sorted(families.items())))
+        _print_failures(console, summary.failures, ("scraper", "qagen", "qagen-llm"))
+        console.print(f"release files: {out}/questions.jsonl, tables.jsonl, README.md")
+        return 0
+    finally:
+        p.close()
+
+
+def cmd_infer(args: argparse.Namespace) -> int:
+    """Answer the release's questions with the configured models (or those named); no judging."""
+    import json
+
+    from google.protobuf.json_format import MessageToDict
+    from livetab.store import schema
+    from livetab.v1 import inference_pb2
+
+    from livetab_cli.embedded import run_messages
+
+    settings, console, p = _stage(args)
+    try:
+        release = settings.run.release
+        if not p.store.count(schema.questions, release=release):
+            console.print(f"livetab infer: release {release!r} has no questions in {settings.store.url}; "
+                          "run `livetab generate` first")
+            return 1
+        runs = [r for r in run_messages(settings) if not args.model or r.model.name in args.model]
+        if not runs:
+            console.print(f"livetab infer: no configured model is named {', '.join(args.model)}")
+            return 2
+        t0 = time.monotonic()
+        with _progress(console) as progress:
+            p.answer(runs, judge=False, progress=progress)
+        summary = p.summary([r.id for r in runs], {}, Path(settings.out_dir))
+        console.print(f"[bold]livetab infer[/bold] — release {release}, {time.monotonic() - t0:.1f}s; model calls "
+                      f"{summary.model_calls}, answers from cache {summary.cache_hits}")
+        out = Path(args.out or Path(settings.out_dir) / "answers.jsonl")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with out.open("w", encoding="utf-8") as f:
+            for run in runs:
+                rows = sorted(p.store.select(schema.results, run_id=run.id), key=lambda r: r["id"])
+                errors = sum(1 for r in rows if r["error"])
+                planned = (p.store.get(schema.runs, run.id) or {"planned": 0})["planned"]
+                console.print(f"  {run.model.name} (run {run.id}): {len(rows)}/{planned} answered, {errors} errors")
+                for r in rows:
+                    doc = MessageToDict(inference_pb2.InferenceResult.FromString(r["payload"]),
+                                        preserving_proto_field_name=True)
+                    f.write(json.dumps(doc, ensure_ascii=False) + "\n")
+        console.print(f"answers: {out} (judge them with `livetab judge`)")
+        return 0
+    finally:
+        p.close()
+
+
+def cmd_judge(args: argparse.Namespace) -> int:
+    """Judge stored answers the configured judge has not judged yet (all with --again), then report."""
+    from livetab.store import schema
+
+    from livetab_cli.embedded import run_messages
+
+    settings, console, p = _stage(args)
+    try:
+        run_ids = args.run or [r.id for r in run_messages(settings)]
+        stored = {rid: p.store.count(schema.results, run_id=rid) for rid in run_ids}
+        if not any(stored.values()):
+            console.print("livetab judge: no stored answers for run(s) " + ", ".join(run_ids)
+                          + "; run `livetab infer` first")
+            return 1
+        t0 = time.monotonic()
+        with console.status("judge"):
+            fed = p.judge_stored(run_ids, again=args.again)
+        doc, out_dir = p.write_reports(run_ids)
+        name = p.worker("judge").handler.name
+        total = sum(stored.values())
+        done = (f"re-judged {fed} stored answers" if args.again
+                else f"judged {fed} of {total} stored answers ({total - fed} already judged by it)")
+        console.print(f"[bold]livetab judge[/bold] — judge {name}, {time.monotonic() - t0:.1f}s: {done}")
+        _print_leaderboard(console, doc)
+        console.print(f"results: {out_dir}/leaderboard.json, leaderboard.md, report.html")
+        return 0
+    finally:
+        p.close()
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -143,11 +273,6 @@ def cmd_topics(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_not_yet(args: argparse.Namespace) -> int:
-    print(f"livetab {args.command}: {NOT_YET[args.command]}", file=sys.stderr)
-    return 2
-
-
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="livetab", description="A live, contamination-resistant benchmark of LLM "
                                 "reasoning over tables.")
@@ -168,8 +293,23 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--out", default="out/scrape")
     s.add_argument("--contact", default="", help="contact for the User-Agent (an e-mail or URL)")
     s.set_defaults(func=cmd_scrape)
-    for name in ("generate", "infer", "judge"):
-        sub.add_parser(name, help=f"(not built yet) {NOT_YET[name].split(';')[0]}").set_defaults(func=cmd_not_yet)
+    g = with_config(sub.add_parser("generate", help="scrape the configured sources and generate verified questions "
+                                   "into the store; export the release files"))
+    g.add_argument("--out", help="folder for questions.jsonl, tables.jsonl, README.md (default: OUT_DIR/release)")
+    g.add_argument("-v", "--verbose", action="store_true")
+    g.set_defaults(func=cmd_generate)
+    i = with_config(sub.add_parser("infer", help="answer the release's stored questions with the configured models "
+                                   "(no judging)"))
+    i.add_argument("--model", action="append", help="only this configured model (repeatable)")
+    i.add_argument("--out", help="answers as JSON lines (default: OUT_DIR/answers.jsonl)")
+    i.add_argument("-v", "--verbose", action="store_true")
+    i.set_defaults(func=cmd_infer)
+    j = with_config(sub.add_parser("judge", help="judge stored answers with the configured judge, then write the "
+                                   "leaderboard"))
+    j.add_argument("--run", action="append", help="run id (repeatable); default: the configured models' runs")
+    j.add_argument("--again", action="store_true", help="re-judge answers this judge has already judged")
+    j.add_argument("-v", "--verbose", action="store_true")
+    j.set_defaults(func=cmd_judge)
     rep = with_config(sub.add_parser("report", help="write leaderboard.json/.md and report.html from the store"))
     rep.add_argument("--run", action="append", help="run id (repeatable); default: every run of the release")
     rep.add_argument("--release")

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from livetab.settings import JudgeSettings
 
 __all__ = ["content_id", "judgment_id", "question_id", "request_id", "run_id", "table_id"]
 
@@ -29,6 +32,15 @@ def run_id(team: str, model: str, release: str, settings: dict[str, Any]) -> str
 
 def request_id(run_id: str, question_id: str, fmt: str, setting: str, sample_index: int) -> str:
     return content_id("req", run_id, question_id, fmt, setting, sample_index)
+
+
+def judge_name(judge: JudgeSettings) -> str:
+    """Who judges under these settings: the rule judge alone, or the cascade with its LLM judges (name@temperature).
+    Part of every judgment id, and what the leaderboard counts: one judge's verdicts, never two judges' mixed."""
+    if not judge.llm_judges:
+        return "rule"
+    temps = judge.llm_temperatures
+    return "cascade:" + "+".join(f"{m.name}@{temps[i] if i < len(temps) else 0.0}" for i, m in enumerate(judge.llm_judges))
 
 
 def judgment_id(request_id: str, judge: str) -> str:

@@ -12,7 +12,7 @@ import logging
 from google.protobuf.message import Message
 from livetab.aioloop import BackgroundLoop
 from livetab.bus import HandlerContext, Outgoing, PoisonMessage
-from livetab.ids import judgment_id
+from livetab.ids import judge_name, judgment_id
 from livetab.models.base import SamplingParams
 from livetab.models.spec import model_spec
 from livetab.records import judgment_row, load_question
@@ -46,8 +46,7 @@ class JudgeHandler:
                                        sampling=SamplingParams(temperature=temp, max_tokens=s.llm_max_tokens, seed=i)))
         self.cascade = Cascade(judges, rule=s.asd_rule, always_llm=s.always_llm, batch_size=s.asd_batch_size,
                                tolerance=s.tolerance)
-        # The judge's name is part of the judgment id: the rule judge alone, or the cascade with its judges.
-        self.name = "rule" if not judges else "cascade:" + "+".join(j.name for j in judges)
+        self.name = judge_name(s)  # part of the judgment id; the reporter counts this judge's verdicts only
         self._loop = BackgroundLoop("judge-loop")
 
     def handle(self, message: Message, ctx: HandlerContext) -> list[Outgoing]:
