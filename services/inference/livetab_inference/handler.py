@@ -18,8 +18,10 @@ from google.protobuf.message import Message
 from livetab.aioloop import BackgroundLoop
 from livetab.bus import HandlerContext, Outgoing, PoisonMessage
 from livetab.models.base import GenerateRequest, ModelBackend, ModelError, SamplingParams
+from livetab.questions import Question
 from livetab.records import load_question, load_table, result_row
 from livetab.store import schema
+from livetab.tables import Table
 from livetab.topics import requests_topic
 from livetab.v1 import common_pb2, inference_pb2
 
@@ -77,32 +79,48 @@ class InferenceHandler:
 
     async def _all(self, reqs: list[inference_pb2.InferenceRequest], ctx: HandlerContext
                    ) -> list[inference_pb2.InferenceResult]:
-        return list(await asyncio.gather(*(self._one(r, ctx) for r in reqs)))
+        # The store is read once per kind for the whole batch: its questions, their tables (each parsed
+        # once, however many requests share it) and the cached answers of the prompts built from them.
+        questions = {k: load_question(row) for k, row in
+                     ctx.store.get_many(schema.questions, [r.question_id for r in reqs]).items()}
+        tables = {k: load_table(row) for k, row in
+                  ctx.store.get_many(schema.tables, [q.table_id for q in questions.values() if q]).items()}
+        prepared = [self._prepare(r, questions, tables) for r in reqs]
+        cached = ctx.store.get_many(schema.response_cache, [key for _, _, key in prepared if key])
+        return list(await asyncio.gather(*(self._one(r, p, cached, ctx) for r, p in zip(reqs, prepared, strict=True))))
 
-    async def _one(self, req: inference_pb2.InferenceRequest, ctx: HandlerContext) -> inference_pb2.InferenceResult:
+    def _prepare(self, req: inference_pb2.InferenceRequest, questions: dict[str, Question | None],
+                 tables: dict[str, Table | None]) -> tuple[inference_pb2.InferenceResult, Any, str]:
+        """The result shell, the prompt and its cache key; no prompt (and the error set) when one cannot be built."""
         from livetab_inference.prompts import build_messages
 
         res = inference_pb2.InferenceResult(
             id=req.id, run_id=req.run_id, question_id=req.question_id, model=req.model.name, format=req.format,
             setting=req.setting, sample_index=req.sample_index, seed=req.sampling.seed,
         )
-        question = load_question(ctx.store.get(schema.questions, req.question_id))
+        question = questions.get(req.question_id)
         if question is None:
             res.error = f"question {req.question_id} is not in the store"
-            return res
-        table = load_table(ctx.store.get(schema.tables, question.table_id))
+            return res, None, ""
+        table = tables.get(question.table_id)
         if table is None and req.setting != "closed_book":
             res.error = f"table {question.table_id} is not in the store"
-            return res
+            return res, None, ""
         try:
             prompt = build_messages(question, table, fmt=req.format, setting=req.setting, max_rows=req.max_rows or 40)
         except Exception as e:
             res.error = f"prompt: {type(e).__name__}: {e}"
-            return res
+            return res, None, ""
         res.prompt_version = prompt.version
         res.truncated_rows = prompt.truncated
-        key = cache_key(req.model, prompt.messages, req.sampling)
-        cached = ctx.store.get(schema.response_cache, key)
+        return res, prompt, cache_key(req.model, prompt.messages, req.sampling)
+
+    async def _one(self, req: inference_pb2.InferenceRequest, prepared: tuple[inference_pb2.InferenceResult, Any, str],
+                   cached_rows: dict[str, dict[str, Any]], ctx: HandlerContext) -> inference_pb2.InferenceResult:
+        res, prompt, key = prepared
+        if prompt is None:
+            return res
+        cached = cached_rows.get(key)
         if cached is not None:
             hit = inference_pb2.InferenceResult.FromString(cached["payload"])
             res.response, res.reasoning = hit.response, hit.reasoning

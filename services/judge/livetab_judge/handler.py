@@ -58,13 +58,18 @@ class JudgeHandler:
         judgments: list[tuple[judgment_pb2.Judgment, str]] = []
         cases: list[CascadeCase] = []
         pending: list[judgment_pb2.Judgment] = []
+        results: list[inference_pb2.InferenceResult] = []
         for m in messages:
             if not isinstance(m, inference_pb2.InferenceResult):
                 raise PoisonMessage(f"judge got {m.DESCRIPTOR.full_name}")
+            results.append(m)
+        rows = ctx.store.get_many(schema.questions, [m.question_id for m in results])  # one read per batch
+        questions = {k: load_question(row) for k, row in rows.items()}
+        for m in results:
             j = judgment_pb2.Judgment(id=judgment_id(m.id, self.name), request_id=m.id, run_id=m.run_id,
                                       question_id=m.question_id, model=m.model, judge=self.name,
                                       sample_index=m.sample_index)
-            question = load_question(ctx.store.get(schema.questions, m.question_id))
+            question = questions.get(m.question_id)
             judgments.append((j, question.family if question else ""))
             if question is None:
                 j.verdict, j.rationale = "error", f"question {m.question_id} is not in the store"
