@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from google.protobuf.message import Message
@@ -19,7 +16,7 @@ from livetab.store import schema
 from livetab.tables import Source, Table
 from livetab.v1 import table_pb2
 
-__all__ = ["ScraperHandler", "local_html_tables"]
+__all__ = ["ScraperHandler"]
 
 log = logging.getLogger(__name__)
 TOPIC_OUT = "livetab.tables.v1"
@@ -30,40 +27,6 @@ class Found:
     table: Table | None
     entity: str
     reason: str = ""
-
-
-def local_html_tables(folder: Path, *, language: str, settings: object | None) -> Iterator[Found]:
-    """Pages `<id>.html` with an optional `<id>.json` sidecar (title, url, revision, tableIndex, domain)."""
-    from livetab_scraper.extract import extract_tables
-
-    pages = sorted(folder.glob("*.html")) if folder.is_dir() else [folder]
-    if not pages:
-        yield Found(None, str(folder), "no .html pages found")
-    for page in pages:
-        meta_path = page.with_suffix(".json")
-        meta = json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.is_file() else {}
-        try:
-            html = page.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as e:
-            yield Found(None, str(page), f"cannot read page: {e}")
-            continue
-        source = Source(kind="wikipedia_page" if meta.get("url") else "html_file", uri=meta.get("url", str(page)),
-                        title=meta.get("title", page.stem), revision=str(meta.get("revision", "")),
-                        created_at=str(meta.get("created_at", "")),
-                        retrieved_at=datetime.now(UTC).date().isoformat(),
-                        licence=meta.get("licence", "CC BY-SA 4.0"),
-                        attribution=meta.get("attribution", "Wikipedia contributors"))
-        result = extract_tables(html, source=source, language=language)
-        for err in result.errors:
-            yield Found(None, str(page), err)
-        wanted = meta.get("tableIndex")
-        tables = [t for t in result.tables if wanted is None or t.source.table_index == int(wanted)]
-        if not tables and not result.errors:
-            yield Found(None, str(page), f"no wikitable at index {wanted}" if wanted is not None else "no tables")
-        for t in tables:
-            t.domain = meta.get("domain", t.domain)
-            t.language = language
-            yield _cleaned(t, f"{page}#{t.source.table_index}", settings)
 
 
 def _cleaned(t: Table, entity: str, settings: object | None) -> Found:
@@ -103,12 +66,8 @@ class ScraperHandler:
             raise PoisonMessage(f"scraper got {message.DESCRIPTOR.full_name}")
         cmd = message
         settings = getattr(ctx.settings, "scraper", None)
-        if cmd.source in ("local_html", "local_sample"):
-            found = local_html_tables(Path(cmd.location), language=cmd.language or "en", settings=settings)
-        else:
-            found = self._plugin(cmd, settings)
         out: list[Outgoing] = []
-        for f in found:
+        for f in self._found(cmd, settings):
             if f.table is None:
                 record_failure(ctx.store, "scraper", f.entity, f.reason, cmd.release)
                 log.info("scraper: %s: %s", f.entity, f.reason)
@@ -119,8 +78,8 @@ class ScraperHandler:
             out.append(Outgoing(TOPIC_OUT, proto, key=proto.id, message_id=proto.id))
         return out
 
-    def _plugin(self, cmd: table_pb2.ScrapeCommand, settings: object | None) -> Iterator[Found]:
-        """Other sources come from the source plugins (livetab_scraper.sources)."""
+    def _found(self, cmd: table_pb2.ScrapeCommand, settings: object | None) -> Iterator[Found]:
+        """Every source is a plugin (livetab_scraper.sources); pages go through the extractor, then cleaning."""
         from livetab_scraper.sources.base import Failure, build_source
         from livetab_scraper.sources.live import extract_pages
 
@@ -133,9 +92,13 @@ class ScraperHandler:
                 yield Found(problem_table(item), item.problem.id)
                 continue
             extract_pages([item])
-            if not item.tables:
-                yield Found(None, item.meta.uri, "; ".join(item.notes) or "no tables found")
-            for t in item.tables:
+            target = item.extra.get("target_table")
+            tables = [t for t in item.tables if target is None or t.source.table_index == int(target)]
+            where = item.extra.get("file") or item.meta.uri  # failures name the page (file) they came from
+            if not tables:
+                why = "; ".join(item.notes) or (f"no wikitable at index {target}" if target else "no tables found")
+                yield Found(None, where, why)
+            for t in tables:
                 t.language = item.language or t.language
                 t.domain = item.domain or t.domain
-                yield _cleaned(t, t.id, settings)
+                yield _cleaned(t, f"{where}#{t.source.table_index}", settings)

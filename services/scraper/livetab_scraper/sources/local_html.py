@@ -1,7 +1,8 @@
 """The `local_html` source: saved web pages (a file or a folder of `.html`), passed on as page HTML.
 
 A sidecar `<name>.json` beside a page (the WikiTableQuestions layout of the shared data and of the
-offline sample) supplies `title`, `url`, `revision`, `tableIndex` (the target table) and optionally
+offline sample) supplies `title`, `url`, `revision`, `tableIndex` (the target table: `extra["target_table"]`,
+and the scraper keeps only that one) and optionally
 `language`, `domain`, `created_at`, `licence`. Pages from wikipedia.org get Wikipedia's licence. A
 damaged sidecar is noted and the page is still passed on. `created_at` is the sidecar's, empty when a
 sidecar gives none (the copy's file time says nothing about the page), or the file time without one.
@@ -81,8 +82,11 @@ class LocalHtmlSource:
         url = str(side.get("url") or f"file:{path.name}")
         licence = str(side.get("licence") or cfg.licence or (("wikipedia.org" in url and WIKIPEDIA_LICENCE) or ""))
         title = str(side.get("title") or path.stem)
+        extra = {"file": str(path)}
         try:
             table_index = int(side.get("tableIndex", 0))
+            if "tableIndex" in side:  # the sidecar names the one table this page is kept for (WTQ's layout)
+                extra["target_table"] = str(table_index)
         except (TypeError, ValueError):
             notes.append(f"sidecar tableIndex {side.get('tableIndex')!r} is not a number; 0 used")
             table_index = 0
@@ -96,7 +100,7 @@ class LocalHtmlSource:
                           attribution=attribution)
         domain = str(side.get("domain") or cfg.domain)
         return Fetched(meta=meta, language=str(side.get("language") or cfg.language), domain=domain, html=html,
-                       format="html", notes=notes, extra={"encoding": encoding, "file": str(path)})
+                       format="html", notes=notes, extra={"encoding": encoding, **extra})
 
     def fetch(self, limit: int | None = None) -> Iterator[Item]:
         limit = limit or self.config.limit
