@@ -10,7 +10,7 @@ help:
 	@echo "make test        install, start Kafka + PostgreSQL, run every test"
 	@echo "make bench       benchmarks -> out/bench/*.json"
 	@echo "make proto       regenerate protobuf stubs; make proto-check fails on a diff"
-	@echo "make lint        ruff + mypy (strict on shared/)"
+	@echo "make lint        ruff + mypy (every package; strict on shared/)"
 	@echo "make kafka-up / kafka-down, pg-up / pg-down   local broker and database"
 
 install:
@@ -36,7 +36,7 @@ test-fast: install
 
 lint: install
 	.venv/bin/ruff check .
-	.venv/bin/mypy shared/livetab
+	.venv/bin/mypy shared/livetab services/*/livetab_* cli/livetab_cli
 
 bench: install
 	$(PY) -m bench

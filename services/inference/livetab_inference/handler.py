@@ -70,10 +70,12 @@ class InferenceHandler:
         return self.handle_batch([message], ctx)
 
     def handle_batch(self, messages: list[Message], ctx: HandlerContext) -> list[Outgoing]:
+        reqs: list[inference_pb2.InferenceRequest] = []
         for m in messages:
             if not isinstance(m, inference_pb2.InferenceRequest):
                 raise PoisonMessage(f"inference got {m.DESCRIPTOR.full_name}")
-        results = self._loop.run(self._all(messages, ctx))  # type: ignore[arg-type]
+            reqs.append(m)
+        results = self._loop.run(self._all(reqs, ctx))
         ctx.store.upsert(schema.results, [result_row(r) for r in results])
         return [Outgoing(TOPIC_OUT, r, key=r.question_id, message_id=r.id) for r in results]
 
