@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from livetab.bus import HandlerContext, InProcBus, Outgoing, Worker
-from livetab.ids import content_id
+from livetab.ids import content_id, judge_name
 from livetab.models.spec import model_spec
 from livetab.paths import repo_root
 from livetab.runs import build_run
@@ -156,7 +156,9 @@ class Pipeline:
         out_dir = Path(self.settings.out_dir)
         if not out_dir.is_absolute():
             out_dir = Path.cwd() / out_dir
-        return write_reports(self.store, run_ids, out_dir, self.settings.run.release), out_dir
+        doc = write_reports(self.store, run_ids, out_dir, self.settings.run.release,
+                            judge=judge_name(self.settings.judge))
+        return doc, out_dir
 
     def summary(self, run_ids: list[str], leaderboard: dict[str, Any], out_dir: Path) -> Summary:
         inf = self._workers.get("inference")

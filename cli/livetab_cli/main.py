@@ -100,7 +100,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     settings, console, p = _stage(args)
     try:
         if not settings.sources:
-            console.print("livetab generate: no sources configured (add a `sources:` section to the config)")
+            print("livetab generate: no sources configured (add a `sources:` section to the config)", file=sys.stderr)
             return 2
         t0 = time.monotonic()
         with console.status("scrape + generate"):
@@ -138,12 +138,12 @@ def cmd_infer(args: argparse.Namespace) -> int:
     try:
         release = settings.run.release
         if not p.store.count(schema.questions, release=release):
-            console.print(f"livetab infer: release {release!r} has no questions in {settings.store.url}; "
-                          "run `livetab generate` first")
+            print(f"livetab infer: release {release!r} has no questions in the store; run `livetab generate` first",
+                  file=sys.stderr)
             return 1
         runs = [r for r in run_messages(settings) if not args.model or r.model.name in args.model]
         if not runs:
-            console.print(f"livetab infer: no configured model is named {', '.join(args.model)}")
+            print(f"livetab infer: no configured model is named {', '.join(args.model)}", file=sys.stderr)
             return 2
         t0 = time.monotonic()
         with _progress(console) as progress:
@@ -180,8 +180,8 @@ def cmd_judge(args: argparse.Namespace) -> int:
         run_ids = args.run or [r.id for r in run_messages(settings)]
         stored = {rid: p.store.count(schema.results, run_id=rid) for rid in run_ids}
         if not any(stored.values()):
-            console.print("livetab judge: no stored answers for run(s) " + ", ".join(run_ids)
-                          + "; run `livetab infer` first")
+            print("livetab judge: no stored answers for run(s) " + ", ".join(run_ids) + "; run `livetab infer` first",
+                  file=sys.stderr)
             return 1
         t0 = time.monotonic()
         with console.status("judge"):
@@ -222,13 +222,15 @@ def cmd_submit(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from livetab.ids import judge_name
     from livetab.store import open_store, schema
     from livetab_reporter.files import write_reports
 
     settings = _settings(args)
     store = open_store(settings.store.url)
     runs = args.run or [r["id"] for r in store.select(schema.runs, release=args.release or settings.run.release)]
-    doc = write_reports(store, runs, Path(args.out or settings.out_dir), args.release or settings.run.release)
+    doc = write_reports(store, runs, Path(args.out or settings.out_dir), args.release or settings.run.release,
+                        judge=judge_name(settings.judge))
     for m in doc["models"]:
         print(f"{m['model']}: {m['correct']}/{m['n']} accuracy {m['accuracy']:.3f}")
     return 0

@@ -21,14 +21,14 @@ def _fields(r: Row) -> dict[str, Any]:
             "ci_high": round(r.ci_high, 4)}
 
 
-def leaderboard_doc(store: Any, run_ids: list[str]) -> dict[str, Any]:
-    """{"release", "models": [{model, run_id, n, correct, accuracy, ci_low, ci_high, families: {f: {...}}}]}"""
+def leaderboard_doc(store: Any, run_ids: list[str], *, judge: str) -> dict[str, Any]:
+    """{"release", "judge", "models": [{model, run_id, n, correct, accuracy, ci_low, ci_high, families: {f: {...}}}]}"""
     models = []
     release = ""
     for run_id in run_ids:
         run = store.get(schema.runs, run_id)
         release = release or (run["release"] if run else "")
-        stats = run_stats(store, run_id)
+        stats = run_stats(store, run_id, judge=judge)
         rows = stats.rows
         for r in rows:
             if r.slice != "all":
@@ -45,7 +45,7 @@ def leaderboard_doc(store: Any, run_ids: list[str]) -> dict[str, Any]:
                            f"cons_at_{stats.k}": round(stats.cons_at_k, 4), "samples_per_question": stats.k,
                            "errors": stats.errors, "families": slices.pop("family", {}), "slices": slices})
     models.sort(key=lambda m: (-m["accuracy"], m["model"]))
-    return {"release": release, "models": models}
+    return {"release": release, "judge": judge, "models": models}
 
 
 def _markdown(doc: dict[str, Any], failures: list[dict[str, Any]]) -> str:
@@ -106,27 +106,31 @@ td,th{{border:1px solid #ccc;padding:.3rem .6rem;text-align:left;vertical-align:
 """
 
 
-def _samples(store: Any, run_ids: list[str], limit: int = 30) -> list[dict[str, str]]:
+def _samples(store: Any, run_ids: list[str], judge: str, limit: int = 30) -> list[dict[str, str]]:
     from livetab.records import load_question
     from livetab.v1 import inference_pb2
 
     out = []
     for run_id in run_ids:
-        for j in sorted(store.select(schema.judgments, run_id=run_id), key=lambda r: r["id"])[:limit]:
-            q = load_question(store.get(schema.questions, j["question_id"]))
-            res = store.get(schema.results, j["request_id"])
+        judged = sorted(store.select(schema.judgments, run_id=run_id, judge=judge), key=lambda r: r["id"])[:limit]
+        questions = store.get_many(schema.questions, [j["question_id"] for j in judged])
+        results = store.get_many(schema.results, [j["request_id"] for j in judged])
+        for j in judged:
+            q = load_question(questions.get(j["question_id"]))
+            res = results.get(j["request_id"])
             response = inference_pb2.InferenceResult.FromString(res["payload"]).response if res else ""
             out.append({"family": j["family"], "question": q.text if q else "", "gold": q.gold.text if q else "",
                         "response": response, "verdict": j["verdict"]})
     return out
 
 
-def write_reports(store: Any, run_ids: list[str], out_dir: Path, release: str = "") -> dict[str, Any]:
+def write_reports(store: Any, run_ids: list[str], out_dir: Path, release: str = "", *, judge: str) -> dict[str, Any]:
+    """leaderboard.json, leaderboard.md and report.html for these runs, from `judge`'s verdicts."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    doc = leaderboard_doc(store, run_ids)
+    doc = leaderboard_doc(store, run_ids, judge=judge)
     failures = [f for f in store.select(schema.failures) if not release or f["release"] in (release, "")]
     failures.sort(key=lambda f: (f["stage"], f["entity"]))
     (out_dir / "leaderboard.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     (out_dir / "leaderboard.md").write_text(_markdown(doc, failures), encoding="utf-8")
-    (out_dir / "report.html").write_text(_html(doc, _samples(store, run_ids), failures), encoding="utf-8")
+    (out_dir / "report.html").write_text(_html(doc, _samples(store, run_ids, judge), failures), encoding="utf-8")
     return doc

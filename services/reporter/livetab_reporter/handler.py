@@ -1,13 +1,33 @@
 """The reporter handler: judgments in, leaderboard rows (store) and a leaderboard update (topic) out.
-Rows are recomputed from the store per batch, so redelivered judgments never count twice."""
+
+Rows are always recomputed from the store, never accumulated from messages, so redelivered judgments
+never count twice; they count the verdicts of the configured judge only (`livetab.ids.judge_name`), so
+an answer judged again by another judge is not counted twice either. A recompute reads the whole run, so it is not done for every batch: a run named in a
+batch is recomputed when
+
+- this handler has not recomputed it yet (first batch, or after a restart),
+- its judged count (one cheap count query) has grown by `reporter.refresh_growth` (a fraction) since
+  this handler's last recompute of it,
+- `reporter.refresh_s` seconds (monotonic clock) have passed since that recompute, or
+- every planned request is judged (judged >= the run's `planned`), so the final update always goes out.
+
+Otherwise the batch emits nothing for that run. Geometric steps keep a run's total work near-linear in
+its size instead of quadratic. The state is per process: each reporter replica throttles on its own.
+"""
 
 from __future__ import annotations
 
+import time
+from dataclasses import dataclass
+from typing import Any
+
 from google.protobuf.message import Message
 from livetab.bus import HandlerContext, Outgoing, PoisonMessage
-from livetab.ids import content_id
+from livetab.ids import content_id, judge_name
+from livetab.settings import JudgeSettings, ReporterSettings
 from livetab.store import schema
 from livetab.v1 import judgment_pb2, report_pb2
+
 from livetab_reporter.leaderboard import compute_rows
 
 __all__ = ["ReporterHandler"]
@@ -15,9 +35,18 @@ __all__ = ["ReporterHandler"]
 TOPIC_OUT = "livetab.reports.v1"
 
 
+@dataclass(frozen=True)
+class _Recomputed:
+    judged: int
+    at: float  # time.monotonic() of the recompute
+
+
 class ReporterHandler:
     service = "reporter"
     topics = ["livetab.judgments.v1"]
+
+    def __init__(self) -> None:
+        self._last: dict[str, _Recomputed] = {}  # run id -> this handler's last recompute of it
 
     def handle(self, message: Message, ctx: HandlerContext) -> list[Outgoing]:
         return self.handle_batch([message], ctx)
@@ -29,16 +58,35 @@ class ReporterHandler:
                 raise PoisonMessage(f"reporter got {m.DESCRIPTOR.full_name}")
             if m.run_id not in runs:
                 runs.append(m.run_id)
+        settings = getattr(ctx.settings, "reporter", None) or ReporterSettings()
+        judge = judge_name(getattr(ctx.settings, "judge", None) or JudgeSettings())
+        run_rows = ctx.store.get_many(schema.runs, runs)
         out = []
         for run_id in runs:
-            rows = compute_rows(ctx.store, run_id)
-            ctx.store.upsert(schema.leaderboard, [{"id": f"{r.run_id}|{r.slice}", **r.as_dict()} for r in rows])
-            run = ctx.store.get(schema.runs, run_id)
-            judged = next((r.n for r in rows if r.slice == "all"), 0)
-            update = report_pb2.LeaderboardUpdate(
-                id=content_id("lb", run_id, judged), run_id=run_id, release=run["release"] if run else "",
-                rows=[report_pb2.LeaderboardRow(**r.as_dict()) for r in rows], judged=judged,
-                planned=run["planned"] if run else 0,
-            )
-            out.append(Outgoing(TOPIC_OUT, update, key=run_id, message_id=update.id))
+            run = run_rows.get(run_id)
+            judged = ctx.store.count(schema.judgments, run_id=run_id, judge=judge)
+            if self._due(run_id, judged, run, settings):
+                out.append(self._recompute(ctx.store, run_id, run, judge))
         return out
+
+    def _due(self, run_id: str, judged: int, run: dict[str, Any] | None, s: ReporterSettings) -> bool:
+        last = self._last.get(run_id)
+        if last is None:
+            return True
+        if run is not None and judged >= run["planned"]:
+            return True
+        if judged > last.judged and judged - last.judged >= s.refresh_growth * last.judged - 1e-9:
+            return True
+        return time.monotonic() - last.at >= s.refresh_s
+
+    def _recompute(self, store: Any, run_id: str, run: dict[str, Any] | None, judge: str) -> Outgoing:
+        rows = compute_rows(store, run_id, judge=judge)
+        store.upsert(schema.leaderboard, [{"id": f"{r.run_id}|{r.slice}", **r.as_dict()} for r in rows])
+        judged = sum(r.n for r in rows if r.slice == "all")
+        self._last[run_id] = _Recomputed(judged, time.monotonic())  # only once the rows are stored
+        update = report_pb2.LeaderboardUpdate(
+            id=content_id("lb", run_id, judged), run_id=run_id, release=run["release"] if run else "",
+            rows=[report_pb2.LeaderboardRow(**r.as_dict()) for r in rows], judged=judged,
+            planned=run["planned"] if run else 0,
+        )
+        return Outgoing(TOPIC_OUT, update, key=run_id, message_id=update.id)

@@ -42,18 +42,21 @@ class RunStats:
     prompt_tokens: dict[str, float] = field(default_factory=dict)  # format -> mean prompt tokens
 
 
-def _facts(store: Any, run_id: str) -> list[dict[str, Any]]:
-    """One record per judgment with the labels of its question and the format/setting of its request."""
+def _facts(store: Any, run_id: str, judge: str) -> list[dict[str, Any]]:
+    """One record per judgment by `judge` with the labels of its question and the format/setting of its request.
+    Only one judge's verdicts count: an answer judged again by another judge is never counted twice.
+
+    Three reads whatever the run's size: its results, its judgments, and its questions by id
+    (`get_many`, one query per 500 distinct questions)."""
     results = {r["id"]: inference_pb2.InferenceResult.FromString(r["payload"])
                for r in store.select(schema.results, run_id=run_id)}
-    questions: dict[str, question_pb2.Question | None] = {}
+    judgments = store.select(schema.judgments, run_id=run_id, judge=judge)
+    rows = store.get_many(schema.questions, (j["question_id"] for j in judgments))
+    questions = {qid: question_pb2.Question.FromString(row["payload"]) for qid, row in rows.items()}
     out = []
-    for j in store.select(schema.judgments, run_id=run_id):
+    for j in judgments:
         qid = j["question_id"]
-        if qid not in questions:
-            row = store.get(schema.questions, qid)
-            questions[qid] = question_pb2.Question.FromString(row["payload"]) if row else None
-        q = questions[qid]
+        q = questions.get(qid)
         res = results.get(j["request_id"])
         jm = judgment_pb2.Judgment.FromString(j["payload"])
         out.append({
@@ -82,12 +85,13 @@ def _rows(run_id: str, facts: list[dict[str, Any]]) -> list[Row]:
     return rows
 
 
-def compute_rows(store: Any, run_id: str) -> list[Row]:
-    return _rows(run_id, _facts(store, run_id))
+def compute_rows(store: Any, run_id: str, *, judge: str) -> list[Row]:
+    """Leaderboard rows of one run from the verdicts of `judge` (see `livetab.ids.judge_name`)."""
+    return _rows(run_id, _facts(store, run_id, judge))
 
 
-def run_stats(store: Any, run_id: str) -> RunStats:
-    facts = _facts(store, run_id)
+def run_stats(store: Any, run_id: str, *, judge: str) -> RunStats:
+    facts = _facts(store, run_id, judge)
     groups: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
     tokens: dict[str, list[int]] = defaultdict(list)
     for f in facts:

@@ -1,0 +1,89 @@
+"""A run in the store, written the way the services write it: questions as qagen stores them, the run row
+from the real planner, results shaped as the inference handler shapes them and judgments as the judge
+handler does. Verdicts are chosen by the test, so the expected scores can be computed from them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from livetab.bus import HandlerContext
+from livetab.ids import judgment_id, question_id
+from livetab.records import judgment_row, question_row, result_row
+from livetab.runs import build_run
+from livetab.settings import ReporterSettings, Settings
+from livetab.store import schema
+from livetab.v1 import common_pb2, inference_pb2, judgment_pb2, question_pb2
+from livetab_api.planner import PlannerHandler
+
+RELEASE = "test-rel"
+JUDGE = "rule"
+
+# (family, skill, scope, difficulty, language) cycled over the questions
+LABELS = [
+    ("direct", "lookup", "single_cell", "easy", "en"),
+    ("reasoning", "arithmetic", "full_table", "hard", "en"),
+    ("fact", "compare", "cross_reference", "medium", "ar"),
+]
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What the test decides for one request: the verdict and the answer the judge extracted."""
+
+    verdict: str
+    extracted: str = ""
+    prompt_tokens: int = 0
+
+
+def context(store: Any, *, refresh_growth: float = 0.1, refresh_s: float = 30.0) -> HandlerContext:
+    settings = Settings(reporter=ReporterSettings(refresh_growth=refresh_growth, refresh_s=refresh_s))
+    return HandlerContext(store=store, settings=settings)
+
+
+def add_questions(store: Any, n: int, *, labels: Sequence[tuple[str, str, str, str, str]] = LABELS
+                  ) -> list[question_pb2.Question]:
+    qs = []
+    for i in range(n):
+        family, skill, scope, difficulty, language = labels[i % len(labels)]
+        table = f"tab_{i // 4:05d}"
+        q = question_pb2.Question(
+            id=question_id(table, "test", {"i": i}), table_id=table, family=family, skill=skill, scope=scope,
+            difficulty=difficulty, language=language, text=f"question {i}?", gold=question_pb2.Gold(kind="text",
+                                                                                                       text=str(i)),
+            status="verified", generator="test", release=RELEASE)
+        qs.append(q)
+    store.upsert(schema.questions, [question_row(q) for q in qs])
+    return qs
+
+
+def plan_run(store: Any, model: str = "m1", **knobs: Any) -> tuple[str, list[inference_pb2.InferenceRequest]]:
+    """The run row as the planner writes it (planned = its number of requests); returns (run id, requests)."""
+    run = build_run("team", RELEASE, common_pb2.ModelSpec(name=model, backend="openai", model=model), **knobs)
+    outs = PlannerHandler().handle(run, HandlerContext(store=store, settings=None))
+    return run.id, [o.message for o in outs]  # type: ignore[misc]
+
+
+def answer_and_judge(store: Any, requests: Sequence[inference_pb2.InferenceRequest],
+                     decide: Callable[[inference_pb2.InferenceRequest], Answer], judge: str = JUDGE
+                     ) -> list[judgment_pb2.Judgment]:
+    """Store one result per request and its judgment; return the judgments (what the reporter consumes)."""
+    families = {r["id"]: r["family"] for r in store.select(schema.questions, release=RELEASE)}
+    results, judgments = [], []
+    for req in requests:
+        a = decide(req)
+        res = inference_pb2.InferenceResult(
+            id=req.id, run_id=req.run_id, question_id=req.question_id, model=req.model.name, format=req.format,
+            setting=req.setting, sample_index=req.sample_index, seed=req.sampling.seed,
+            response=a.extracted, prompt_tokens=a.prompt_tokens,
+            error="model error: boom" if a.verdict == "error" else "")
+        j = judgment_pb2.Judgment(
+            id=judgment_id(res.id, judge), request_id=res.id, run_id=res.run_id, question_id=res.question_id,
+            model=res.model, judge=judge, sample_index=res.sample_index, verdict=a.verdict,
+            extracted_answer=a.extracted, score=1.0 if a.verdict == "correct" else 0.0)
+        results.append(res)
+        judgments.append(j)
+    store.upsert(schema.results, [result_row(r) for r in results])
+    store.upsert(schema.judgments, [judgment_row(j, families.get(j.question_id, "")) for j in judgments])
+    return judgments

@@ -1,0 +1,114 @@
+"""When the reporter recomputes a run: throttled by judged-count growth and time, always on the batch that
+completes the run, on the first batch a (restarted) handler sees, and never counting a redelivery twice."""
+
+from __future__ import annotations
+
+import time
+from itertools import pairwise
+from typing import Any
+
+import pytest
+from livetab.bus import PoisonMessage
+from livetab.store import schema
+from livetab.v1 import judgment_pb2, report_pb2
+from livetab_reporter.handler import ReporterHandler
+from reporter_data import Answer, add_questions, answer_and_judge, context, plan_run
+
+
+def _run(store: Any, n_questions: int, samples: int, model: str = "m1") -> tuple[str, list[Any]]:
+    add_questions(store, n_questions)
+    return plan_run(store, model=model, samples=samples)
+
+
+def _verdict(r: Any) -> Answer:
+    return Answer("correct" if r.sample_index % 3 else "incorrect", extracted=str(r.sample_index % 2))
+
+
+def _feed(store: Any, handler: ReporterHandler, ctx: Any, requests: list[Any], batch: int
+          ) -> tuple[int, list[report_pb2.LeaderboardUpdate]]:
+    """Judge the requests batch by batch as the judge does, handing each batch to the reporter."""
+    updates, batches = [], 0
+    for i in range(0, len(requests), batch):
+        judgments = answer_and_judge(store, requests[i:i + batch], _verdict)
+        updates += [o.message for o in handler.handle_batch(judgments, ctx)]
+        batches += 1
+    return batches, updates
+
+
+def _all(update: report_pb2.LeaderboardUpdate) -> report_pb2.LeaderboardRow:
+    return next(r for r in update.rows if r.slice == "all")
+
+
+def test_small_batches_recompute_rarely_and_the_last_batch_completes(store: Any) -> None:
+    run_id, requests = _run(store, 100, samples=12)
+    planned = len(requests)
+    batches, updates = _feed(store, ReporterHandler(), context(store, refresh_growth=0.1, refresh_s=3600.0),
+                             requests, batch=10)
+    judged = [u.judged for u in updates]
+    assert batches == 120 and len(updates) <= batches // 3, judged
+    # the judgments read by all recomputes together: linear in the run's size (every batch: 60 x planned)
+    assert sum(judged) <= 12 * planned, judged
+    assert judged == sorted(set(judged))  # every update carries more than the one before
+    for before, after in pairwise(judged[:-1]):
+        assert 10 * after >= 11 * before  # between the first and the final one, only geometric steps
+    final = updates[-1]
+    assert final.judged == final.planned == planned and _all(final).n == planned
+    assert 11 * judged[-2] > 10 * planned  # growth alone would not have fired: completion did
+    assert all(u.run_id == run_id for u in updates)
+    stored = store.get(schema.leaderboard, f"{run_id}|all")
+    assert stored["n"] == planned and stored["correct"] == sum(_verdict(r).verdict == "correct" for r in requests)
+
+
+def test_refresh_s_zero_recomputes_every_batch(store: Any) -> None:
+    _, requests = _run(store, 10, samples=6)
+    batches, updates = _feed(store, ReporterHandler(), context(store, refresh_growth=100.0, refresh_s=0.0),
+                             requests, batch=7)
+    assert len(updates) == batches == 9
+    assert [u.judged for u in updates] == [min(7 * (i + 1), len(requests)) for i in range(batches)]
+
+
+def test_refresh_s_elapsed_recomputes(store: Any) -> None:
+    _, requests = _run(store, 10, samples=3)
+    handler, ctx = ReporterHandler(), context(store, refresh_growth=100.0, refresh_s=0.2)
+    first = answer_and_judge(store, requests[:5], _verdict)
+    assert len(handler.handle_batch(first, ctx)) == 1  # never recomputed by this handler
+    assert handler.handle_batch(answer_and_judge(store, requests[5:10], _verdict), ctx) == []
+    time.sleep(0.25)
+    [out] = handler.handle_batch(answer_and_judge(store, requests[10:15], _verdict), ctx)
+    assert out.message.judged == 15
+
+
+def test_a_redelivered_batch_never_counts_twice(store: Any) -> None:
+    run_id, requests = _run(store, 8, samples=2)
+    ctx = context(store, refresh_growth=0.0, refresh_s=0.0)
+    handler = ReporterHandler()
+    first = answer_and_judge(store, requests[:6], _verdict)
+    [a] = handler.handle_batch(first, ctx)
+    second = answer_and_judge(store, requests[6:], _verdict)
+    [b] = handler.handle_batch(second, ctx)
+    [again] = handler.handle_batch(first + first, ctx)  # redelivered, twice in one batch
+    [restarted] = ReporterHandler().handle_batch(second, ctx)  # another process sees it again
+    assert a.message.judged == 6 and b.message.judged == len(requests)
+    for u in (again, restarted):
+        assert u.message == b.message and u.message_id == b.message_id  # same rows, same id: deduplicated
+    assert store.count(schema.leaderboard, run_id=run_id) == len(b.message.rows)
+    assert store.get(schema.leaderboard, f"{run_id}|all")["n"] == len(requests)
+
+
+def test_runs_of_one_batch_are_throttled_apart(store: Any) -> None:
+    add_questions(store, 20)
+    run_a, req_a = plan_run(store, model="a")
+    run_b, req_b = plan_run(store, model="b")
+    handler, ctx = ReporterHandler(), context(store, refresh_growth=0.5, refresh_s=3600.0)
+    first = answer_and_judge(store, req_a[:10] + req_b[:2], _verdict)
+    assert {o.message.run_id for o in handler.handle_batch(first, ctx)} == {run_a, run_b}
+    # a grows by 1 of 10 (10 %), b by 2 of 2 (100 %): only b is due
+    outs = handler.handle_batch(answer_and_judge(store, req_a[10:11] + req_b[2:4], _verdict), ctx)
+    assert [(o.message.run_id, o.message.judged) for o in outs] == [(run_b, 4)]
+    assert all(o.topic == "livetab.reports.v1" and o.key == o.message.run_id for o in outs)
+
+
+def test_a_message_that_is_not_a_judgment_is_poison(store: Any) -> None:
+    with pytest.raises(PoisonMessage, match=r"livetab\.v1\.LeaderboardUpdate"):
+        ReporterHandler().handle_batch([judgment_pb2.Judgment(run_id="r"), report_pb2.LeaderboardUpdate()],
+                                       context(store))
