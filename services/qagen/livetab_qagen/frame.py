@@ -17,7 +17,7 @@ from functools import cached_property
 from typing import Any
 
 import pandas as pd
-from livetab.numbers import normalise_digits, parse_number
+from livetab.numbers import normalise_digits, parse_number, read_number
 from livetab.tables import Table
 
 __all__ = [
@@ -195,13 +195,9 @@ class Frame:
         return values == [float(i + 1) for i in range(len(values))]
 
     def decimals(self, c: int) -> int:
-        """The most decimal places any cell of a numeric column shows."""
-        best = 0
-        for r in self.data_rows:
-            text = normalise_digits(self.grid[r][c]).replace("%", "")
-            if "." in text:
-                best = max(best, len(text.rsplit(".", 1)[1].rstrip("]*†‡ ")))
-        return min(best, 4)
+        """The most decimal places any number of a numeric column shows (at most 4)."""
+        shown = [n.decimals for r in self.data_rows if (n := read_number(self.grid[r][c])) is not None]
+        return min(max(shown, default=0), 4)
 
     @cached_property
     def key_column(self) -> int | None:

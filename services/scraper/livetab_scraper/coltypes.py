@@ -1,8 +1,9 @@
 """Typed columns: which columns hold integers, decimals, percentages, currency, dates or durations.
 
-Detection reads the cell texts and never changes them. Numbers are read with the page language's
-conventions (`1,234.5` in English is `1.234,5` in German and `1 234,5` in French or Russian);
-`parse_number` is the parser, usable by any service.
+Detection reads the cell texts and never changes them. Numbers are read by `livetab.numbers`, the one
+number reader every service shares, with the page language's conventions (`1,234.5` in English is
+`1.234,5` in German and `1 234,5` in French or Russian), currency symbols and scale words; this module
+adds what a number is not: dates and durations.
 
 A column gets a type when at least `min_share` (default 0.8) of its non-empty, non-null values
 have it; integers and decimals together make a decimal column. Everything else is `text`, and a
@@ -15,6 +16,7 @@ import re
 from collections import Counter
 from functools import lru_cache
 
+from livetab import numbers
 from livetab.tables import Table
 
 __all__ = [
@@ -31,24 +33,7 @@ COLUMN_TYPES = ("integer", "decimal", "percentage", "currency", "date", "duratio
 NULL_MARKERS = frozenset({"", "—", "–", "-", "−", "‒", "―", "n/a", "N/A", "n.a.", "N.A.", "na", "NA", "?", "none",
                           "None", "null", "nil", "—*", "TBD", "TBA", "tbd", "tba", "..", "...", "…", "×", "∅"})
 
-# (decimal separator, thousands separators) per language.
-_CONVENTIONS: dict[str, tuple[str, str]] = {
-    "en": (".", ","), "ar": (".", ","), "zh": (".", ","), "ja": (".", ","), "ko": (".", ","), "he": (".", ","),
-    "de": (",", ". '\u00a0\u202f"), "nl": (",", ". \u00a0"), "es": (",", ". \u00a0\u202f"),
-    "it": (",", ". \u00a0"), "pt": (",", ". \u00a0"), "da": (",", ". \u00a0"), "id": (",", "."),
-    "fr": (",", " \u00a0\u202f."), "ru": (",", " \u00a0\u202f"), "sv": (",", " \u00a0\u202f"),
-    "pl": (",", " \u00a0\u202f"), "uk": (",", " \u00a0\u202f"), "cs": (",", " \u00a0\u202f"),
-    "fi": (",", " \u00a0\u202f"), "no": (",", " \u00a0\u202f"), "nb": (",", " \u00a0\u202f"),
-    "de-ch": (".", "'’ \u00a0"),
-}
-_ARABIC_DIGITS = str.maketrans("٠١٢٣٤٥٦٧٨٩۰۱۲۳۴۵۶۷۸۹", "01234567890123456789")
-_MINUS = "-−–‒"
 _HAS_DIGIT = re.compile(r"\d")
-_CURRENCY = re.compile(
-    r"^(?:US\$|A\$|C\$|NZ\$|HK\$|R\$|\$|€|£|¥|₹|₽|₩|₺|₪|₴|CHF|EUR|USD|GBP|JPY|SEK|NOK|DKK|RUB|SAR|AED|kr\.?|Rs\.?)\s*"
-    r"|\s*(?:€|£|\$|₽|kr\.?|zł|руб\.?|SEK|EUR|USD|CHF|ريال|درهم|جنيه)$"
-)
-_SCALE = re.compile(r"\s*(million|billion|thousand|m|bn|k|Mio\.?|Mrd\.?|млн|млрд|مليون|مليار)$", re.I)
 _DURATION = re.compile(
     r"^(?:\d{1,3}:)?\d{1,2}:\d{2}(?:[.,]\d+)?$"
     r"|^(?:\d+\s*(?:h|hr|hrs|hours?|min|mins|minutes?|m|s|sec|secs|seconds?|d|days?)\.?\s*){1,4}$",
@@ -77,69 +62,20 @@ _DATE = re.compile(
 )
 
 
-@lru_cache(maxsize=64)
-def _number_re(language: str) -> re.Pattern[str]:
-    lang = language.lower()
-    dec, groups = _CONVENTIONS.get(lang, _CONVENTIONS.get(lang.split("-")[0], (".", ",")))
-    g = "[" + re.escape(groups) + "]"
-    d = re.escape(dec)
-    return re.compile(rf"^[{_MINUS}+]?(?:\d{{1,3}}(?:{g}\d{{3}})+|\d+)(?:{d}\d+)?$|^[{_MINUS}+]?{d}\d+$")
-
-
-def _decimal_sep(language: str) -> str:
-    lang = language.lower()
-    return _CONVENTIONS.get(lang, _CONVENTIONS.get(lang.split("-")[0], (".", ",")))[0]
-
-
 def is_null(text: str) -> bool:
     return text.strip() in NULL_MARKERS
 
 
-def _strip_number(text: str) -> str:
-    t = text.strip()
-    if t.isascii():
-        return t
-    return t.translate(_ARABIC_DIGITS).replace("٫", ".").replace("٬", ",")
-
-
 def parse_number(text: str, language: str = "en") -> float | None:
-    """The number a cell states, read with the language's separators; None if it is not a plain number.
-
-    Accepts a sign (`-`, `−`, `+`), thousands separators, a decimal part, a trailing `%`, a currency
-    symbol or code before or after, and a scale word (`million`, `Mio.`, `млн`, ...), which is
-    applied. Arabic-Indic digits are read too.
-    """
-    t = _strip_number(text)
-    if not t or len(t) > 64:
-        return None
-    t = _CURRENCY.sub("", t).strip()
-    t = t.rstrip("%").strip()
-    scale = 1.0
-    m = _SCALE.search(t)
-    if m and m.start() > 0:
-        word = m.group(1).lower()
-        scale = 1e9 if word in ("billion", "bn", "mrd", "mrd.", "млрд", "مليار") else (
-            1e3 if word in ("thousand", "k") else 1e6)
-        t = t[: m.start()].strip()
-    if not _number_re(language).match(t):
-        return None
-    neg = t[0] in _MINUS
-    if t[0] in _MINUS or t[0] == "+":
-        t = t[1:]
-    dec = _decimal_sep(language)
-    if dec in t:
-        whole, frac = t.rsplit(dec, 1)
-    else:
-        whole, frac = t, ""
-    digits = "".join(ch for ch in whole if ch.isdigit())
-    value = float(f"{digits or '0'}.{frac or '0'}") * scale
-    return -value if neg else value
+    """The number a cell states, read with the language's separators, currency and scale words
+    (`livetab.numbers.parse_number` with `units=True`); None if it is not exactly one number."""
+    return numbers.parse_number(text, language, units=True)
 
 
 @lru_cache(maxsize=65536)
 def value_type(text: str, language: str = "en") -> str:
     """The type of one value: integer, decimal, percentage, currency, date, duration or text."""
-    t = _strip_number(text)
+    t = numbers.normalise_digits(text.strip())
     if not t:
         return "empty"
     if not _HAS_DIGIT.search(t):
@@ -148,14 +84,14 @@ def value_type(text: str, language: str = "en") -> str:
         return "duration"
     if _DATE.match(t):
         return "date"
-    if parse_number(t, language) is None:
+    reading = numbers.read_number(t, language, units=True)
+    if reading is None:
         return "text"
-    if t.endswith("%") or t.startswith("%"):
+    if reading.percent:
         return "percentage"
-    if _CURRENCY.search(t):
+    if reading.currency:
         return "currency"
-    core = _SCALE.sub("", t)
-    return "decimal" if _decimal_sep(language) in core else "integer"
+    return "decimal" if reading.decimals else "integer"
 
 
 def column_keys(table: Table) -> list[str]:
