@@ -6,6 +6,8 @@ import argparse
 import logging
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -71,8 +73,9 @@ def _print_failures(console: Any, failures: list[dict[str, Any]], stages: tuple[
         console.print(f"  - {f['stage']}: {f['entity']}: {f['reason'][:160]}")
 
 
-def _stage(args: argparse.Namespace) -> tuple[Settings, Any, Any]:
-    """Settings, a console and a pipeline for one stand-alone stage."""
+@contextmanager
+def _stage(args: argparse.Namespace) -> Iterator[tuple[Settings, Any, Any]]:
+    """Settings, a console and a pipeline (closed afterwards) for one stand-alone stage."""
     from livetab.telemetry import configure_logging, configure_telemetry
     from rich.console import Console
 
@@ -81,7 +84,11 @@ def _stage(args: argparse.Namespace) -> tuple[Settings, Any, Any]:
     settings = _settings(args)
     configure_logging("WARNING" if not getattr(args, "verbose", False) else "INFO", "text", "livetab")
     configure_telemetry("livetab")
-    return settings, Console(), Pipeline(settings)
+    p = Pipeline(settings)
+    try:
+        yield settings, Console(), p
+    finally:
+        p.close()
 
 
 def _progress(console: Any) -> Any:
@@ -97,8 +104,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
     from livetab_cli.embedded import export_release
 
-    settings, console, p = _stage(args)
-    try:
+    with _stage(args) as (settings, console, p):
         if not settings.sources:
             print("livetab generate: no sources configured (add a `sources:` section to the config)", file=sys.stderr)
             return 2
@@ -120,8 +126,6 @@ def cmd_generate(args: argparse.Namespace) -> int:
         _print_failures(console, summary.failures, ("scraper", "qagen", "qagen-llm"))
         console.print(f"release files: {out}/questions.jsonl, tables.jsonl, README.md")
         return 0
-    finally:
-        p.close()
 
 
 def cmd_infer(args: argparse.Namespace) -> int:
@@ -134,8 +138,7 @@ def cmd_infer(args: argparse.Namespace) -> int:
 
     from livetab_cli.embedded import run_messages
 
-    settings, console, p = _stage(args)
-    try:
+    with _stage(args) as (settings, console, p):
         release = settings.run.release
         if not p.store.count(schema.questions, release=release):
             print(f"livetab infer: release {release!r} has no questions in the store; run `livetab generate` first",
@@ -165,8 +168,6 @@ def cmd_infer(args: argparse.Namespace) -> int:
                     f.write(json.dumps(doc, ensure_ascii=False) + "\n")
         console.print(f"answers: {out} (judge them with `livetab judge`)")
         return 0
-    finally:
-        p.close()
 
 
 def cmd_judge(args: argparse.Namespace) -> int:
@@ -175,8 +176,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
 
     from livetab_cli.embedded import run_messages
 
-    settings, console, p = _stage(args)
-    try:
+    with _stage(args) as (settings, console, p):
         run_ids = args.run or [r.id for r in run_messages(settings)]
         stored = {rid: p.store.count(schema.results, run_id=rid) for rid in run_ids}
         if not any(stored.values()):
@@ -195,8 +195,6 @@ def cmd_judge(args: argparse.Namespace) -> int:
         _print_leaderboard(console, doc)
         console.print(f"results: {out_dir}/leaderboard.json, leaderboard.md, report.html")
         return 0
-    finally:
-        p.close()
 
 
 def cmd_serve(args: argparse.Namespace) -> int:

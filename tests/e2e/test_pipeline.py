@@ -4,7 +4,6 @@ the real local model, checked against the same inputs run in embedded mode."""
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -20,8 +19,9 @@ from livetab.store import open_store, schema
 from livetab.v1 import inference_pb2
 from livetab_cli.embedded import run_embedded
 
+from tests.support.sample import sample_pages
+
 pytestmark = [pytest.mark.e2e, pytest.mark.kafka, pytest.mark.postgres, pytest.mark.model]
-ROOT = Path(__file__).resolve().parents[2]
 PAGES = ["203-733", "203-278", "203-831"]  # a cycling race, a golfer's results, a list of office holders
 
 
@@ -61,11 +61,7 @@ def _verdicts(store) -> dict[str, str]:
 
 @pytest.mark.parametrize("store_url", ["postgresql"], indirect=True)
 def test_six_services_over_kafka_match_embedded(tmp_path: Path, kafka_bootstrap: str, store_url: str) -> None:
-    pages = tmp_path / "pages"
-    pages.mkdir()
-    for p in PAGES:
-        for ext in (".html", ".json"):
-            shutil.copy(ROOT / "deploy" / "sample" / "wiki" / f"{p}{ext}", pages / f"{p}{ext}")
+    pages = sample_pages(tmp_path / "pages", PAGES)
 
     # 1. embedded, on SQLite
     emb_settings = load_settings(_config(tmp_path, f"sqlite:///{tmp_path / 'emb.db'}", None, str(tmp_path / "emb")))

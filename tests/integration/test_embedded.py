@@ -4,7 +4,6 @@ over the same inputs re-does nothing."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -14,16 +13,13 @@ from livetab.store import open_store, schema
 from livetab.v1 import inference_pb2
 from livetab_cli.embedded import run_embedded
 
+from tests.support.sample import sample_pages
+
 pytestmark = [pytest.mark.model]
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_embedded_cycle_is_real_and_resumable(tmp_path: Path) -> None:
-    pages = tmp_path / "pages"
-    pages.mkdir()
-    for p in ("203-733", "203-647"):
-        for ext in (".html", ".json"):
-            shutil.copy(ROOT / "deploy" / "sample" / "wiki" / f"{p}{ext}", pages / f"{p}{ext}")
+    pages = sample_pages(tmp_path / "pages", ["203-733", "203-647"])
     cfg = {"out_dir": str(tmp_path / "out"), "store": {"url": f"sqlite:///{tmp_path / 'e.db'}"},
            "sources": [{"kind": "local_html", "location": str(pages)}],
            "qagen": {"families": ["direct", "reasoning", "fact"], "per_table": 3},

@@ -4,7 +4,6 @@ the report, and the cycle goes on."""
 from __future__ import annotations
 
 import json
-import shutil
 import socket
 import threading
 from pathlib import Path
@@ -16,7 +15,7 @@ from livetab.settings import load_settings
 from livetab.store import open_store, schema
 from livetab_cli.embedded import run_embedded
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support.sample import sample_pages
 
 
 @pytest.fixture
@@ -47,11 +46,7 @@ def hanging_endpoint():
 
 
 def test_failures_are_recorded_and_the_cycle_goes_on(tmp_path: Path, hanging_endpoint: str, monkeypatch) -> None:
-    pages = tmp_path / "pages"
-    pages.mkdir()
-    for p in ("203-733", "203-278", "203-647"):
-        for ext in (".html", ".json"):
-            shutil.copy(ROOT / "deploy" / "sample" / "wiki" / f"{p}{ext}", pages / f"{p}{ext}")
+    pages = sample_pages(tmp_path / "pages", ["203-733", "203-278", "203-647"])
     (pages / "broken.html").write_text('<html><body><table class="wikitable"><tr><th colspan="x">A<th>B'
                                        '<tr><td rowspan="999999">1</td><td>', encoding="utf-8")
     (pages / "latin1.html").write_bytes("<p>caf\xe9 \xff\xfe</p>".encode("latin-1"))

@@ -9,7 +9,6 @@ embedded runner. Prompt tokens are the model's own count of each prompt.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -17,19 +16,16 @@ import yaml
 from livetab.settings import load_settings
 from livetab_cli.embedded import run_embedded
 
+from tests.support.sample import sample_pages
+
 pytestmark = [pytest.mark.model]
-ROOT = Path(__file__).resolve().parents[2]
 PAGES = ["203-575", "203-124"]  # two small tables (8 and 12 rows), so five renderings of each stay fast
 FORMATS = ["csv", "markdown", "html", "json", "html+json"]
 QUESTIONS = 3
 
 
 def _config(tmp: Path) -> Path:
-    pages = tmp / "pages"
-    pages.mkdir()
-    for p in PAGES:
-        for ext in (".html", ".json"):
-            shutil.copy(ROOT / "deploy" / "sample" / "wiki" / f"{p}{ext}", pages / f"{p}{ext}")
+    pages = sample_pages(tmp / "pages", PAGES)
     cfg = {
         "out_dir": str(tmp / "out"),
         "store": {"url": f"sqlite:///{tmp / 'formats.db'}"},

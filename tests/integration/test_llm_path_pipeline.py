@@ -3,7 +3,6 @@ validator: every proposal is decided and recorded (kept with its decisions, or r
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -13,15 +12,13 @@ from livetab.settings import load_settings
 from livetab.store import open_store, schema
 from livetab_cli.embedded import run_embedded
 
+from tests.support.sample import sample_pages
+
 pytestmark = [pytest.mark.model]
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_llm_proposals_are_decided_and_recorded(tmp_path: Path) -> None:
-    pages = tmp_path / "pages"
-    pages.mkdir()
-    for ext in (".html", ".json"):
-        shutil.copy(ROOT / "deploy" / "sample" / "wiki" / f"203-647{ext}", pages / f"203-647{ext}")
+    pages = sample_pages(tmp_path / "pages", ["203-647"])
     local = {"name": "smollm2-135m", "backend": "llama_local"}
     cfg = {"out_dir": str(tmp_path / "out"), "store": {"url": f"sqlite:///{tmp_path / 'l.db'}"},
            "sources": [{"kind": "local_html", "location": str(pages)}],

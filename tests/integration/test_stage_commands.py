@@ -5,7 +5,6 @@ the old judge's in the leaderboard instead of adding to them."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -14,17 +13,13 @@ import yaml
 from livetab.store import open_store, schema
 from livetab_cli.main import main
 
+from tests.support.sample import sample_pages
+
 pytestmark = [pytest.mark.model]
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _config(tmp_path: Path, **extra: Any) -> Path:
-    pages = tmp_path / "pages"
-    if not pages.exists():
-        pages.mkdir()
-        for p in ("203-733", "203-647"):
-            for ext in (".html", ".json"):
-                shutil.copy(ROOT / "deploy" / "sample" / "wiki" / f"{p}{ext}", pages / f"{p}{ext}")
+    pages = sample_pages(tmp_path / "pages", ["203-733", "203-647"])
     cfg = {"out_dir": str(tmp_path / "out"), "store": {"url": f"sqlite:///{tmp_path / 's.db'}"},
            "sources": [{"kind": "local_html", "location": str(pages)}],
            "qagen": {"families": ["direct", "fact"], "per_table": 2},

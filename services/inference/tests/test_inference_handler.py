@@ -3,8 +3,6 @@ batch (not per request), every answer cached, and requests it cannot prompt reco
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from livetab.bus import HandlerContext
@@ -17,24 +15,7 @@ from livetab_inference.handler import InferenceHandler
 
 from services.inference.tests.inference_data import wtq_table
 from tests.fakes.fault_server import Scenario, ThreadedFaultServer
-
-
-@contextmanager
-def selects(store: Store) -> Iterator[list[str]]:
-    """The SELECT statements the store runs inside the block."""
-    from sqlalchemy import event
-
-    seen: list[str] = []
-
-    def listen(conn: object, cursor: object, statement: str, *args: object) -> None:
-        if statement.lstrip().upper().startswith("SELECT"):
-            seen.append(statement)
-
-    event.listen(store.engine, "before_cursor_execute", listen)
-    try:
-        yield seen
-    finally:
-        event.remove(store.engine, "before_cursor_execute", listen)
+from tests.support.queries import statements
 
 
 def _store(tmp_path: Path) -> tuple[Store, list[Question]]:
@@ -68,9 +49,9 @@ def test_one_read_per_kind_per_batch_and_every_answer_cached(tmp_path: Path) -> 
         ids = [q.id for q in questions] + ["missing"]
         handler = InferenceHandler(timeout_s=10)
         small = _requests(url, ids[:1])
-        with selects(store) as few:
+        with statements(store, "SELECT") as few:
             handler.handle_batch(small, ctx)
-        with selects(store) as many:
+        with statements(store, "SELECT") as many:
             out = handler.handle_batch(_requests(url, ids[1:]), ctx)
         # questions, their tables, the cached answers: three reads whether the batch asks 1 question or 7
         assert len(few) == len(many) == 3, many

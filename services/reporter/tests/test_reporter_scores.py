@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from statistics import NormalDist
 from typing import Any
@@ -18,7 +16,8 @@ from livetab.v1 import inference_pb2
 from livetab_reporter.handler import ReporterHandler
 from livetab_reporter.leaderboard import run_stats
 from reporter_data import Answer, add_questions, answer_and_judge, context, plan_run
-from sqlalchemy import event
+
+from tests.support.queries import statements
 
 Z95 = NormalDist().inv_cdf(0.975)
 
@@ -110,21 +109,6 @@ def test_pass_at_1_cons_at_k_and_prompt_tokens(store: Any) -> None:
     assert stats.errors == 0
 
 
-@contextmanager
-def counting_queries(store: Any) -> Iterator[list[str]]:
-    """The SQL statements the store sends while the block runs."""
-    seen: list[str] = []
-
-    def _count(conn: Any, cursor: Any, statement: str, *rest: Any) -> None:
-        seen.append(statement)
-
-    event.listen(store.engine, "before_cursor_execute", _count)
-    try:
-        yield seen
-    finally:
-        event.remove(store.engine, "before_cursor_execute", _count)
-
-
 def _costs(tmp_path: Path, n_questions: int) -> tuple[int, int]:
     """(queries of a batch that recomputes, queries of a batch that is throttled) on an unfinished run."""
     store = open_store("sqlite:///" + str(tmp_path / f"{n_questions}.db"))
@@ -132,9 +116,9 @@ def _costs(tmp_path: Path, n_questions: int) -> tuple[int, int]:
     _, requests = plan_run(store)
     judgments = answer_and_judge(store, requests[:-1], lambda r: Answer("correct"))  # one still to come
     handler, ctx = ReporterHandler(), context(store, refresh_growth=10.0, refresh_s=3600.0)
-    with counting_queries(store) as recompute:
+    with statements(store) as recompute:
         assert len(handler.handle_batch(judgments[:5], ctx)) == 1
-    with counting_queries(store) as skip:
+    with statements(store) as skip:
         assert handler.handle_batch(judgments[-5:], ctx) == []
     store.close()
     return len(recompute), len(skip)
