@@ -22,7 +22,7 @@ def main() -> int:
             raise
         print(f"== bench {name}", flush=True)
         try:
-            mod.main()
+            mod.main([])  # each benchmark's own options are for `python -m bench.NAME ...`
         except Exception:
             traceback.print_exc()
             failed.append(name)

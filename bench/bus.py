@@ -128,7 +128,8 @@ def contenders() -> dict[str, Callable[[str], float]]:
     }
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    """No options: `python -m bench bus` or `python -m bench.bus`."""
     configure_telemetry("bench")
     state = ROOT / ".state" / "bench-kafka"
     bootstrap = subprocess.run([str(ROOT / "deploy" / "kafka.sh"), "up", str(state)], check=True, text=True,

@@ -17,6 +17,7 @@ import argparse
 import importlib.util
 import json
 import logging
+import sys
 import time
 from collections import Counter
 from types import ModuleType
@@ -103,4 +104,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import sys
 import time
 import tracemalloc
 import warnings
@@ -117,4 +118,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])
