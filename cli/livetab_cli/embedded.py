@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from livetab.bus import HandlerContext, InProcBus, Outgoing, Worker
-from livetab.ids import content_id, judge_name
+from livetab.ids import content_id, judge_name, judgment_id
 from livetab.models.spec import model_spec
 from livetab.paths import repo_root
 from livetab.runs import build_run
@@ -116,12 +116,12 @@ class Pipeline:
         _drain([self.worker("api")])
         return sum((self.store.get(schema.runs, r.id) or {"planned": 0})["planned"] for r in runs)
 
-    def answer(self, runs: list[run_pb2.Run], *, judge: bool, progress: Any = None, label: str = "") -> None:
+    def answer(self, runs: list[run_pb2.Run], *, judge: bool, progress: Any = None) -> None:
         """Answer the planned requests (and, with `judge`, judge and report them as they come)."""
         planned = self.plan(runs)
         stage = [self.worker("inference")] + ([self.worker("judge"), self.worker("reporter")] if judge else [])
         table = schema.judgments if judge else schema.results
-        task = progress.add_task(label or ("answer + judge" if judge else "answer"), total=planned) if progress else None
+        task = progress.add_task("answer + judge" if judge else "answer", total=planned) if progress else None
 
         def tick() -> None:
             if progress:
@@ -132,22 +132,19 @@ class Pipeline:
     def judge_stored(self, run_ids: list[str], *, again: bool = False) -> int:
         """Judge the stored answers of these runs that the configured judge has not judged yet (all of
         them with `again`), then report. Returns how many answers were judged."""
-        from livetab.ids import judgment_id
         from livetab.v1 import inference_pb2
 
-        judge = self.worker("judge")
-        name = judge.handler.name  # type: ignore[attr-defined]
+        name = judge_name(self.settings.judge)
         fed = 0
         for run_id in run_ids:
-            rows = self.store.select(schema.results, run_id=run_id)
-            done = set() if again else self.store.ids(schema.judgments, [judgment_id(r["id"], name) for r in rows])
-            for r in rows:
-                if judgment_id(r["id"], name) in done:
-                    continue
-                res = inference_pb2.InferenceResult.FromString(r["payload"])
-                self.bus.publish(Outgoing("livetab.inference.results.v1", res, key=res.run_id, message_id=res.id))
-                fed += 1
-        _drain([judge, self.worker("reporter")])
+            rows = {judgment_id(r["id"], name): r for r in self.store.select(schema.results, run_id=run_id)}
+            done = set() if again else self.store.ids(schema.judgments, rows)
+            for jid, r in rows.items():
+                if jid not in done:
+                    res = inference_pb2.InferenceResult.FromString(r["payload"])
+                    self.bus.publish(Outgoing("livetab.inference.results.v1", res, key=res.run_id, message_id=res.id))
+                    fed += 1
+        _drain([self.worker("judge"), self.worker("reporter")])
         return fed
 
     def write_reports(self, run_ids: list[str]) -> tuple[dict[str, Any], Path]:

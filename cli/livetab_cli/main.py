@@ -172,6 +172,7 @@ def cmd_infer(args: argparse.Namespace) -> int:
 
 def cmd_judge(args: argparse.Namespace) -> int:
     """Judge stored answers the configured judge has not judged yet (all with --again), then report."""
+    from livetab.ids import judge_name
     from livetab.store import schema
 
     from livetab_cli.embedded import run_messages
@@ -187,7 +188,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
         with console.status("judge"):
             fed = p.judge_stored(run_ids, again=args.again)
         doc, out_dir = p.write_reports(run_ids)
-        name = p.worker("judge").handler.name
+        name = judge_name(settings.judge)
         total = sum(stored.values())
         done = (f"re-judged {fed} stored answers" if args.again
                 else f"judged {fed} of {total} stored answers ({total - fed} already judged by it)")

@@ -18,6 +18,8 @@ def test_upsert_is_idempotent(store_url: str) -> None:
     store.insert_new(schema.effects, [{"id": "e3", "kind": "k", "value": "ignored"}])
     assert store.get(schema.effects, "e3")["value"] == "changed"
     assert store.ids(schema.effects, ["e1", "zz"]) == {"e1"}
+    assert store.ids(schema.effects, [f"e{i}" for i in range(60)], chunk=7) == {f"e{i}" for i in range(50)}
+    assert store.ids(schema.effects, []) == set()
     many = store.get_many(schema.effects, ["e3", "zz", "e7", "e3"], chunk=2)  # several chunks, a repeat
     assert sorted(many) == ["e3", "e7"] and many["e3"]["value"] == "changed" and many["e7"]["value"] == "7"
     assert store.get_many(schema.effects, []) == {}

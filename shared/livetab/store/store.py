@@ -81,13 +81,15 @@ class Store:
         with self.engine.connect() as conn:
             return int(conn.execute(stmt).scalar_one())
 
-    def ids(self, table: Table, keys: Iterable[str]) -> set[str]:
+    def ids(self, table: Table, keys: Iterable[str], chunk: int = 500) -> set[str]:
+        """Which of `keys` are stored, in one query per `chunk` keys (databases cap a statement's parameters)."""
         keys = list(keys)
-        if not keys:
-            return set()
         pk = next(iter(table.primary_key.columns))
+        found: set[str] = set()
         with self.engine.connect() as conn:
-            return {r[0] for r in conn.execute(select(pk).where(pk.in_(keys)))}
+            for i in range(0, len(keys), chunk):
+                found.update(r[0] for r in conn.execute(select(pk).where(pk.in_(keys[i:i + chunk]))))
+        return found
 
     def get_many(self, table: Table, keys: Iterable[str], chunk: int = 500) -> dict[str, dict[str, Any]]:
         """Rows by primary key, in one query per `chunk` keys; missing keys are simply absent."""
