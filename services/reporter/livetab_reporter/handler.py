@@ -2,8 +2,8 @@
 
 Rows are always recomputed from the store, never accumulated from messages, so redelivered judgments
 never count twice; they count the verdicts of the configured judge only (`livetab.ids.judge_name`), so
-an answer judged again by another judge is not counted twice either. A recompute reads the whole run, so it is not done for every batch: a run named in a
-batch is recomputed when
+an answer judged again by another judge is not counted twice either. A recompute reads the whole run,
+so it is not done for every batch: a run named in a batch is recomputed when
 
 - this handler has not recomputed it yet (first batch, or after a restart),
 - its judged count (one cheap count query) has grown by `reporter.refresh_growth` (a fraction) since
