@@ -60,7 +60,7 @@ def _verdicts(store) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("store_url", ["postgresql"], indirect=True)
-def test_six_services_over_kafka_match_embedded(tmp_path: Path, kafka_bootstrap: str, store_url: str) -> None:
+def test_six_services_over_kafka_match_embedded(tmp_path: Path, e2e_kafka: str, store_url: str) -> None:
     pages = sample_pages(tmp_path / "pages", PAGES)
 
     # 1. embedded, on SQLite
@@ -73,7 +73,7 @@ def test_six_services_over_kafka_match_embedded(tmp_path: Path, kafka_bootstrap:
     assert summary.model_calls == len(emb_questions)
 
     # 2. distributed: six processes over Kafka and PostgreSQL
-    cfg = _config(tmp_path, store_url, kafka_bootstrap, str(tmp_path / "dist"))
+    cfg = _config(tmp_path, store_url, e2e_kafka, str(tmp_path / "dist"))
     port = _free_port()
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     procs: dict[str, subprocess.Popen] = {}

@@ -11,8 +11,11 @@ so it is not done for every batch: a run named in a batch is recomputed when
 - `reporter.refresh_s` seconds (monotonic clock) have passed since that recompute, or
 - every planned request is judged (judged >= the run's `planned`), so the final update always goes out.
 
-Otherwise the batch emits nothing for that run. Geometric steps keep a run's total work near-linear in
-its size instead of quadratic. The state is per process: each reporter replica throttles on its own.
+Otherwise the batch emits nothing for that run, and the run is held back: when the topic goes quiet
+(`on_idle`, called by the worker on an empty poll) every held-back run whose `refresh_s` has passed is
+recomputed, so a live leaderboard never stays behind its store for long even if the run never completes.
+Geometric steps keep a run's total work near-linear in its size instead of quadratic. The state is per
+process: each reporter replica throttles on its own.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ class ReporterHandler:
 
     def __init__(self) -> None:
         self._last: dict[str, _Recomputed] = {}  # run id -> this handler's last recompute of it
+        self._held: set[str] = set()  # runs judged since their last recompute
 
     def handle(self, message: Message, ctx: HandlerContext) -> list[Outgoing]:
         return self.handle_batch([message], ctx)
@@ -58,8 +62,7 @@ class ReporterHandler:
                 raise PoisonMessage(f"reporter got {m.DESCRIPTOR.full_name}")
             if m.run_id not in runs:
                 runs.append(m.run_id)
-        settings = getattr(ctx.settings, "reporter", None) or ReporterSettings()
-        judge = judge_name(getattr(ctx.settings, "judge", None) or JudgeSettings())
+        settings, judge = self._settings(ctx)
         run_rows = ctx.store.get_many(schema.runs, runs)
         out = []
         for run_id in runs:
@@ -67,7 +70,26 @@ class ReporterHandler:
             judged = ctx.store.count(schema.judgments, run_id=run_id, judge=judge)
             if self._due(run_id, judged, run, settings):
                 out.append(self._recompute(ctx.store, run_id, run, judge))
+            else:
+                self._held.add(run_id)
         return out
+
+    def on_idle(self, ctx: HandlerContext) -> list[Outgoing]:
+        """Recompute the held-back runs whose `refresh_s` has passed (the worker calls this when idle)."""
+        if not self._held:
+            return []
+        settings, judge = self._settings(ctx)
+        now = time.monotonic()
+        due = sorted(r for r in self._held if now - self._last[r].at >= settings.refresh_s)
+        if not due:
+            return []
+        run_rows = ctx.store.get_many(schema.runs, due)
+        return [self._recompute(ctx.store, run_id, run_rows.get(run_id), judge) for run_id in due]
+
+    @staticmethod
+    def _settings(ctx: HandlerContext) -> tuple[ReporterSettings, str]:
+        settings = getattr(ctx.settings, "reporter", None) or ReporterSettings()
+        return settings, judge_name(getattr(ctx.settings, "judge", None) or JudgeSettings())
 
     def _due(self, run_id: str, judged: int, run: dict[str, Any] | None, s: ReporterSettings) -> bool:
         last = self._last.get(run_id)
@@ -84,6 +106,7 @@ class ReporterHandler:
         store.upsert(schema.leaderboard, [{"id": f"{r.run_id}|{r.slice}", **r.as_dict()} for r in rows])
         judged = sum(r.n for r in rows if r.slice == "all")
         self._last[run_id] = _Recomputed(judged, time.monotonic())  # only once the rows are stored
+        self._held.discard(run_id)
         update = report_pb2.LeaderboardUpdate(
             id=content_id("lb", run_id, judged), run_id=run_id, release=run["release"] if run else "",
             rows=[report_pb2.LeaderboardRow(**r.as_dict()) for r in rows], judged=judged,

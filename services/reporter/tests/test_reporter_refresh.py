@@ -112,3 +112,20 @@ def test_a_message_that_is_not_a_judgment_is_poison(store: Any) -> None:
     with pytest.raises(PoisonMessage, match=r"livetab\.v1\.LeaderboardUpdate"):
         ReporterHandler().handle_batch([judgment_pb2.Judgment(run_id="r"), report_pb2.LeaderboardUpdate()],
                                        context(store))
+
+
+def test_a_held_back_run_is_recomputed_once_the_topic_is_quiet(store: Any) -> None:
+    run_id, requests = _run(store, 10, samples=2)  # 20 planned; the run is never completed here
+    handler = ReporterHandler()
+    ctx = context(store, refresh_growth=10.0, refresh_s=0.3)  # growth never fires: only time does
+    assert handler.on_idle(ctx) == []  # nothing held yet
+    _, first = _feed(store, handler, ctx, requests[:4], batch=4)
+    _, held = _feed(store, handler, ctx, requests[4:9], batch=5)
+    assert [u.judged for u in first] == [4] and held == []
+    assert handler.on_idle(ctx) == []  # too soon: refresh_s has not passed since the last recompute
+    time.sleep(0.35)
+    late = [o.message for o in handler.on_idle(ctx)]
+    assert [(u.run_id, u.judged, u.planned) for u in late] == [(run_id, 9, 20)]
+    assert store.get(schema.leaderboard, f"{run_id}|all")["n"] == 9
+    time.sleep(0.35)
+    assert handler.on_idle(ctx) == []  # nothing new since: nothing to do

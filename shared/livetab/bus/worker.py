@@ -116,6 +116,7 @@ class Worker:
     def run_once(self) -> int:
         records = self.consumer.poll(self.max_records, self.poll_timeout_s)
         if not records:
+            self._idle()
             return 0
         t0 = time.perf_counter()
         dead0 = self.stats.dead_lettered
@@ -138,6 +139,23 @@ class Worker:
         self.stats.batches += 1
         self.stats.published += len(outgoing)
         return len(records)
+
+    def _idle(self) -> None:
+        """A quiet poll: a handler with `on_idle(ctx)` may publish what it held back (e.g. a throttled
+        leaderboard). Nothing is committed, as no record was taken; a failure is logged and retried next time."""
+        on_idle = getattr(self.handler, "on_idle", None)
+        if on_idle is None:
+            return
+        try:
+            outs = on_idle(self.ctx)
+        except Exception:
+            log.exception("on_idle of %s failed; it runs again on the next quiet poll", self.handler.service)
+            return
+        for out in outs:
+            self.bus.publish(out)
+        if outs:
+            self.bus.flush()
+            self.stats.published += len(outs)
 
     def _process(self, rec: Record) -> list[tuple[Outgoing, dict[str, str]]]:
         parent = extract_context(rec.headers)
