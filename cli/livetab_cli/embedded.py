@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from google.protobuf.message import Message
 from livetab.bus import HandlerContext, InProcBus, Outgoing, Worker
 from livetab.ids import content_id, judge_name, judgment_id
 from livetab.models.spec import model_spec
@@ -24,7 +25,8 @@ from livetab.v1 import run_pb2, table_pb2
 
 from livetab_cli.wiring import handlers_for
 
-__all__ = ["Pipeline", "Summary", "export_release", "run_embedded", "run_messages", "scrape_commands"]
+__all__ = ["Pipeline", "Summary", "export_release", "run_embedded", "run_messages", "scrape_commands",
+           "write_jsonl"]
 
 log = logging.getLogger(__name__)
 COUNTED = {"tables": schema.tables, "questions": schema.questions, "answers": schema.results,
@@ -72,11 +74,9 @@ def run_messages(settings: Settings) -> list[run_pb2.Run]:
 
 def _drain(workers: list[Worker], tick: Callable[[], None] | None = None) -> None:
     while True:
-        moved = 0
-        for w in workers:
-            moved += w.run_once()
-            if tick:
-                tick()
+        moved = sum(w.run_once() for w in workers)
+        if tick:
+            tick()
         if moved == 0:
             return
 
@@ -189,10 +189,21 @@ def run_embedded(settings: Settings, *, progress: Any = None, backends: dict[str
         p.close()
 
 
-def export_release(store: Store, release: str, folder: Path, balance: str | None = None) -> None:
-    """The release as files anyone can reload: questions.jsonl, tables.jsonl and a dataset card.
-    `balance` ("diverse", "lot") keeps only tables, and their questions, in that domain distribution."""
+def write_jsonl(path: Path, rows: list[dict[str, Any]], message: type[Message]) -> None:
+    """Stored rows as JSON lines, one protobuf `message` (decoded from each row's payload) per line."""
     from google.protobuf.json_format import MessageToDict
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as f:
+        for r in rows:
+            doc = MessageToDict(message.FromString(r["payload"]), preserving_proto_field_name=True)
+            f.write(json.dumps(doc, ensure_ascii=False) + "\n")
+
+
+def export_release(store: Store, release: str, folder: Path, balance: str | None = None) -> dict[str, int]:
+    """The release as files anyone can reload: questions.jsonl, tables.jsonl and a dataset card.
+    `balance` ("diverse", "lot") keeps only tables, and their questions, in that domain distribution.
+    Returns the number of questions per task family."""
     from livetab.records import load_table
     from livetab.v1 import question_pb2
 
@@ -210,14 +221,8 @@ def export_release(store: Store, release: str, folder: Path, balance: str | None
         qs = [r for r in qs if r["table_id"] in keep]
         ts = [r for r in ts if r["id"] in keep]
         domains = kept.counts
-    with (folder / "questions.jsonl").open("w", encoding="utf-8") as f:
-        for r in qs:
-            doc = MessageToDict(question_pb2.Question.FromString(r["payload"]), preserving_proto_field_name=True)
-            f.write(json.dumps(doc, ensure_ascii=False) + "\n")
-    with (folder / "tables.jsonl").open("w", encoding="utf-8") as f:
-        for r in ts:
-            doc = MessageToDict(table_pb2.Table.FromString(r["payload"]), preserving_proto_field_name=True)
-            f.write(json.dumps(doc, ensure_ascii=False) + "\n")
+    write_jsonl(folder / "questions.jsonl", qs, question_pb2.Question)
+    write_jsonl(folder / "tables.jsonl", ts, table_pb2.Table)
     families: dict[str, int] = {}
     for r in qs:
         families[r["family"]] = families.get(r["family"], 0) + 1
@@ -228,3 +233,4 @@ def export_release(store: Store, release: str, folder: Path, balance: str | None
             "Every gold answer was computed by executing the derivation stored with its question.",
             "Tables keep their source, revision, licence and attribution (see tables.jsonl).", ""]
     (folder / "README.md").write_text("\n".join(card), encoding="utf-8")
+    return families

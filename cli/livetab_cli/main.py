@@ -22,15 +22,22 @@ def _settings(args: argparse.Namespace) -> Settings:
     return load_settings(getattr(args, "config", None))
 
 
-def cmd_run(args: argparse.Namespace) -> int:
+def _embedded_settings(args: argparse.Namespace) -> Settings:
+    """Settings for an embedded command, with its logging (INFO with -v) and telemetry set up."""
     from livetab.telemetry import configure_logging, configure_telemetry
+
+    settings = _settings(args)
+    configure_logging("INFO" if args.verbose else "WARNING", "text", "livetab")
+    configure_telemetry("livetab")
+    return settings
+
+
+def cmd_run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from livetab_cli.embedded import run_embedded
 
-    settings = _settings(args)
-    configure_logging("WARNING" if not args.verbose else "INFO", "text", "livetab")
-    configure_telemetry("livetab")
+    settings = _embedded_settings(args)
     console = Console()
     t0 = time.monotonic()
     with _progress(console) as progress:
@@ -76,14 +83,11 @@ def _print_failures(console: Any, failures: list[dict[str, Any]], stages: tuple[
 @contextmanager
 def _stage(args: argparse.Namespace) -> Iterator[tuple[Settings, Any, Any]]:
     """Settings, a console and a pipeline (closed afterwards) for one stand-alone stage."""
-    from livetab.telemetry import configure_logging, configure_telemetry
     from rich.console import Console
 
     from livetab_cli.embedded import Pipeline
 
-    settings = _settings(args)
-    configure_logging("WARNING" if not getattr(args, "verbose", False) else "INFO", "text", "livetab")
-    configure_telemetry("livetab")
+    settings = _embedded_settings(args)
     p = Pipeline(settings)
     try:
         yield settings, Console(), p
@@ -100,8 +104,6 @@ def _progress(console: Any) -> Any:
 
 def cmd_generate(args: argparse.Namespace) -> int:
     """Sources -> tables -> verified questions in the store, and the release exported as files."""
-    from livetab.store import schema
-
     from livetab_cli.embedded import export_release
 
     with _stage(args) as (settings, console, p):
@@ -113,12 +115,9 @@ def cmd_generate(args: argparse.Namespace) -> int:
             p.generate()
         release = settings.run.release
         out = Path(args.out or Path(settings.out_dir) / "release")
-        export_release(p.store, release, out)
+        families = export_release(p.store, release, out)
         summary = p.summary([], {}, out)
         new = summary.new
-        families: dict[str, int] = {}
-        for q in p.store.select(schema.questions, release=release):
-            families[q["family"]] = families.get(q["family"], 0) + 1
         console.print(f"[bold]livetab generate[/bold] — release {release}, {time.monotonic() - t0:.1f}s")
         console.print(f"tables {summary.after['tables']} (+{new['tables']}), questions {summary.after['questions']} "
                       f"(+{new['questions']}); in release {release}: {sum(families.values())} questions — "
@@ -130,13 +129,10 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 def cmd_infer(args: argparse.Namespace) -> int:
     """Answer the release's questions with the configured models (or those named); no judging."""
-    import json
-
-    from google.protobuf.json_format import MessageToDict
     from livetab.store import schema
     from livetab.v1 import inference_pb2
 
-    from livetab_cli.embedded import run_messages
+    from livetab_cli.embedded import run_messages, write_jsonl
 
     with _stage(args) as (settings, console, p):
         release = settings.run.release
@@ -154,18 +150,15 @@ def cmd_infer(args: argparse.Namespace) -> int:
         summary = p.summary([r.id for r in runs], {}, Path(settings.out_dir))
         console.print(f"[bold]livetab infer[/bold] — release {release}, {time.monotonic() - t0:.1f}s; model calls "
                       f"{summary.model_calls}, answers from cache {summary.cache_hits}")
+        answers = []
+        for run in runs:
+            rows = sorted(p.store.select(schema.results, run_id=run.id), key=lambda r: r["id"])
+            errors = sum(1 for r in rows if r["error"])
+            planned = (p.store.get(schema.runs, run.id) or {"planned": 0})["planned"]
+            console.print(f"  {run.model.name} (run {run.id}): {len(rows)}/{planned} answered, {errors} errors")
+            answers += rows
         out = Path(args.out or Path(settings.out_dir) / "answers.jsonl")
-        out.parent.mkdir(parents=True, exist_ok=True)
-        with out.open("w", encoding="utf-8") as f:
-            for run in runs:
-                rows = sorted(p.store.select(schema.results, run_id=run.id), key=lambda r: r["id"])
-                errors = sum(1 for r in rows if r["error"])
-                planned = (p.store.get(schema.runs, run.id) or {"planned": 0})["planned"]
-                console.print(f"  {run.model.name} (run {run.id}): {len(rows)}/{planned} answered, {errors} errors")
-                for r in rows:
-                    doc = MessageToDict(inference_pb2.InferenceResult.FromString(r["payload"]),
-                                        preserving_proto_field_name=True)
-                    f.write(json.dumps(doc, ensure_ascii=False) + "\n")
+        write_jsonl(out, answers, inference_pb2.InferenceResult)
         console.print(f"answers: {out} (judge them with `livetab judge`)")
         return 0
 
@@ -283,9 +276,12 @@ def parser() -> argparse.ArgumentParser:
         sp.add_argument("--config", help="YAML settings file (LIVETAB_* environment variables override it)")
         return sp
 
-    r = with_config(sub.add_parser("run", help="one embedded benchmark cycle: scrape, generate, answer, judge, report"))
-    r.add_argument("-v", "--verbose", action="store_true")
-    r.set_defaults(func=cmd_run)
+    def embedded(name: str, summary: str) -> argparse.ArgumentParser:
+        sp = with_config(sub.add_parser(name, help=summary))
+        sp.add_argument("-v", "--verbose", action="store_true", help="log at INFO")
+        return sp
+
+    embedded("run", "one embedded benchmark cycle: scrape, generate, answer, judge, report").set_defaults(func=cmd_run)
     s = sub.add_parser("scrape", help="find fresh tables (live: --source wikipedia --since DATE --lang en)")
     s.add_argument("--source", default="wikipedia")
     s.add_argument("--since", default="")
@@ -294,22 +290,17 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--out", default="out/scrape")
     s.add_argument("--contact", default="", help="contact for the User-Agent (an e-mail or URL)")
     s.set_defaults(func=cmd_scrape)
-    g = with_config(sub.add_parser("generate", help="scrape the configured sources and generate verified questions "
-                                   "into the store; export the release files"))
+    g = embedded("generate", "scrape the configured sources and generate verified questions into the store; "
+                 "export the release files")
     g.add_argument("--out", help="folder for questions.jsonl, tables.jsonl, README.md (default: OUT_DIR/release)")
-    g.add_argument("-v", "--verbose", action="store_true")
     g.set_defaults(func=cmd_generate)
-    i = with_config(sub.add_parser("infer", help="answer the release's stored questions with the configured models "
-                                   "(no judging)"))
+    i = embedded("infer", "answer the release's stored questions with the configured models (no judging)")
     i.add_argument("--model", action="append", help="only this configured model (repeatable)")
     i.add_argument("--out", help="answers as JSON lines (default: OUT_DIR/answers.jsonl)")
-    i.add_argument("-v", "--verbose", action="store_true")
     i.set_defaults(func=cmd_infer)
-    j = with_config(sub.add_parser("judge", help="judge stored answers with the configured judge, then write the "
-                                   "leaderboard"))
+    j = embedded("judge", "judge stored answers with the configured judge, then write the leaderboard")
     j.add_argument("--run", action="append", help="run id (repeatable); default: the configured models' runs")
     j.add_argument("--again", action="store_true", help="re-judge answers this judge has already judged")
-    j.add_argument("-v", "--verbose", action="store_true")
     j.set_defaults(func=cmd_judge)
     rep = with_config(sub.add_parser("report", help="write leaderboard.json/.md and report.html from the store"))
     rep.add_argument("--run", action="append", help="run id (repeatable); default: every run of the release")
