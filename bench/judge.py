@@ -27,8 +27,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from livetab_judge.rubric import judge_text
-from livetab_judge.rubric.wtq_eval import load_cases
+from livetab.rubric import judge_text
+from livetab.rubric.wtq_eval import load_cases
 
 from bench.common import peak_rss_mb, write_result
 

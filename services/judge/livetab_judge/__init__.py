@@ -1,6 +1,6 @@
-"""The judge service: the rule judge (AraTable's rubric as code, `livetab_judge.rubric`), LLM judges with
+"""The judge service: the rule judge (AraTable's rubric as code, `livetab.rubric`), LLM judges with
 Assisted Self-Deliberation, insight judging and metrics."""
 
-from livetab_judge.rubric import RuleVerdict, judge_answer, judge_text
+from livetab.rubric import RuleVerdict, judge_answer, judge_text
 
 __all__ = ["RuleVerdict", "judge_answer", "judge_text"]

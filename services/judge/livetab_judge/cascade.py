@@ -38,7 +38,7 @@ RuleJudge = Callable[[str, Question], RuleVerdictLike]
 
 def default_rule_judge(tolerance: float = 0.005) -> RuleJudge:
     """The rubric's `judge_answer(response, question, tolerance=...)`, imported when first needed."""
-    from livetab_judge.rubric.judge import judge_answer
+    from livetab.rubric.judge import judge_answer
 
     def rule(response: str, question: Question) -> RuleVerdictLike:
         return judge_answer(response, question, tolerance=tolerance)

@@ -21,7 +21,7 @@ from functools import lru_cache
 
 from rapidfuzz.distance import Levenshtein
 
-from livetab_judge.rubric.arabic import fold_arabic
+from livetab.rubric.arabic import fold_arabic
 
 __all__ = ["allowed_edits", "contains_phrase", "find_fuzzy", "fold", "has_digit", "key", "key_tokens",
            "strip_leading_article",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from livetab_judge.rubric import judge_text
+from livetab.rubric import judge_text
 
 
 @pytest.mark.parametrize(("answer", "gold", "lang", "verdict"), [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from livetab.questions import Gold, Question
-from livetab_judge.rubric import judge_answer, judge_text
+from livetab.rubric import judge_answer, judge_text
 
 
 def question(gold: Gold, *, lang: str = "en", options: list[str] | None = None, text: str = "q?") -> Question:

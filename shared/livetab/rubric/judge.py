@@ -13,18 +13,18 @@ from dataclasses import dataclass
 
 from livetab.questions import Question
 
-from livetab_judge.rubric.arabic import has_arabic, has_latin
-from livetab_judge.rubric.booleans import content_polarity, leading_polarity_end, polarity
-from livetab_judge.rubric.context import entity_doubt, sentence_doubt
-from livetab_judge.rubric.dates import date_matches, find_dates
-from livetab_judge.rubric.durations import find_durations
-from livetab_judge.rubric.extract import extract_answer
-from livetab_judge.rubric.gold import GoldItem, GoldSpec, prepare_gold, spec_from_strings
-from livetab_judge.rubric.imperfect import refusal_kind
-from livetab_judge.rubric.lists import match_item, split_items
-from livetab_judge.rubric.mcq import read_choice
-from livetab_judge.rubric.numbers import NumberMention, find_numbers, numbers_equal
-from livetab_judge.rubric.text import allowed_edits, contains_phrase, find_fuzzy, fold, key, within_edits
+from livetab.rubric.arabic import has_arabic, has_latin
+from livetab.rubric.booleans import content_polarity, leading_polarity_end, polarity
+from livetab.rubric.context import entity_doubt, sentence_doubt
+from livetab.rubric.dates import date_matches, find_dates
+from livetab.rubric.durations import find_durations
+from livetab.rubric.extract import extract_answer
+from livetab.rubric.gold import GoldItem, GoldSpec, prepare_gold, spec_from_strings
+from livetab.rubric.imperfect import refusal_kind
+from livetab.rubric.lists import match_item, split_items
+from livetab.rubric.mcq import read_choice
+from livetab.rubric.numbers import NumberMention, find_numbers, numbers_equal
+from livetab.rubric.text import allowed_edits, contains_phrase, find_fuzzy, fold, key, within_edits
 
 __all__ = ["RuleVerdict", "judge_answer", "judge_spec", "judge_text"]
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-from livetab_judge.rubric.text import fold
+from livetab.rubric.text import fold
 
 __all__ = ["Locale", "get_locale"]
 
@@ -65,7 +65,7 @@ class Locale:
 
 
 def _load(name: str) -> dict[str, object]:
-    data = resources.files("livetab_judge.rubric").joinpath("locales").joinpath(f"{name}.json").read_text("utf-8")
+    data = resources.files("livetab.rubric").joinpath("locales").joinpath(f"{name}.json").read_text("utf-8")
     loaded: dict[str, object] = json.loads(data)
     return loaded
 

@@ -13,7 +13,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from livetab_judge.rubric.wtq_eval import WtqJudged, compare, judge_case, load_cases
+from livetab.rubric.wtq_eval import WtqJudged, compare, judge_case, load_cases
 
 log = logging.getLogger(__name__)
 TABLE = Path(__file__).parent / "data" / "wtq_hand_checked.jsonl"

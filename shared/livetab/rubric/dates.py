@@ -12,8 +12,8 @@ import re
 from functools import cache, lru_cache
 from typing import NamedTuple
 
-from livetab_judge.rubric.locale import Locale
-from livetab_judge.rubric.text import has_digit, key_tokens
+from livetab.rubric.locale import Locale
+from livetab.rubric.text import has_digit, key_tokens
 
 __all__ = ["DateMention", "date_matches", "find_dates", "parse_iso_like"]
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from livetab_judge.rubric.locale import Locale
-from livetab_judge.rubric.text import contains_phrase, key
+from livetab.rubric.locale import Locale
+from livetab.rubric.text import contains_phrase, key
 
 __all__ = ["Choice", "chosen_options", "read_choice"]
 

@@ -13,9 +13,9 @@ import re
 from collections.abc import Callable
 from functools import cache
 
-from livetab_judge.rubric.gold import GoldItem
-from livetab_judge.rubric.locale import Locale
-from livetab_judge.rubric.text import key, within_edits
+from livetab.rubric.gold import GoldItem
+from livetab.rubric.locale import Locale
+from livetab.rubric.text import key, within_edits
 
 __all__ = ["match_item", "split_items"]
 

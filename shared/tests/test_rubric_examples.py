@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from livetab.questions import Gold, Question
-from livetab_judge.rubric import RuleVerdict, judge_answer
+from livetab.rubric import RuleVerdict, judge_answer
 
 
 def ask(gold: Gold, response: str, lang: str = "en", **kw: float) -> RuleVerdict:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from livetab_judge.rubric import judge_text
-from livetab_judge.rubric.extract import extract_answer, strip_thinking
-from livetab_judge.rubric.locale import get_locale
-from livetab_judge.rubric.text import fold
+from livetab.rubric import judge_text
+from livetab.rubric.extract import extract_answer, strip_thinking
+from livetab.rubric.locale import get_locale
+from livetab.rubric.text import fold
 
 
 @pytest.mark.parametrize(("response", "lang", "span", "method"), [

@@ -5,6 +5,6 @@
 gold strings (WikiTableQuestions-style lists).
 """
 
-from livetab_judge.rubric.judge import RuleVerdict, judge_answer, judge_spec, judge_text
+from livetab.rubric.judge import RuleVerdict, judge_answer, judge_spec, judge_text
 
 __all__ = ["RuleVerdict", "judge_answer", "judge_spec", "judge_text"]

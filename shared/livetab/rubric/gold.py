@@ -13,13 +13,13 @@ from dataclasses import dataclass
 
 from livetab.questions import Question
 
-from livetab_judge.rubric.arabic import has_arabic
-from livetab_judge.rubric.context import QuestionContext, question_context
-from livetab_judge.rubric.dates import Ymd, parse_iso_like
-from livetab_judge.rubric.durations import find_durations
-from livetab_judge.rubric.locale import Locale, get_locale
-from livetab_judge.rubric.numbers import NumberMention, find_numbers, number_from_float
-from livetab_judge.rubric.text import allowed_edits, fold, key, strip_leading_article
+from livetab.rubric.arabic import has_arabic
+from livetab.rubric.context import QuestionContext, question_context
+from livetab.rubric.dates import Ymd, parse_iso_like
+from livetab.rubric.durations import find_durations
+from livetab.rubric.locale import Locale, get_locale
+from livetab.rubric.numbers import NumberMention, find_numbers, number_from_float
+from livetab.rubric.text import allowed_edits, fold, key, strip_leading_article
 
 __all__ = ["GoldItem", "GoldSpec", "gold_item", "infer_kind", "prepare_gold", "spec_from_strings"]
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from livetab_judge.rubric import judge_text
-from livetab_judge.rubric.arabic import fold_arabic
-from livetab_judge.rubric.text import allowed_edits, key
+from livetab.rubric import judge_text
+from livetab.rubric.arabic import fold_arabic
+from livetab.rubric.text import allowed_edits, key
 
 
 @pytest.mark.parametrize(("a", "b"), [

@@ -22,8 +22,8 @@ import re
 from functools import cache, lru_cache
 from typing import NamedTuple
 
-from livetab_judge.rubric.locale import Locale
-from livetab_judge.rubric.text import has_digit, key_tokens
+from livetab.rubric.locale import Locale
+from livetab.rubric.text import has_digit, key_tokens
 
 __all__ = ["NumberMention", "find_numbers", "number_from_float", "numbers_equal", "significant_digits"]
 

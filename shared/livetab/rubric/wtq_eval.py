@@ -16,8 +16,8 @@ from pathlib import Path
 
 from livetab.paths import shared_data
 
-from livetab_judge.rubric.judge import RuleVerdict, judge_text
-from livetab_judge.rubric.wtq import wtq_match
+from livetab.rubric.judge import RuleVerdict, judge_text
+from livetab.rubric.wtq import wtq_match
 
 __all__ = ["WtqCase", "WtqJudged", "compare", "load_cases"]
 

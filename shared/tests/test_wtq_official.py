@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from livetab_judge.rubric.wtq import wtq_match, wtq_normalize
+from livetab.rubric.wtq import wtq_match, wtq_normalize
 
 
 def test_normalisation() -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from livetab_judge.rubric.locale import Locale
+from livetab.rubric.locale import Locale
 
 __all__ = ["content_polarity", "leading_polarity_end", "polarity"]
 

@@ -17,7 +17,7 @@ import re
 from functools import cache
 from typing import NamedTuple
 
-from livetab_judge.rubric.locale import Locale
+from livetab.rubric.locale import Locale
 
 __all__ = ["Extraction", "extract_answer", "strip_thinking"]
 

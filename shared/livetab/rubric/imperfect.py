@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from livetab_judge.rubric.locale import Locale
-from livetab_judge.rubric.text import key, key_tokens
+from livetab.rubric.locale import Locale
+from livetab.rubric.text import key, key_tokens
 
 __all__ = ["refusal_kind"]
 

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from livetab_judge.rubric.locale import Locale
+from livetab.rubric.locale import Locale
 
 __all__ = ["QuestionContext", "entity_doubt", "question_context", "sentence_doubt"]
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from livetab_judge.rubric import judge_text
-from livetab_judge.rubric.locale import get_locale
-from livetab_judge.rubric.numbers import find_numbers, number_from_float, numbers_equal
-from livetab_judge.rubric.text import fold
+from livetab.rubric import judge_text
+from livetab.rubric.locale import get_locale
+from livetab.rubric.numbers import find_numbers, number_from_float, numbers_equal
+from livetab.rubric.text import fold
 
 
 def values(text: str, lang: str = "en") -> list[float]:
