@@ -12,6 +12,7 @@ from typing import Protocol
 
 from livetab.questions import Question
 from livetab.v1 import judgment_pb2
+
 from livetab_judge.asd import UNCERTAIN, DeliberationRound, run_asd
 from livetab_judge.llm_judge import ERROR, FALSE, TRUE, JudgeItem, LLMJudge
 

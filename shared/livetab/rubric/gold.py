@@ -12,7 +12,6 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from livetab.questions import Question
-
 from livetab.rubric.arabic import has_arabic
 from livetab.rubric.context import QuestionContext, question_context
 from livetab.rubric.dates import Ymd, parse_iso_like

@@ -12,7 +12,6 @@ import re
 from dataclasses import dataclass
 
 from livetab.questions import Question
-
 from livetab.rubric.arabic import has_arabic, has_latin
 from livetab.rubric.booleans import content_polarity, leading_polarity_end, polarity
 from livetab.rubric.context import entity_doubt, sentence_doubt

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from livetab.paths import shared_data
-
 from livetab.rubric.judge import RuleVerdict, judge_text
 from livetab.rubric.wtq import wtq_match
 
