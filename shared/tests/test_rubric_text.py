@@ -66,7 +66,9 @@ def test_sentences_and_their_doubts() -> None:
     q = "who is older, thaddeus bell or klaus jürgen schneider?"
     gold = "Klaus Jürgen Schneider"
     assert judge_text("Klaus Jürgen Schneider is older.", gold, question=q).verdict == "correct"
-    assert judge_text("Thaddeus Bell is younger than Klaus Jürgen Schneider.", gold, question=q).verdict == "uncertain"
+    # The comparative decides between the two alternatives named (rubric/comparisons.py).
+    assert judge_text("Thaddeus Bell is younger than Klaus Jürgen Schneider.", gold, question=q).verdict == "correct"
+    assert judge_text("Klaus Jürgen Schneider is younger than Thaddeus Bell.", gold, question=q).verdict == "incorrect"
     q2 = "which manager was previous to george case?"
     assert judge_text("The manager before George Case was Bob Lemon.", "Bob Lemon", question=q2).verdict == "correct"
     assert judge_text("George Case came after Bob Lemon.", "Bob Lemon", question=q2).verdict == "correct"

@@ -20,17 +20,15 @@ sentence that is not clearly right, or None.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
 from livetab.rubric.locale import Locale
+from livetab.rubric.relations import question_relations, relation_doubt
 
 __all__ = ["QuestionContext", "entity_doubt", "question_context", "sentence_doubt"]
 
-_BEFORE = frozenset({"before", "prior", "previous", "preceding", "preceded", "precedes", "earlier", "قبل",
-                     "السابق", "سبق", "سبقت"})
-_AFTER = frozenset({"after", "next", "following", "followed", "follows", "succeeded", "succeeds", "superseded",
-                    "supersedes", "replaced", "replaces", "later", "بعد", "التالي", "تلا", "تلت", "خلف"})
 _SKIP = frozenset({"the", "to", "by", "than", "a", "an"})
 _PREPOSITIONS = frozenset({"from", "in", "at", "for", "against", "with", "من", "في"})
 _QUOTED = re.compile(r"\"([^\"]{1,60})\"")
@@ -52,10 +50,6 @@ def _content(tokens: list[str], loc: Locale) -> list[str]:
     return [t for t in tokens if t not in loc.stopwords and t not in _SKIP and len(t) > 1 and not t.isdigit()]
 
 
-def _group(token: str) -> str | None:
-    return "before" if token in _BEFORE else "after" if token in _AFTER else None
-
-
 def question_context(question_key: str, question_folded: str, loc: Locale) -> QuestionContext:
     tokens = question_key.split()
     sides: list[tuple[str, str]] = []
@@ -69,12 +63,7 @@ def question_context(question_key: str, question_folded: str, loc: Locale) -> Qu
         a, b = (re.sub(r"[\W_]+", " ", q).split() for q in quoted[-2:])
         if a and b:
             sides.append((a[0], b[0]))
-    relations = []
-    for i, t in enumerate(tokens):  # each relational word with an anchor after it
-        group = _group(t)
-        anchor = _content(tokens[i + 1:i + 5], loc) if group else []
-        if group and anchor:
-            relations.append((group, anchor[0]))
+    relations = question_relations(tokens, loc)
     entities = []
     for i, t in enumerate(tokens):
         if t in _PREPOSITIONS:
@@ -93,34 +82,9 @@ def question_context(question_key: str, question_folded: str, loc: Locale) -> Qu
                            any(t in loc.or_words for t in tokens))
 
 
-def _relation(tokens: list[str], gold_tokens: frozenset[str], ctx: QuestionContext) -> tuple[str, str] | None:
-    """Is the gold on the asked side of the anchor? Each relational word R in the answer is read as
-    "<subject> R <object>": the subject is R of the object ("X after A", "X succeeded A"); "R by"
-    reverses it ("A was succeeded by X")."""
-    asked = {anchor: group for group, anchor in ctx.relations if anchor in tokens and anchor not in gold_tokens}
-    if not asked:
-        return None
-    for i, t in enumerate(tokens):
-        group = _group(t)
-        if group is None:
-            continue
-        if i + 1 < len(tokens) and tokens[i + 1] == "by":
-            group = "after" if group == "before" else "before"
-        obj = next((x for x in tokens[i + 1:i + 5] if x not in _SKIP and not x.isdigit()), None)
-        if obj in asked:  # "<gold> R <anchor>": the gold is R of the anchor
-            if group == asked[obj]:
-                return None
-            return INCORRECT, "the answer puts the gold on the other side of the anchor"
-        if obj is not None and obj in gold_tokens and len(asked) == 1:  # "<anchor> R <gold>": the opposite
-            flipped = "after" if group == "before" else "before"
-            if flipped == next(iter(asked.values())):
-                return None
-            return INCORRECT, "the answer puts the gold on the other side of the anchor"
-    return UNCERTAIN, "the answer names the anchor but not how the gold relates to it"
-
-
 def entity_doubt(tokens: list[str], gold_tokens: frozenset[str], ctx: QuestionContext,
-                 loc: Locale) -> tuple[str, str] | None:
+                 loc: Locale, same_column: Callable[[frozenset[str], str], bool] | None = None
+                 ) -> tuple[str, str] | None:
     """The answer swaps the entity the question asks about ("robots from the United States" answered
     with "Two robots are from France"): same preposition, another name, the asked one absent."""
     present = set(tokens)
@@ -132,8 +96,27 @@ def entity_doubt(tokens: list[str], gold_tokens: frozenset[str], ctx: QuestionCo
                 continue
             nxt = next((x for x in tokens[i + 1:i + 3] if x not in _SKIP), None)
             if nxt and nxt not in loc.stopwords and nxt not in gold_tokens and not nxt.isdigit():
+                if same_column is not None and same_column(entity, nxt):
+                    return INCORRECT, (f"the question asks about {' '.join(sorted(entity))!r}, the answer about "
+                                       f"{nxt!r}, another value of the same column")
                 return UNCERTAIN, f"the question asks about {' '.join(sorted(entity))!r}, the answer about {nxt!r}"
     return None
+
+
+def _echoed(tokens: list[str], word: str, loc: Locale) -> bool:
+    """The other alternative named only where the answer repeats the question's choice ("the person who
+    is either Mikac or Wall ... is Des Wall"): every mention stands next to an "or"."""
+    at = [i for i, t in enumerate(tokens) if t == word]
+    return bool(at) and all(any(x in loc.or_words for x in tokens[max(0, i - 1):i + 2]) for i in at)
+
+
+def _restates_choice(tokens: list[str], ctx: QuestionContext, loc: Locale) -> bool:
+    """"either A or B" where A and B are the question's own alternatives: a restatement, not a hedge."""
+    sides = {t for pair in ctx.competitor_sides for t in pair}
+    for i, t in enumerate(tokens):
+        if t in loc.or_words and 0 < i < len(tokens) - 1 and tokens[i - 1] in sides and tokens[i + 1] in sides:
+            return True
+    return False
 
 
 @cache
@@ -143,21 +126,29 @@ def _hedges(loc: Locale) -> frozenset[str]:
 
 
 def sentence_doubt(tokens: list[str], mention: tuple[int, int], gold_tokens: frozenset[str],
-                   ctx: QuestionContext | None, loc: Locale, *, is_list: bool = False) -> tuple[str, str] | None:
-    """(verdict, reason) for a sentence mentioning the gold at token range `mention`, or None if clear."""
+                   ctx: QuestionContext | None, loc: Locale, *, is_list: bool = False,
+                   anchors_known: frozenset[str] | None = None, near_anchor: bool = False
+                   ) -> tuple[str, str] | None:
+    """(verdict, reason) for a sentence mentioning the gold at token range `mention`, or None if clear.
+    `anchors_known`: the question's relation anchors that the question's table has (None: no table)."""
     present = set(tokens)
     start, end = mention
     if ctx is not None:
         for a, b in ctx.competitor_sides:
-            if a in gold_tokens and b not in gold_tokens and b in present:
+            if a in gold_tokens and b not in gold_tokens and b in present and not _echoed(tokens, b, loc):
                 return UNCERTAIN, f"the answer also names the other alternative ({b!r})"
-            if b in gold_tokens and a not in gold_tokens and a in present:
+            if b in gold_tokens and a not in gold_tokens and a in present and not _echoed(tokens, a, loc):
                 return UNCERTAIN, f"the answer also names the other alternative ({a!r})"
         if ctx.relations:
-            found = _relation(tokens, gold_tokens, ctx)
+            found = relation_doubt(tokens, gold_tokens, ctx.relations, loc, anchors_known=anchors_known,
+                                   near_anchor=near_anchor, mention_end=end)
             if found:
                 return found
-    if not _hedges(loc).isdisjoint(tokens):
+    hedged = not _hedges(loc).isdisjoint(tokens)
+    if hedged and ctx is not None and ctx.has_or and "either" in tokens and _hedges(loc).isdisjoint(
+            t for t in tokens if t != "either"):
+        hedged = not _restates_choice(tokens, ctx, loc)
+    if hedged:
         return UNCERTAIN, "the answer hedges"
     if not (ctx and ctx.has_or) and not is_list:
         near = tokens[max(0, start - 2):start] + tokens[end:end + 2]

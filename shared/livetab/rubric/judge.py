@@ -3,17 +3,26 @@
 `judge_answer(response, question)` returns a `RuleVerdict` — "correct", "incorrect" or
 "uncertain" (the rules cannot decide; a cascade sends these to LLM judges) — with the extracted
 final answer and a one-line rationale naming the rule that decided.
+
+Every entry point takes the question's table when there is one (`table=`: a `Table`, its body rows, or
+a `columns.TableView`): a value the answer gives that belongs to another row of the asked column is
+then wrong rather than uncertain, and part of a name is enough when no other cell of the column has it.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from livetab.questions import Question
 from livetab.rubric.arabic import has_arabic, has_latin
 from livetab.rubric.booleans import content_polarity, leading_polarity_end, polarity
+from livetab.rubric.cellparts import joined_parts
+from livetab.rubric.columns import TableView, table_view
+from livetab.rubric.commas import listed_doubt, listed_with, tokens_of
+from livetab.rubric.comparisons import compare_alternatives
 from livetab.rubric.context import entity_doubt, sentence_doubt
 from livetab.rubric.dates import date_matches, find_dates
 from livetab.rubric.durations import find_durations
@@ -23,7 +32,9 @@ from livetab.rubric.imperfect import refusal_kind
 from livetab.rubric.lists import match_item, split_items
 from livetab.rubric.mcq import read_choice
 from livetab.rubric.numbers import NumberMention, find_numbers, numbers_equal
+from livetab.rubric.ranges import find_ranges, gold_range
 from livetab.rubric.text import allowed_edits, contains_phrase, find_fuzzy, fold, key, within_edits
+from livetab.tables import Table
 
 __all__ = ["RuleVerdict", "judge_answer", "judge_spec", "judge_text"]
 
@@ -54,26 +65,30 @@ _DEFAULT_PAIR = (0.005, 0.01)
 _DEFAULT_TOLERANCE = _Tolerance(*_DEFAULT_PAIR)
 
 
+TableLike = Table | TableView | Sequence[Sequence[str]] | None
+
+
 def judge_answer(response: str, question: Question, *, tolerance: float = 0.005,
-                 relative_tolerance: float = 0.01) -> RuleVerdict:
+                 relative_tolerance: float = 0.01, table: TableLike = None) -> RuleVerdict:
     """Judge `response` against `question.gold` with AraTable's rubric (see the package docs)."""
     try:
         spec = prepare_gold(question)
     except ValueError as exc:
         log.warning("question %s has an unusable gold: %s", question.id, exc)
         return RuleVerdict(UNCERTAIN, "", f"gold unusable: {exc}")
-    return judge_spec(response, spec, tolerance=tolerance, relative_tolerance=relative_tolerance)
+    return judge_spec(response, spec, tolerance=tolerance, relative_tolerance=relative_tolerance, table=table)
 
 
 def judge_text(response: str, gold: str | list[str], *, language: str = "en", kind: str | None = None,
-               question: str = "", tolerance: float = 0.005, relative_tolerance: float = 0.01) -> RuleVerdict:
+               question: str = "", tolerance: float = 0.005, relative_tolerance: float = 0.01,
+               table: TableLike = None) -> RuleVerdict:
     """Judge against raw gold strings (one string, or a list for multi-value answers as in WTQ)."""
     spec = spec_from_strings(gold, language=language, kind=kind, question=question)
-    return judge_spec(response, spec, tolerance=tolerance, relative_tolerance=relative_tolerance)
+    return judge_spec(response, spec, tolerance=tolerance, relative_tolerance=relative_tolerance, table=table)
 
 
 def judge_spec(response: str, spec: GoldSpec, *, tolerance: float = 0.005,
-               relative_tolerance: float = 0.01) -> RuleVerdict:
+               relative_tolerance: float = 0.01, table: TableLike = None) -> RuleVerdict:
     if spec.kind == "free":
         return RuleVerdict(UNCERTAIN, "", "free-form gold: no rule applies")
     folded = fold(response or "")
@@ -84,6 +99,7 @@ def judge_spec(response: str, spec: GoldSpec, *, tolerance: float = 0.005,
     tol = _DEFAULT_TOLERANCE if (tolerance, relative_tolerance) == _DEFAULT_PAIR else _Tolerance(
         tolerance, relative_tolerance)
     kind = spec.kind
+    view = table_view(table) if table is not None else None
     if kind in ("insufficient", "contradictory"):
         verdict, why = _judge_imperfect(span, spec, ex.method)
     elif kind == "boolean":
@@ -91,13 +107,13 @@ def judge_spec(response: str, spec: GoldSpec, *, tolerance: float = 0.005,
     elif kind == "option":
         verdict, why = _judge_option(span, spec)
     elif kind == "number":
-        verdict, why = _judge_number(span, spec, spec.items[0], tol, ex.method)
+        verdict, why = _judge_number(span, spec, spec.items[0], tol, ex.method, view)
     elif kind == "date":
-        verdict, why = _judge_date(span, spec, spec.items[0])
+        verdict, why = _judge_date(span, spec, spec.items[0], view)
     elif kind == "list":
         verdict, why = _judge_list(span, spec, tol)
     else:
-        verdict, why = _judge_text(span, spec, spec.items[0])
+        verdict, why = _judge_text(span, spec, spec.items[0], view)
     return RuleVerdict(verdict, span, f"{why} [{ex.method}]")
 
 
@@ -136,7 +152,8 @@ def _candidates(span: str, spec: GoldSpec) -> list[NumberMention]:
     return out
 
 
-def _judge_number(span: str, spec: GoldSpec, gold: GoldItem, tol: _Tolerance, method: str) -> tuple[str, str]:
+def _judge_number(span: str, spec: GoldSpec, gold: GoldItem, tol: _Tolerance, method: str,
+                  view: TableView | None = None) -> tuple[str, str]:
     assert gold.number is not None
     g = gold.number
     cands = _candidates(span, spec)
@@ -152,7 +169,8 @@ def _judge_number(span: str, spec: GoldSpec, gold: GoldItem, tol: _Tolerance, me
         if refusal:
             return UNCERTAIN, "gives the number but also says the table cannot answer"
         if spec.context is not None and method not in _STRUCTURED:
-            doubt = entity_doubt(key(span, folded=True).split(), frozenset(), spec.context, spec.loc)
+            doubt = entity_doubt(key(span, folded=True).split(), frozenset(), spec.context, spec.loc,
+                                 same_column=view.same_column if view is not None else None)
             if doubt:
                 return doubt
         return CORRECT, "number matches"
@@ -161,6 +179,13 @@ def _judge_number(span: str, spec: GoldSpec, gold: GoldItem, tol: _Tolerance, me
     if method in _STRUCTURED:
         return (CORRECT, "first number of the final answer matches") if hits[0] else (
             INCORRECT, "first number of the final answer differs")
+    if view is not None and spec.year_like and g.value == int(g.value):
+        year = int(g.value)
+        cols = view.gold_columns((str(year),), year=year)
+        others = view.other_years(cols, year) if cols else frozenset()
+        wrong = [n for n, hit in zip(cands, hits, strict=True) if not hit]
+        if others and all(n.value == int(n.value) and int(n.value) in others for n in wrong):
+            return INCORRECT, f"the answer also names {_fmt(wrong[0].value)}, a year of another row of the column"
     return UNCERTAIN, "the answer names several numbers, not all equal to the gold"
 
 
@@ -170,7 +195,7 @@ def _fmt(v: float) -> str:
 
 # --- dates ---------------------------------------------------------------------------------------------
 
-def _judge_date(span: str, spec: GoldSpec, gold: GoldItem) -> tuple[str, str]:
+def _judge_date(span: str, spec: GoldSpec, gold: GoldItem, view: TableView | None = None) -> tuple[str, str]:
     assert gold.date is not None
     dates = find_dates(span, spec.loc)
     q_dates = find_dates(spec.context.numbers_text, spec.loc) if spec.context is not None else []
@@ -186,6 +211,12 @@ def _judge_date(span: str, spec: GoldSpec, gold: GoldItem) -> tuple[str, str]:
         return INCORRECT, "date differs"
     if any(r is None for r in results) and len(own) == 1:
         return UNCERTAIN, "ambiguous day/month order: only one reading matches"
+    if view is not None and any(r is True for r in results):
+        cols = view.gold_columns(gold.keys)
+        others = set(view.other_names(cols, gold.keys)) if cols else set()
+        wrong = [key(span[d.start:d.end], folded=True) for d, r in zip(own, results, strict=True) if r is not True]
+        if others and all(w in others for w in wrong):
+            return INCORRECT, f"the answer also names {wrong[0]!r}, a date of another row of the column"
     return UNCERTAIN, "the answer names several dates, not all equal to the gold"
 
 
@@ -214,7 +245,7 @@ def _find_mention(tokens: list[str], span_key: str, gold: GoldItem) -> tuple[int
     return None
 
 
-def _judge_text(span: str, spec: GoldSpec, gold: GoldItem) -> tuple[str, str]:
+def _judge_text(span: str, spec: GoldSpec, gold: GoldItem, view: TableView | None = None) -> tuple[str, str]:
     span_key = key(span, folded=True)
     if span_key in gold.keys:
         return CORRECT, "text matches"
@@ -225,31 +256,175 @@ def _judge_text(span: str, spec: GoldSpec, gold: GoldItem) -> tuple[str, str]:
         for k in gold.keys:
             if abs(len(k) - len(span_key)) <= gold.edits and find_fuzzy(tokens, k, gold.edits) == span_key:
                 return CORRECT, "text matches up to a minor spelling slip"
+    ctx = spec.context
+    mention: tuple[int, int] | None = None
+    rng = gold_range(fold(gold.text)) if any(c.isdigit() for c in gold.text) else None
+    if rng is not None:
+        ranges = find_ranges(span)
+        if ranges:
+            if rng not in ranges:
+                return INCORRECT, "another year range than the gold's"
+            if any(r != rng for r in ranges):
+                if view is None:
+                    return UNCERTAIN, "the answer names several year ranges"
+            else:
+                mention = (0, 0)
+    if ctx is not None and ctx.competitor_sides:
+        compared = compare_alternatives(tokens, gold.tokens, ctx, spec.loc)
+        if compared is not None:
+            return compared
     refusal = refusal_kind(span, spec.loc)
-    mention = _find_mention(tokens, span_key, gold)
+    partial = False
+    if mention is None:
+        mention = _find_mention(tokens, span_key, gold)
     if mention is None and gold.parts and all(contains_phrase(span_key, p) for p in gold.parts):
         mention = (0, 0)
+    if mention is None:
+        mention = joined_parts(tokens, gold, view, spec.loc)
     if mention is None and gold.duration is not None:
         if any(abs(d - gold.duration) < 0.005 for d in find_durations(span)):
             return CORRECT, "duration matches"
+    if mention is None and view is not None and not refusal:
+        lines = _cell_lines(span, tokens, gold, spec, view)
+        if lines is not None:
+            return lines
+        mention = _unique_part(tokens, gold, spec, view)
+        partial = mention is not None
     if mention is None:
         if refusal:
             return INCORRECT, f"declined ({refusal}) an answerable question"
         return _no_mention(tokens, spec, gold)
     if refusal:
         return UNCERTAIN, "names the gold but also says the table cannot answer"
-    doubt = sentence_doubt(tokens, mention, gold.tokens, spec.context, spec.loc)
+    anchors_known = None
+    if view is not None and mention != (0, 0):
+        cols = view.gold_columns(gold.keys)
+        if cols:
+            words = tokens_of(span)
+            at = _token_mention(words.words, tokens, mention)
+            q = ctx.tokens if ctx is not None else frozenset()
+            other = listed_with(words, at, _candidates_of(view, cols, gold, spec), q, spec.loc) if at else None
+            if other is not None:
+                return INCORRECT, f"the answer lists {other!r}, another value of the asked column, with the gold"
+        anchors_known = view.words
+    elif mention != (0, 0) and ("," in span or "،" in span):
+        words = tokens_of(span)
+        at = _token_mention(words.words, tokens, mention)
+        listed = listed_doubt(words, at, spec.loc) if at else None
+        if listed:
+            return listed
+    doubt = sentence_doubt(tokens, mention, gold.tokens, ctx, spec.loc, anchors_known=anchors_known,
+                           near_anchor=view is not None and not _names_others(tokens, view, gold, spec))
     if doubt:
         return doubt
-    if spec.question_numbers and spec.context is not None and not any(c.isdigit() for c in gold.keys[0]):
+    if spec.question_numbers and ctx is not None and not any(c.isdigit() for c in gold.keys[0]):
         # "which nationality had a total of 13 wins?" answered "The United States had 12 wins".
-        qtext = spec.context.numbers_text
+        qtext = ctx.numbers_text
         asked = {n.value: _word_after(qtext, n.end) for n in spec.question_numbers}
         for n in find_numbers(span, spec.loc):
             unit = _word_after(span, n.end)
             if n.value not in asked and unit and unit in asked.values():
                 return UNCERTAIN, "the answer restates the question's condition with another number"
+    if partial:
+        return CORRECT, "the answer names part of the gold, which no other cell of its column has"
     return CORRECT, "the answer states the gold"
+
+
+def _token_mention(words: tuple[str, ...], tokens: list[str], mention: tuple[int, int]) -> tuple[int, int] | None:
+    """The mention (indexes into key tokens) as indexes into `commas.tokens_of` words (the same words
+    unless an apostrophe or a digit group split them differently)."""
+    if list(words) == tokens:
+        return mention
+    phrase = tokens[mention[0]:mention[1]]
+    n = len(phrase)
+    for i in range(len(words) - n + 1):
+        if list(words[i:i + n]) == phrase:
+            return i, i + n
+    return None
+
+
+def _candidates_of(view: TableView, cols: tuple[int, ...], gold: GoldItem, spec: GoldSpec) -> list[str]:
+    """Other values of the asked column that can stand as a listed answer (not stop words or numbers)."""
+    stop = spec.loc.stopwords
+    return [n for n in view.other_names(cols, gold.keys)
+            if len(n) > 2 and not n.isdigit() and not all(t in stop for t in n.split())]
+
+
+def _names_others(tokens: list[str], view: TableView, gold: GoldItem, spec: GoldSpec) -> bool:
+    """Does the answer name another value of the asked column that the question does not name?"""
+    cols = view.gold_columns(gold.keys)
+    if not cols:
+        return True
+    span_key = " ".join(tokens)
+    q = spec.context.tokens if spec.context is not None else frozenset()
+    return any(contains_phrase(span_key, n) and not set(n.split()) <= q for n in _candidates_of(view, cols, gold, spec))
+
+
+def _unique_part(tokens: list[str], gold: GoldItem, spec: GoldSpec, view: TableView) -> tuple[int, int] | None:
+    """Part of the gold standing alone ("the Cardinals", "Urlacher", "Elena Proklova") that no other row
+    of the asked column has: the answer names the gold's cell."""
+    cols = view.gold_columns(gold.keys)
+    if len(cols) != 1:
+        return None
+    stop = spec.loc.stopwords
+    q = spec.context.tokens if spec.context is not None else frozenset()
+
+    def is_gold_word(t: str) -> bool:
+        return t in gold.tokens or (len(t) > 3 and any(within_edits(t, g, allowed_edits(g)) for g in gold.tokens))
+
+    best: tuple[int, int] | None = None
+    i = 0
+    while i < len(tokens):
+        if not is_gold_word(tokens[i]) or tokens[i] in stop:
+            i += 1
+            continue
+        j = i
+        while j < len(tokens) and is_gold_word(tokens[j]) and tokens[j] not in q:
+            j += 1
+        run = tokens[i:j]
+        before = tokens[i - 1] if i else ""
+        after = tokens[j] if j < len(tokens) else ""
+        loose = [x for x in (before, after) if x and x not in stop and x not in q]
+        if run and not loose and any(len(t) >= 4 and not t.isdigit() for t in run):
+            if best is not None:
+                return None  # two separate parts: not one name
+            best = (i, j)
+        i = max(j, i + 1)
+    if best is None:
+        return None
+    words = tokens[best[0]:best[1]]
+    owners = view.owners(cols[0], words, edits=1)
+    gold_rows = view.gold_rows(cols[0], gold.keys)
+    if owners and owners <= gold_rows:
+        return best
+    return None
+
+
+def _cell_lines(span: str, tokens: list[str], gold: GoldItem, spec: GoldSpec,
+                view: TableView) -> tuple[str, str] | None:
+    """A gold cell holding several names on separate lines ("Cataraqui Town Centre / St. Lawrence
+    College", given as one string): naming every line is right; naming one and another value of the
+    column beside it is wrong."""
+    cols = view.gold_columns(gold.keys)
+    lines = view.gold_lines(cols, gold.keys)
+    if len(lines) < 2:
+        return None
+    span_key = " ".join(tokens)
+    named = [ln for ln in lines if contains_phrase(span_key, ln)]
+    if len(named) == len(lines):
+        return CORRECT, "the answer names every line of the gold's cell"
+    if not named:
+        return None
+    words = tokens_of(span)
+    first = words.find(named[0])
+    if not first:
+        return None
+    at = (first[0], first[0] + named[0].count(" ") + 1)
+    q = spec.context.tokens if spec.context is not None else frozenset()
+    other = listed_with(words, at, [n for n in _candidates_of(view, cols, gold, spec) if n not in lines], q, spec.loc)
+    if other is not None:
+        return INCORRECT, f"the answer names part of the gold's cell and {other!r}, another value of the column"
+    return None
 
 
 def _word_after(text: str, end: int) -> str:

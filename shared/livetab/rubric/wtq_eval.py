@@ -3,22 +3,26 @@
 `shared_data()/wtq/questions.jsonl` holds 300 WTQ test questions with gold answers and free-form
 answers from GPT-4 and Llama-2-70B (no correctness labels). `compare` judges every answer both ways
 and counts, per model: both correct, both wrong, rule-only correct, WTQ-only correct, and rule
-"uncertain" (split by WTQ's verdict).
+"uncertain" (split by WTQ's verdict). The rule judge gets each question's table (`wtq/csv/...`, body
+rows), as the judge service gets the question's table from the store.
 """
 
 from __future__ import annotations
 
+import csv
 import json
 import logging
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from livetab.paths import shared_data
+from livetab.rubric.columns import TableView
 from livetab.rubric.judge import RuleVerdict, judge_text
 from livetab.rubric.wtq import wtq_match
 
-__all__ = ["WtqCase", "WtqJudged", "compare", "load_cases"]
+__all__ = ["WtqCase", "WtqJudged", "compare", "judge_case", "load_cases", "load_wtq_table"]
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +35,7 @@ class WtqCase:
     answers: tuple[str, ...]
     canon: tuple[str, ...]
     response: str
+    table_csv: str = ""  # relative to the questions file's folder
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,14 +67,28 @@ def load_cases(path: Path | None = None) -> list[WtqCase]:
                 canon = tuple(str(row.get("target_canon", "")).split("|"))
                 for model, response in sorted(row["llm_outputs"].items()):
                     cases.append(WtqCase(row["id"], model, row["question"], tuple(row["answers"]), canon,
-                                         str(response)))
+                                         str(response), str(path.parent / row["table_csv"])
+                                         if row.get("table_csv") else ""))
             except (ValueError, KeyError, TypeError) as exc:
                 log.warning("%s:%d skipped: %s", path, lineno, exc)
     return cases
 
 
+@lru_cache(maxsize=512)
+def load_wtq_table(path: str) -> TableView | None:
+    """The body rows of a WTQ table csv (first row the header; `\\"` and `\\\\` escaped), as a view."""
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            rows = list(csv.reader(f, escapechar="\\"))
+    except OSError as exc:
+        log.warning("table %s unreadable: %s", path, exc)
+        return None
+    return TableView(rows[1:])
+
+
 def judge_case(case: WtqCase) -> WtqJudged:
-    rule = judge_text(case.response, list(case.answers), question=case.question)
+    table = load_wtq_table(case.table_csv) if case.table_csv else None
+    rule = judge_text(case.response, list(case.answers), question=case.question, table=table)
     return WtqJudged(case, rule, wtq_match(case.response, list(case.answers), list(case.canon)))
 
 

@@ -1,0 +1,198 @@
+"""A single-value gold stated inside a list of several items.
+
+"Spain, Italy, France won gold" states the gold "Italy" — as one of three winners. Joined by "and" the
+context rules already see other candidates; joined only by commas they did not, and the sentence was
+accepted. A gold standing in such a list is never correct:
+
+* with the question's table, when a listed item is another value of the asked column (the column that
+  holds the gold) the answer names a wrong candidate: *incorrect*;
+* without it, a comma list of three or more short items (or "a, b and c") around the gold: *uncertain*.
+
+The response is read as word tokens with the raw text between them (`Tokens`), so that the separators
+a comparison key drops are still seen.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+
+from livetab.rubric.locale import Locale
+from livetab.rubric.text import fold, key
+
+__all__ = ["Tokens", "listed_doubt", "listed_with", "tokens_of"]
+
+UNCERTAIN, INCORRECT = "uncertain", "incorrect"
+_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
+_NAME_WORDS = frozenset({"the", "a", "an", "of", "in", "on", "at", "for", "de", "ال", "في", "من"})
+
+
+@dataclass(frozen=True, slots=True)
+class Tokens:
+    text: str
+    words: tuple[str, ...]  # comparison keys of the words
+    spans: tuple[tuple[int, int], ...]
+
+    def gap(self, i: int) -> str:
+        """The raw text between word i-1 and word i (i == len: after the last word)."""
+        start = self.spans[i - 1][1] if i > 0 else 0
+        end = self.spans[i][0] if i < len(self.spans) else len(self.text)
+        return self.text[start:end]
+
+    def find(self, phrase: str) -> list[int]:
+        """Start indexes where the key `phrase` occurs as consecutive words."""
+        want = phrase.split()
+        n = len(want)
+        if not n:
+            return []
+        return [i for i in range(len(self.words) - n + 1)
+                if self.words[i] == want[0] and list(self.words[i:i + n]) == want]
+
+
+def tokens_of(folded: str) -> Tokens:
+    words, spans = [], []
+    for m in _WORD.finditer(folded):
+        k = key(m.group(), folded=True).replace(" ", "")
+        if k:
+            words.append(k)
+            spans.append((m.start(), m.end()))
+    return Tokens(folded, tuple(words), tuple(spans))
+
+
+@cache
+def _separator(loc: Locale) -> re.Pattern[str]:
+    words = "|".join(re.escape(c) for c in (*loc.conjunctions, *loc.or_words) if c.isalpha())
+    return re.compile(rf"^[\s,;&/،]*(?:(?:{words})\b)?[\s,;&،]*(?:the\s*)?$")
+
+
+_QUALIFIER = frozenset({"from", "of", "in", "for", fold("من"), fold("في")})
+
+
+def _joined(tokens: Tokens, a_end: int, b_start: int, loc: Locale) -> str | None:
+    """The separator between the item ending before word a_end and the one starting at b_start:
+    "," (commas only), "and" (a conjunction), or None when other words or punctuation come between.
+    A short qualifier after the first item is allowed ("Tamara Csipes from Hungary and Danuta Kozák")."""
+    if b_start < a_end or a_end == 0:
+        return None
+    between = list(tokens.words[a_end:b_start])
+    conj = 0
+    while conj < len(between) and between[-1 - conj] in ("the", "and", "or", "و", "او"):
+        conj += 1
+    head = between[:len(between) - conj]
+    if head and not (head[0] in _QUALIFIER and len(head) <= 3):
+        return None
+    last = a_end + len(head)  # the raw separator follows the qualifier
+    raw = tokens.text[tokens.spans[last - 1][1]:tokens.spans[b_start][0]]
+    if head and not conj and "," not in raw:
+        return None
+    if not _separator(loc).match(raw) or not raw.strip():
+        return None
+    return "," if not conj and "&" not in raw else "and"
+
+
+def listed_with(tokens: Tokens, mention: tuple[int, int], candidates: list[str], question: frozenset[str],
+                loc: Locale) -> str | None:
+    """A candidate (another value of the asked column) listed right beside the gold at `mention` (joined
+    by a comma or a conjunction): the candidate, or None. Names the question itself gives are not
+    counted ("In addition to Peru, Chile ...", "William C. Canby, Jr. and Heywood H. Davis finished in
+    the same year")."""
+    start, end = mention
+    items: list[tuple[int, int, str]] = []
+    for cand in candidates:
+        n = cand.count(" ") + 1
+        for i in tokens.find(cand):
+            if i + n <= start or i >= end:
+                items.append((i, i + n, cand))
+        if loc.arabic:  # "وإسبانيا": the conjunction written onto the name
+            first, rest = cand.split()[0], cand.split()[1:]
+            for i, w in enumerate(tokens.words):
+                if w == "و" + first and list(tokens.words[i + 1:i + 1 + len(rest)]) == rest:
+                    items.append((i, i + 1 + len(rest), cand))
+    if not items:
+        return None
+    for s, e, cand in sorted(items):
+        if e <= start:
+            sep = _joined(tokens, e, start, loc)
+        elif s >= end:
+            sep = _joined(tokens, end, s, loc)
+            if sep is None and loc.arabic and s == end and tokens.words[s].startswith("و"):
+                sep = "and"
+        else:
+            sep = None
+        if sep is not None and not set(cand.split()) <= question:
+            return cand
+    return None
+
+
+def _items(tokens: Tokens) -> list[tuple[int, int, str]]:
+    """The span cut at commas, semicolons and a bare "and" / "or": (first word, end, separator before)."""
+    out: list[tuple[int, int, str]] = []
+    start, sep = 0, ""
+    n = len(tokens.words)
+    i = 0
+    while i < n:
+        if i > start and any(c in tokens.gap(i) for c in ",;،؛"):
+            out.append((start, i, sep))
+            start, sep = i, ","
+        if tokens.words[i] in ("and", "or") and i > start:
+            out.append((start, i, sep))
+            start, sep = i + 1, "and"
+        elif tokens.words[i] in ("and", "or") and i == start:
+            start, sep = i + 1, "and"
+        i += 1
+    if start < n:
+        out.append((start, n, sep))
+    return out
+
+
+def listed_doubt(tokens: Tokens, mention: tuple[int, int], loc: Locale) -> tuple[str, str] | None:
+    """Without a table: the gold is one item of a list of three or more with commas ("a, b, c",
+    "a, b and c"): the rules cannot tell whether the other items are wrong."""
+    start, end = mention
+    items = _items(tokens)
+    at = next((k for k, (s, e, _) in enumerate(items) if s <= start and end <= e), None)
+    if at is None:
+        return None
+    sentence = loc.stopwords - _NAME_WORDS
+    words = tokens.words
+
+    def bare(s: int, e: int) -> bool:
+        return 0 < e - s <= 5 and not any(w in sentence for w in words[s:e]) and not all(
+            w.isdigit() for w in words[s:e])
+
+    s, e, _ = items[at]
+    starts_item = all(w in _NAME_WORDS for w in words[s:start])  # only an article before the gold
+    ends_item = end == e
+    if not starts_item and not ends_item:
+        return None  # the gold sits inside a sentence, not as an item
+    run, commas = 1, 0
+    k = at
+    while starts_item and k > 0:  # items before the gold; the first may start with a sentence
+        ps, pe, _ = items[k - 1]
+        lo = pe
+        while lo > ps and words[lo - 1] not in sentence:
+            lo -= 1
+        if not bare(lo, pe):
+            break
+        commas += items[k][2] == ","
+        run += 1
+        k -= 1
+        if lo != ps:
+            break
+    k = at
+    while ends_item and k + 1 < len(items):  # items after the gold; the last may end with a predicate
+        ns, ne, sep = items[k + 1]
+        hi = ns
+        while hi < ne and words[hi] not in sentence:
+            hi += 1
+        if not bare(ns, hi):
+            break
+        commas += sep == ","
+        run += 1
+        k += 1
+        if hi != ne:
+            break
+    if run >= 3 and commas:
+        return UNCERTAIN, "the answer states the gold as one item of a list"
+    return None

@@ -1,0 +1,118 @@
+"""Relation words in either voice: before / after, preceded / succeeded, ahead of / behind.
+
+A neighbour question ("who was the manager before George Case?") asks for the entity on one side of
+an anchor. The relation is read the same way in the question and in the answer:
+
+* "<X> R <Y>" puts X on R's side of Y: "X succeeded Y", "X came after Y", "X finished behind Y" — X
+  is after Y; "X preceded Y", "X before Y", "X ahead of Y" — X is before Y;
+* "R by" turns it round: "Y was succeeded by X" = "X succeeded Y"; "who was preceded by Y?" asks for
+  the one after Y;
+* Arabic: قبل / بعد, سبق (preceded), تلا / خلف (followed, succeeded), with the verb before its subject
+  when it opens the sentence ("خلف زيد عمرا": Zaid succeeded Amr).
+
+`question_relations` lists (side, anchor word) asked; `relation_doubt` checks an answer's sentence.
+"""
+
+from __future__ import annotations
+
+from livetab.rubric.locale import Locale
+from livetab.rubric.text import fold
+
+__all__ = ["AFTER", "BEFORE", "question_relations", "relation_doubt", "relation_side"]
+
+BEFORE, AFTER = "before", "after"
+UNCERTAIN, INCORRECT = "uncertain", "incorrect"
+_BEFORE = frozenset({"before", "prior", "previous", "preceding", "preceded", "precedes", "precede", "earlier",
+                     "ahead", *(fold(w) for w in ("قبل", "السابق", "سبق", "سبقت", "يسبق", "تسبق"))})
+_AFTER = frozenset({"after", "next", "following", "followed", "follows", "follow", "succeeded", "succeeds",
+                    "succeed", "superseded", "supersedes", "superceded", "replaced", "replaces", "later", "behind",
+                    *(fold(w) for w in ("بعد", "التالي", "تلا", "تلت", "يلي", "تلي", "خلف", "خلفت", "يخلف"))})
+_VERBS = frozenset({"preceded", "precedes", "precede", "followed", "follows", "follow", "succeeded", "succeeds",
+                    "succeed", "superseded", "supersedes", "superceded", "replaced", "replaces",
+                    *(fold(w) for w in ("سبق", "سبقت", "يسبق", "تسبق", "تلا", "تلت", "يلي", "تلي", "خلف", "خلفت",
+                                        "يخلف"))})
+_PASSIVE = frozenset({"by", fold("من قبل").split()[0]})
+_SKIP = frozenset({"the", "to", "by", "than", "a", "an", "of"})
+_ARABIC_OPENERS = frozenset({fold(w) for w in ("و", "ثم", "فقد", "قد", "لقد")})
+
+
+def relation_side(tokens: list[str], i: int) -> str | None:
+    """The side relation word tokens[i] puts its subject on, the passive "R by" turned round."""
+    t = tokens[i]
+    side = BEFORE if t in _BEFORE else AFTER if t in _AFTER else None
+    if side is None:
+        return None
+    if i + 1 < len(tokens) and tokens[i + 1] in _PASSIVE and t in _VERBS:
+        side = AFTER if side == BEFORE else BEFORE
+    return side
+
+
+def _content(tokens: list[str], loc: Locale) -> list[str]:
+    return [t for t in tokens if t not in loc.stopwords and t not in _SKIP and len(t) > 1 and not t.isdigit()]
+
+
+def question_relations(tokens: list[str], loc: Locale) -> tuple[tuple[str, str], ...]:
+    """(side asked, first anchor word) for each relation word of the question with an anchor after it:
+    "who came after X" asks the after side of X; "who was succeeded by X" asks the before side."""
+    out = []
+    for i in range(len(tokens)):
+        side = relation_side(tokens, i)
+        if side is None:
+            continue
+        anchor = _content(tokens[i + 1:i + 5], loc)
+        if anchor:
+            out.append((side, anchor[0]))
+    return tuple(out)
+
+
+def _opens_clause(tokens: list[str], i: int, loc: Locale) -> bool:
+    return loc.arabic and all(t in _ARABIC_OPENERS for t in tokens[:i])
+
+
+def relation_doubt(tokens: list[str], gold_tokens: frozenset[str], relations: tuple[tuple[str, str], ...],
+                   loc: Locale, *, anchors_known: frozenset[str] | None = None,
+                   near_anchor: bool = False, mention_end: int = 0) -> tuple[str, str] | None:
+    """Is the gold on the asked side of the anchor? Each relation word R in the answer is read as
+    "<subject> R <object>" (the subject is R of the object); "R by" reverses it.
+
+    `anchors_known`: the question's anchors that are words of the table (None: no table). An anchor
+    the table does not have ("the previous year") is a plain adjective, not an entity to relate to.
+    `near_anchor`: accept "<gold> R ... <anchor>" with a few words between R and the anchor ("prior to
+    the remaining 3 contestants for the final") — only when a table has ruled out other candidates, and
+    R follows the gold (ending at `mention_end`) within three words.
+    """
+    asked = {anchor: side for side, anchor in relations if anchor in tokens and anchor not in gold_tokens
+             and (anchors_known is None or anchor in anchors_known)}
+    if not asked:
+        return None
+    for i in range(len(tokens)):
+        side = relation_side(tokens, i)
+        if side is None:
+            continue
+        rest = [x for x in tokens[i + 1:i + 5] if x not in _SKIP and not x.isdigit()]
+        if loc.arabic and tokens[i] in _VERBS and _opens_clause(tokens, i, loc) and len(rest) >= 2:
+            rest = rest[1:]  # verb-subject-object: the object follows the subject
+            subject_is_gold = tokens[i + 1] in gold_tokens if i + 1 < len(tokens) else False
+            obj = rest[0] if rest else None
+            if obj in asked:
+                if subject_is_gold:
+                    return None if side == asked[obj] else (INCORRECT, "the answer puts the gold on the other "
+                                                                        "side of the anchor")
+                continue
+        obj = rest[0] if rest else None
+        if obj in asked:  # "<gold> R <anchor>": the gold is R of the anchor
+            if side == asked[obj]:
+                return None
+            return INCORRECT, "the answer puts the gold on the other side of the anchor"
+        if obj is not None and obj in gold_tokens and len(asked) == 1:  # "<anchor> R <gold>": the opposite
+            flipped = AFTER if side == BEFORE else BEFORE
+            if flipped == next(iter(asked.values())):
+                return None
+            return INCORRECT, "the answer puts the gold on the other side of the anchor"
+        if near_anchor and 0 < mention_end <= i <= mention_end + 3:
+            window = tokens[i + 1:i + 10]
+            hit = next((a for a in asked if a in window), None)
+            if hit is not None and not any(t in gold_tokens for t in window):
+                return None if side == asked[hit] else (INCORRECT, "the answer puts the gold on the other side "
+                                                                   "of the anchor")
+    return UNCERTAIN, "the answer names the anchor but not how the gold relates to it"
