@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from livetab.questions import Question
+from livetab.rubric.columns import TableView
 from livetab.v1 import judgment_pb2
 
 from livetab_judge.asd import UNCERTAIN, DeliberationRound, run_asd
@@ -34,15 +35,15 @@ class RuleVerdictLike(Protocol):
     def rationale(self) -> str: ...
 
 
-RuleJudge = Callable[[str, Question], RuleVerdictLike]
+RuleJudge = Callable[..., RuleVerdictLike]  # (response, question[, table]) -> verdict
 
 
 def default_rule_judge(tolerance: float = 0.005) -> RuleJudge:
-    """The rubric's `judge_answer(response, question, tolerance=...)`, imported when first needed."""
+    """The rubric's `judge_answer(response, question, tolerance=..., table=...)`, imported when first needed."""
     from livetab.rubric.judge import judge_answer
 
-    def rule(response: str, question: Question) -> RuleVerdictLike:
-        return judge_answer(response, question, tolerance=tolerance)
+    def rule(response: str, question: Question, table: TableView | None = None) -> RuleVerdictLike:
+        return judge_answer(response, question, tolerance=tolerance, table=table)
 
     return rule
 
@@ -52,6 +53,7 @@ class CascadeCase:
     item_id: str
     response: str
     question: Question
+    table: TableView | None = None  # the question's table, when the store has it
 
 
 @dataclass
@@ -102,7 +104,8 @@ class Cascade:
 
     def _rule(self, case: CascadeCase) -> CascadeResult:
         try:
-            rv = self.rule_judge(case.response, case.question)
+            rv = (self.rule_judge(case.response, case.question) if case.table is None
+                  else self.rule_judge(case.response, case.question, case.table))
         except Exception as e:  # a rule-judge bug must not lose the answer: record it and let the LLMs try
             log.exception("rule judge failed on %s", case.item_id)
             return CascadeResult(case.item_id, ERROR, "rule", ERROR, rationale=f"rule judge error: {e!r}")

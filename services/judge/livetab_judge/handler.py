@@ -15,7 +15,8 @@ from livetab.bus import HandlerContext, Outgoing, PoisonMessage
 from livetab.ids import judge_name, judgment_id
 from livetab.models.base import SamplingParams
 from livetab.models.spec import model_spec
-from livetab.records import judgment_row, load_question
+from livetab.records import judgment_row, load_question, load_table
+from livetab.rubric.columns import table_view
 from livetab.settings import JudgeSettings
 from livetab.store import schema
 from livetab.v1 import inference_pb2, judgment_pb2
@@ -65,6 +66,9 @@ class JudgeHandler:
             results.append(m)
         rows = ctx.store.get_many(schema.questions, [m.question_id for m in results])  # one read per batch
         questions = {k: load_question(row) for k, row in rows.items()}
+        # The questions' tables, one read per batch: the rule judge reads the asked column from them.
+        table_rows = ctx.store.get_many(schema.tables, sorted({q.table_id for q in questions.values() if q}))
+        views = {k: table_view(load_table(row)) for k, row in table_rows.items()}
         for m in results:
             j = judgment_pb2.Judgment(id=judgment_id(m.id, self.name), request_id=m.id, run_id=m.run_id,
                                       question_id=m.question_id, model=m.model, judge=self.name,
@@ -76,7 +80,7 @@ class JudgeHandler:
             elif m.error:
                 j.verdict, j.rationale = "error", f"no answer: {m.error}"
             else:
-                cases.append(CascadeCase(j.id, m.response, question))
+                cases.append(CascadeCase(j.id, m.response, question, views.get(question.table_id)))
                 pending.append(j)
         if cases:
             for j, result in zip(pending, self._loop.run(self.cascade.judge_many(cases)), strict=True):

@@ -90,15 +90,8 @@ def relation_doubt(tokens: list[str], gold_tokens: frozenset[str], relations: tu
         if side is None:
             continue
         rest = [x for x in tokens[i + 1:i + 5] if x not in _SKIP and not x.isdigit()]
-        if loc.arabic and tokens[i] in _VERBS and _opens_clause(tokens, i, loc) and len(rest) >= 2:
+        if loc.arabic and tokens[i] in _VERBS and _opens_clause(tokens, i, loc):
             rest = rest[1:]  # verb-subject-object: the object follows the subject
-            subject_is_gold = tokens[i + 1] in gold_tokens if i + 1 < len(tokens) else False
-            obj = rest[0] if rest else None
-            if obj in asked:
-                if subject_is_gold:
-                    return None if side == asked[obj] else (INCORRECT, "the answer puts the gold on the other "
-                                                                        "side of the anchor")
-                continue
         obj = rest[0] if rest else None
         if obj in asked:  # "<gold> R <anchor>": the gold is R of the anchor
             if side == asked[obj]:
