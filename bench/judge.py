@@ -1,8 +1,9 @@
 """Rule-judge throughput: verdicts per second per core on 100k answers, beside a plain normalised
 exact-match baseline run on the same answers in the same process.
 
-The answers cycle the 600 real verbose WTQ answers (GPT-4 and Llama-2-70B, with their gold lists and
-questions) and AraTable's rubric examples (English and Arabic). CPU time is measured with
+The answers cycle the 600 real verbose WTQ answers (GPT-4 and Llama-2-70B, with their gold lists,
+questions and tables — the rule judge reads the asked column, as the judge service does) and AraTable's
+rubric examples (English and Arabic, no table). CPU time is measured with
 time.process_time (one process, one core). Writes out/bench/judge.json.
 
     .venv/bin/python -m bench.judge [--n 100000]      (or: .venv/bin/python -m bench judge)
@@ -28,7 +29,8 @@ from collections import Counter
 from pathlib import Path
 
 from livetab.rubric import judge_text
-from livetab.rubric.wtq_eval import load_cases
+from livetab.rubric.columns import TableView
+from livetab.rubric.wtq_eval import load_cases, load_wtq_table
 
 from bench.common import peak_rss_mb, write_result
 
@@ -53,9 +55,13 @@ def baseline_normalise(text: str) -> str:
     return " ".join(_PUNCT.sub(" ", text.lower()).split())
 
 
-def build_answers(n: int) -> list[tuple[str, list[str], str, str]]:
-    real = [(c.response, list(c.answers), c.question, "en") for c in load_cases()]
-    pool = real + RUBRIC_EXAMPLES
+Answer = tuple[str, list[str], str, str, TableView | None]
+
+
+def build_answers(n: int) -> list[Answer]:
+    real: list[Answer] = [(c.response, list(c.answers), c.question, "en",
+                           load_wtq_table(c.table_csv) if c.table_csv else None) for c in load_cases()]
+    pool = real + [(*example, None) for example in RUBRIC_EXAMPLES]
     return list(itertools.islice(itertools.cycle(pool), n))
 
 
@@ -68,13 +74,13 @@ def run(n: int) -> tuple[float, dict[str, object]]:
     """(ratio of rule-judge to baseline throughput, figures)."""
     load = os.getloadavg()[0]  # the machine is shared: process time still rises under heavy load
     answers = build_answers(n)
-    for response, gold, question, lang in answers[:1000]:  # warm the per-question gold caches
-        judge_text(response, gold, question=question, language=lang)
+    for response, gold, question, lang, table in answers[:1000]:  # warm the per-question gold caches
+        judge_text(response, gold, question=question, language=lang, table=table)
 
     gold_keys: dict[tuple[str, ...], frozenset[str]] = {}  # the baseline also normalises each gold once
     start = time.process_time()
     base_correct = 0
-    for response, gold, _question, _lang in answers:
+    for response, gold, _question, _lang, _table in answers:
         gk = tuple(gold)
         keys = gold_keys.get(gk)
         if keys is None:
@@ -84,8 +90,8 @@ def run(n: int) -> tuple[float, dict[str, object]]:
 
     verdicts: Counter[str] = Counter()
     start = time.process_time()
-    for response, gold, question, lang in answers:
-        verdicts[judge_text(response, gold, question=question, language=lang).verdict] += 1
+    for response, gold, question, lang, table in answers:
+        verdicts[judge_text(response, gold, question=question, language=lang, table=table).verdict] += 1
     rule_s = time.process_time() - start
 
     rule_rate = n / rule_s
@@ -110,8 +116,8 @@ def run(n: int) -> tuple[float, dict[str, object]]:
 def verdict_lines(n: int) -> list[str]:
     """One JSON line per answer: [verdict, extracted span, rationale]."""
     lines = []
-    for response, gold, question, lang in build_answers(n):
-        v = judge_text(response, gold, question=question, language=lang)
+    for response, gold, question, lang, table in build_answers(n):
+        v = judge_text(response, gold, question=question, language=lang, table=table)
         lines.append(json.dumps([v.verdict, v.extracted, v.rationale], ensure_ascii=False))
     return lines
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from livetab.rubric.text import contains_phrase, fold, key, within_edits
 from livetab.tables import Table
 
-__all__ = ["CellValue", "TableView", "table_view"]
+__all__ = ["CellValue", "GoldInTable", "TableView", "table_view"]
 
 _PAREN_TAIL = re.compile(r"\s*\([^()]*\)\s*$")
 _YEAR = re.compile(r"(?<!\d)(1[0-9]{3}|20[0-9]{2}|2100)(?!\d)")
@@ -37,6 +37,26 @@ class CellValue:
     names: tuple[str, ...]  # the whole cell, each line, each without a trailing "(...)"
     lines: tuple[str, ...]  # the keys of the cell's lines ("" when the cell has one line)
     years: frozenset[int]
+    joined: str  # the lines joined by spaces, as WTQ writes a multi-line cell in one string ("" if one line)
+
+
+@dataclass(frozen=True, slots=True)
+class GoldInTable:
+    """Where a gold stands in a table, computed once per (table, gold): its columns, the other names of
+    those columns that could be listed as answers, by first word (for a quick look-up), and its lines."""
+    columns: tuple[int, ...]
+    candidates: tuple[str, ...]
+    by_first: dict[str, tuple[str, ...]]
+    lines: tuple[str, ...]
+
+    def named_in(self, tokens: Iterable[str]) -> list[str]:
+        """Candidates whose first word is among `tokens` (containment still to be checked)."""
+        out: list[str] = []
+        for t in set(tokens):
+            out.extend(self.by_first.get(t, ()))
+            if t.startswith("و") and len(t) > 2:  # Arabic: "وإسبانيا", the conjunction written onto the name
+                out.extend(self.by_first.get(t[1:], ()))
+        return out
 
 
 def _cell(row: int, text: str) -> CellValue:
@@ -50,13 +70,13 @@ def _cell(row: int, text: str) -> CellValue:
             if variant and variant not in names:
                 names.append(variant)
     years = frozenset(int(y) for y in _YEAR.findall(folded))
-    return CellValue(row, whole, tuple(names), lines, years)
+    return CellValue(row, whole, tuple(names), lines, years, " ".join(lines))
 
 
 class TableView:
     """The body cells of a table by column, in comparison form."""
 
-    __slots__ = ("columns", "words")
+    __slots__ = ("_gold", "columns", "words")
 
     def __init__(self, rows: Sequence[Sequence[str]]) -> None:
         width = max((len(r) for r in rows), default=0)
@@ -64,6 +84,25 @@ class TableView:
             tuple(_cell(i, r[c]) for i, r in enumerate(rows) if c < len(r) and r[c].strip())
             for c in range(width))
         self.words: frozenset[str] = frozenset(w for col in self.columns for v in col for w in v.key.split())
+        self._gold: dict[tuple[tuple[str, ...], frozenset[str]], GoldInTable] = {}
+
+    def gold(self, gold_keys: tuple[str, ...], stopwords: frozenset[str]) -> GoldInTable:
+        """Where the gold stands in this table (cached per gold)."""
+        cache_key = (gold_keys, stopwords)
+        found = self._gold.get(cache_key)
+        if found is None:
+            cols = self.gold_columns(gold_keys)
+            cands = tuple(n for n in self.other_names(cols, gold_keys)
+                          if len(n) > 2 and not n.isdigit() and not all(t in stopwords for t in n.split()))
+            by_first: dict[str, list[str]] = {}
+            for n in cands:
+                by_first.setdefault(n.split()[0], []).append(n)
+            found = GoldInTable(cols, cands, {k: tuple(v) for k, v in by_first.items()},
+                                self.gold_lines(cols, gold_keys))
+            if len(self._gold) > 256:
+                self._gold.clear()
+            self._gold[cache_key] = found
+        return found
 
     @classmethod
     def from_table(cls, table: Table) -> TableView:
@@ -75,7 +114,7 @@ class TableView:
         are that year or mention it ("2 October 2011")."""
         keys = [k for k in gold_keys if k]
         exact = tuple(c for c, col in enumerate(self.columns)
-                      if any(k in v.names or k == " ".join(v.lines) for v in col for k in keys))
+                      if any(k in v.names or k == v.joined for v in col for k in keys))
         if exact:
             return exact
         if year is not None:
@@ -85,7 +124,7 @@ class TableView:
 
     def gold_rows(self, column: int, gold_keys: Sequence[str]) -> frozenset[int]:
         return frozenset(v.row for v in self.columns[column]
-                         if any(k in v.names or k == " ".join(v.lines) or contains_phrase(v.key, k)
+                         if any(k in v.names or k == v.joined or contains_phrase(v.key, k)
                                 for k in gold_keys))
 
     def other_names(self, columns: Iterable[int], gold_keys: Sequence[str]) -> list[str]:
@@ -118,7 +157,7 @@ class TableView:
         """The lines of the gold's cell when the gold is a multi-line cell written as one string."""
         for c in columns:
             for v in self.columns[c]:
-                if v.lines and any(k == " ".join(v.lines) or k == v.key for k in gold_keys):
+                if v.lines and any(k == v.joined or k == v.key for k in gold_keys):
                     return v.lines
         return ()
 

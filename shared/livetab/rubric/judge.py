@@ -297,13 +297,16 @@ def _judge_text(span: str, spec: GoldSpec, gold: GoldItem, view: TableView | Non
     if refusal:
         return UNCERTAIN, "names the gold but also says the table cannot answer"
     anchors_known = None
-    if view is not None and mention != (0, 0):
-        cols = view.gold_columns(gold.keys)
-        if cols:
+    named: list[str] = []
+    if view is not None:
+        where = view.gold(gold.keys, spec.loc.stopwords)
+        named = [n for n in where.named_in(tokens)
+                 if contains_phrase(span_key, n) or (spec.loc.arabic and contains_phrase(span_key, "و" + n))]
+        if named and mention != (0, 0):
             words = tokens_of(span)
             at = _token_mention(words.words, tokens, mention)
             q = ctx.tokens if ctx is not None else frozenset()
-            other = listed_with(words, at, _candidates_of(view, cols, gold, spec), q, spec.loc) if at else None
+            other = listed_with(words, at, named, q, spec.loc) if at else None
             if other is not None:
                 return INCORRECT, f"the answer lists {other!r}, another value of the asked column, with the gold"
         anchors_known = view.words
@@ -314,7 +317,7 @@ def _judge_text(span: str, spec: GoldSpec, gold: GoldItem, view: TableView | Non
         if listed:
             return listed
     doubt = sentence_doubt(tokens, mention, gold.tokens, ctx, spec.loc, anchors_known=anchors_known,
-                           near_anchor=view is not None and not _names_others(tokens, view, gold, spec))
+                           near_anchor=view is not None and _names_only_question(named, view, gold, spec))
     if doubt:
         return doubt
     if spec.question_numbers and ctx is not None and not any(c.isdigit() for c in gold.keys[0]):
@@ -343,27 +346,19 @@ def _token_mention(words: tuple[str, ...], tokens: list[str], mention: tuple[int
     return None
 
 
-def _candidates_of(view: TableView, cols: tuple[int, ...], gold: GoldItem, spec: GoldSpec) -> list[str]:
-    """Other values of the asked column that can stand as a listed answer (not stop words or numbers)."""
-    stop = spec.loc.stopwords
-    return [n for n in view.other_names(cols, gold.keys)
-            if len(n) > 2 and not n.isdigit() and not all(t in stop for t in n.split())]
-
-
-def _names_others(tokens: list[str], view: TableView, gold: GoldItem, spec: GoldSpec) -> bool:
-    """Does the answer name another value of the asked column that the question does not name?"""
-    cols = view.gold_columns(gold.keys)
-    if not cols:
-        return True
-    span_key = " ".join(tokens)
+def _names_only_question(named: list[str], view: TableView, gold: GoldItem, spec: GoldSpec) -> bool:
+    """The asked column is known and the answer names none of its other values but those the question
+    names (`named`: the other values the answer contains)."""
+    if not view.gold(gold.keys, spec.loc.stopwords).columns:
+        return False
     q = spec.context.tokens if spec.context is not None else frozenset()
-    return any(contains_phrase(span_key, n) and not set(n.split()) <= q for n in _candidates_of(view, cols, gold, spec))
+    return all(set(n.split()) <= q for n in named)
 
 
 def _unique_part(tokens: list[str], gold: GoldItem, spec: GoldSpec, view: TableView) -> tuple[int, int] | None:
     """Part of the gold standing alone ("the Cardinals", "Urlacher", "Elena Proklova") that no other row
     of the asked column has: the answer names the gold's cell."""
-    cols = view.gold_columns(gold.keys)
+    cols = view.gold(gold.keys, spec.loc.stopwords).columns
     if len(cols) != 1:
         return None
     stop = spec.loc.stopwords
@@ -405,8 +400,8 @@ def _cell_lines(span: str, tokens: list[str], gold: GoldItem, spec: GoldSpec,
     """A gold cell holding several names on separate lines ("Cataraqui Town Centre / St. Lawrence
     College", given as one string): naming every line is right; naming one and another value of the
     column beside it is wrong."""
-    cols = view.gold_columns(gold.keys)
-    lines = view.gold_lines(cols, gold.keys)
+    where = view.gold(gold.keys, spec.loc.stopwords)
+    lines = where.lines
     if len(lines) < 2:
         return None
     span_key = " ".join(tokens)
@@ -421,7 +416,7 @@ def _cell_lines(span: str, tokens: list[str], gold: GoldItem, spec: GoldSpec,
         return None
     at = (first[0], first[0] + named[0].count(" ") + 1)
     q = spec.context.tokens if spec.context is not None else frozenset()
-    other = listed_with(words, at, [n for n in _candidates_of(view, cols, gold, spec) if n not in lines], q, spec.loc)
+    other = listed_with(words, at, [n for n in where.named_in(tokens) if n not in lines], q, spec.loc)
     if other is not None:
         return INCORRECT, f"the answer names part of the gold's cell and {other!r}, another value of the column"
     return None
