@@ -33,6 +33,17 @@ def test_comparative_sentence_en(response: str, expected: str) -> None:
     assert verdict(response, "Bob Ray", question=OLDER) == expected
 
 
+def test_hedged_or_restated_choice() -> None:
+    assert verdict("Ann Lee or Bob Ray is older.", "Bob Ray", question=OLDER) == "uncertain"  # never correct
+    assert verdict("Probably Ann Lee is younger than Bob Ray.", "Bob Ray", question=OLDER) == "uncertain"
+    q = "who is not number 42, Mikac or Wall?"
+    # The choice restated, then the gold apart from it; the gold as one side of an "or" stays uncertain.
+    assert verdict("The person who is either Mikac or Wall, and not number 42, is Des Wall.", "Des Wall",
+                   question=q) == "correct"
+    assert verdict("It is Mikac or Des Wall.", "Des Wall", question=q) == "uncertain"
+    assert verdict("أحمد أو خالد أكبر سنا.", "خالد", language="ar", question="أيهما أكبر سنا، أحمد أم خالد؟") == "uncertain"
+
+
 def test_comparative_words_en() -> None:
     q = "which song was longer, Hog or Blue?"
     assert verdict('"Hog" had a greater length than "Blue".', "Hog", question=q) == "correct"  # generic word

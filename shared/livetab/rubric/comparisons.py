@@ -133,6 +133,8 @@ def compare_alternatives(tokens: list[str], gold_tokens: frozenset[str], ctx: Qu
     kinds = [(i, t in marks_gold) for i, t in enumerate(tokens) if t in marks_gold or t in others]
     if not any(g for _, g in kinds) or all(g for _, g in kinds):
         return None  # the answer does not name both alternatives
+    if not loc.hedges.isdisjoint(tokens):
+        return None  # "Ann Lee or Bob Ray is older", "probably": the context rules say uncertain
     found = comparative(tokens, loc)
     if found is None:
         return _by_numbers(tokens, kinds, asked)
@@ -150,6 +152,8 @@ def compare_alternatives(tokens: list[str], gold_tokens: frozenset[str], ctx: Qu
 
 
 def _direction(tokens: list[str], gold_word: str, than: str | None, loc: Locale) -> tuple[str, str] | None:
+    if not (loc.hedges - loc.or_words).isdisjoint(tokens):
+        return None
     found = comparative(tokens, loc)
     if found is None or than is None:
         return None

@@ -134,10 +134,15 @@ def sentence_doubt(tokens: list[str], mention: tuple[int, int], gold_tokens: fro
     present = set(tokens)
     start, end = mention
     if ctx is not None:
+        # The other alternative may be echoed in a restated choice ("either Mikac or Wall ... is Des Wall")
+        # only when the gold itself is stated apart from it, not as one side of an "or".
+        gold_apart = not any(t in loc.or_words for t in tokens[max(0, start - 1):start] + tokens[end:end + 1])
         for a, b in ctx.competitor_sides:
-            if a in gold_tokens and b not in gold_tokens and b in present and not _echoed(tokens, b, loc):
+            if (a in gold_tokens and b not in gold_tokens and b in present
+                    and not (gold_apart and _echoed(tokens, b, loc))):
                 return UNCERTAIN, f"the answer also names the other alternative ({b!r})"
-            if b in gold_tokens and a not in gold_tokens and a in present and not _echoed(tokens, a, loc):
+            if (b in gold_tokens and a not in gold_tokens and a in present
+                    and not (gold_apart and _echoed(tokens, a, loc))):
                 return UNCERTAIN, f"the answer also names the other alternative ({a!r})"
         if ctx.relations:
             found = relation_doubt(tokens, gold_tokens, ctx.relations, loc, anchors_known=anchors_known,
