@@ -44,6 +44,15 @@ def test_hedged_or_restated_choice() -> None:
     assert verdict("أحمد أو خالد أكبر سنا.", "خالد", language="ar", question="أيهما أكبر سنا، أحمد أم خالد؟") == "uncertain"
 
 
+def test_comparative_of_another_axis_does_not_decide() -> None:
+    # "more titles" says nothing about age; a generic word takes the axis of its noun.
+    assert verdict("Ann Lee has more titles than Bob Ray.", "Bob Ray", question=OLDER) == "uncertain"
+    assert verdict("Bob Ray has a greater age than Ann Lee.", "Bob Ray", question=OLDER) == "correct"
+    q = "أيهما أكبر سنا، أحمد أم خالد؟"
+    assert verdict("خالد أقدم من أحمد.", "خالد", language="ar", question=q) == "correct"  # أكبر سنا = أقدم
+    assert verdict("أحمد أكثر أهدافا من خالد.", "خالد", language="ar", question=q) == "uncertain"
+
+
 def test_comparative_words_en() -> None:
     q = "which song was longer, Hog or Blue?"
     assert verdict('"Hog" had a greater length than "Blue".', "Hog", question=q) == "correct"  # generic word
@@ -98,6 +107,10 @@ def test_other_years_and_dates_of_the_column() -> None:
     assert verdict(answer, "2009", question=q) == "uncertain"
     assert verdict(answer, "2009", question=q, table=years) == "incorrect"
     assert verdict("Team X last finished first in 2009.", "2009", question=q, table=years) == "correct"
+    # Other years as context, not as listed answers: the table does not make them wrong.
+    context = "Team X last finished first in 2009, after wins in 2001 and 2002."
+    assert verdict(context, "2009", question=q, table=years) == "uncertain"
+    assert verdict("Team X won in October 2009 and July 2010.", "2009", question=q, table=years) == "incorrect"
     games = [["September 29", "ABC"], ["October 6", "ABC"], ["October 27", "ESPN"]]
     q2 = "name a game aired on abc other than october 6."
     answer2 = "The games were on September 29 and October 27."

@@ -21,7 +21,7 @@ from functools import cache
 from livetab.rubric.locale import Locale
 from livetab.rubric.text import fold, key
 
-__all__ = ["Tokens", "listed_doubt", "listed_with", "tokens_of"]
+__all__ = ["Tokens", "adjacent_in_list", "listed_doubt", "listed_with", "tokens_of"]
 
 UNCERTAIN, INCORRECT = "uncertain", "incorrect"
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
@@ -123,6 +123,24 @@ def listed_with(tokens: Tokens, mention: tuple[int, int], candidates: list[str],
         if sep is not None and not set(cand.split()) <= question:
             return cand
     return None
+
+
+_DAY = re.compile(r"\b\d{1,2}(?:st|nd|rd|th)?\b")
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def adjacent_in_list(text: str, a_end: int, b_start: int, loc: Locale) -> bool:
+    """Are the values ending at `a_end` and starting at `b_start` (character offsets in `text`) two items
+    of one list? Month names and day numbers in between belong to the second item ("October 2011 and
+    July 2012")."""
+    if b_start <= a_end:
+        return False
+    gap = text[a_end:b_start]
+    if len(gap) > 40:
+        return False
+    raw = _LETTERS.sub(lambda m: " " if m.group() in loc.months else m.group(), gap)
+    raw = _DAY.sub(" ", raw)
+    return bool(raw.strip()) and _separator(loc).match(raw) is not None
 
 
 def _items(tokens: Tokens) -> list[tuple[int, int, str]]:

@@ -2,12 +2,12 @@
 
 "Who is older, Thaddeus Bell or Klaus Jürgen Schneider?" answered "Thaddeus Bell is younger than Klaus
 Jürgen Schneider" names both alternatives; the answer is the one the comparative points at. Each
-comparative word has an axis (amount, time, size, speed) and a direction; the question's own word
-sets the direction asked. The subject of the answer's comparative (the alternative named last before
+comparative word has an axis (amount, time, size) and a direction; the question's own word sets the
+direction asked, and the answer's word must have the same axis. The subject of the answer's comparative (the alternative named last before
 it) is the answer when the two directions agree, the other alternative when they are opposite
 ("younger" answers "older" with the object). A negation between subject and comparative flips it
-("did not achieve a higher number" = fewer). A generic word (more, greater, higher / أكثر, أكبر)
-fits every axis ("a greater length" = longer).
+("did not achieve a higher number" = fewer). A generic word (more, greater, higher / أكثر, أكبر) takes
+the axis of the noun after it ("a greater length" = longer, "أكبر سنا" = older).
 
 Questions whose alternatives are the comparatives themselves ("did Chinese Taipei win more or less gold
 medals than Macau?", gold "more") are answered by the direction of the answer's comparative.
@@ -57,6 +57,13 @@ _AR_RAW: dict[str, tuple[str, int]] = {
     "أقصر": ("size", -1), "أخف": ("size", -1), "أقرب": ("size", -1),
 }
 _AR = {fold(k): v for k, v in _AR_RAW.items()}
+# Nouns that give a generic word its axis: "a greater length" = longer, "أكبر سنا" = older.
+_AXIS_NOUNS: dict[str, str] = {
+    **dict.fromkeys(("length", "height", "distance", "width", "depth", "weight", "size"), "size"),
+    **dict.fromkeys(("age", "years"), "time"),
+    **{fold(w): "size" for w in ("طولا", "طول", "ارتفاعا", "ارتفاع", "مسافة", "وزنا", "حجما")},
+    **{fold(w): "time" for w in ("سنا", "سن", "عمرا", "عمر")},
+}
 _MORE_LESS = {"more": 1, "most": 1, "less": -1, "least": -1, fold("أكثر"): 1, fold("أقل"): -1}
 _QUOTED = re.compile(r"\"[^\"]{1,80}\"")
 _THAN_WORDS = frozenset({"than", fold("من")})
@@ -84,6 +91,10 @@ def comparative(tokens: list[str], loc: Locale) -> tuple[int, str, int] | None:
             nxt = lex.get(tokens[i + 1])
             if nxt is not None and nxt[0] != GENERIC:
                 return i, nxt[0], nxt[1] * sign
+        if found[0] == GENERIC:  # "a greater length", "أكبر سنا"
+            noun = next((_AXIS_NOUNS[x] for x in tokens[i + 1:i + 3] if x in _AXIS_NOUNS), None)
+            if noun is not None:
+                return i, noun, found[1]
         return i, found[0], found[1]
     return None
 
@@ -105,7 +116,7 @@ def _asked(question_folded: str, loc: Locale) -> tuple[tuple[str, int] | None, s
 
 
 def _axes_fit(a: str, b: str) -> bool:
-    return a == b or a == GENERIC or b == GENERIC
+    return a == b
 
 
 def _negated(tokens: list[str]) -> bool:

@@ -21,10 +21,10 @@ from livetab.rubric.arabic import has_arabic, has_latin
 from livetab.rubric.booleans import content_polarity, leading_polarity_end, polarity
 from livetab.rubric.cellparts import joined_parts
 from livetab.rubric.columns import TableView, table_view
-from livetab.rubric.commas import listed_doubt, listed_with, tokens_of
+from livetab.rubric.commas import adjacent_in_list, listed_doubt, listed_with, tokens_of
 from livetab.rubric.comparisons import compare_alternatives
 from livetab.rubric.context import entity_doubt, sentence_doubt
-from livetab.rubric.dates import date_matches, find_dates
+from livetab.rubric.dates import DateMention, date_matches, find_dates
 from livetab.rubric.durations import find_durations
 from livetab.rubric.extract import extract_answer
 from livetab.rubric.gold import GoldItem, GoldSpec, prepare_gold, spec_from_strings
@@ -183,10 +183,19 @@ def _judge_number(span: str, spec: GoldSpec, gold: GoldItem, tol: _Tolerance, me
         year = int(g.value)
         cols = view.gold_columns((str(year),), year=year)
         others = view.other_years(cols, year) if cols else frozenset()
-        wrong = [n for n, hit in zip(cands, hits, strict=True) if not hit]
-        if others and all(n.value == int(n.value) and int(n.value) in others for n in wrong):
-            return INCORRECT, f"the answer also names {_fmt(wrong[0].value)}, a year of another row of the column"
+        right = [n for n, hit in zip(cands, hits, strict=True) if hit]
+        listed = [n for n, hit in zip(cands, hits, strict=True) if not hit and n.value == int(n.value)
+                  and int(n.value) in others and any(_adjacent(span, r, n, spec) for r in right)]
+        if listed:
+            return INCORRECT, f"the answer lists {_fmt(listed[0].value)}, a year of another row of the column, " \
+                              "with the gold"
     return UNCERTAIN, "the answer names several numbers, not all equal to the gold"
+
+
+def _adjacent(span: str, a: NumberMention | DateMention, b: NumberMention | DateMention, spec: GoldSpec) -> bool:
+    """Are two values of the answer neighbours in one list ("2001, 2002 and 2009")?"""
+    first, second = (a, b) if a.start < b.start else (b, a)
+    return adjacent_in_list(span, first.end, second.start, spec.loc)
 
 
 def _fmt(v: float) -> str:
@@ -214,9 +223,12 @@ def _judge_date(span: str, spec: GoldSpec, gold: GoldItem, view: TableView | Non
     if view is not None and any(r is True for r in results):
         cols = view.gold_columns(gold.keys)
         others = set(view.other_names(cols, gold.keys)) if cols else set()
-        wrong = [key(span[d.start:d.end], folded=True) for d, r in zip(own, results, strict=True) if r is not True]
-        if others and all(w in others for w in wrong):
-            return INCORRECT, f"the answer also names {wrong[0]!r}, a date of another row of the column"
+        right = [d for d, r in zip(own, results, strict=True) if r is True]
+        listed = [d for d, r in zip(own, results, strict=True) if r is not True
+                  and key(span[d.start:d.end], folded=True) in others and any(_adjacent(span, x, d, spec) for x in right)]
+        if listed:
+            return INCORRECT, (f"the answer lists {key(span[listed[0].start:listed[0].end], folded=True)!r}, a date "
+                               "of another row of the column, with the gold")
     return UNCERTAIN, "the answer names several dates, not all equal to the gold"
 
 
