@@ -169,6 +169,21 @@ def test_relations_ar() -> None:
     assert verdict("خلف أحمد خالد.", "خالد", language="ar", question=q2) == "incorrect"
 
 
+def test_relation_word_as_adjective_with_the_table() -> None:
+    # "the previous year" names no entity of the table: nothing to put the gold before or after.
+    periods = [["1990-1995", "192 000"], ["1995-2000", "194 000"], ["2000-2005", "194 000"]]
+    q = "which period had the same number of deaths as the previous year had?"
+    answer = "The number of deaths per year remained consistent from 1995-2000 to 2000-2005."
+    assert verdict(answer, "2000-2005", question=q) == "uncertain"
+    assert verdict(answer, "2000-2005", question=q, table=periods) == "correct"
+    listed = "The number of deaths stayed the same in 1995-2000 and 2000-2005."
+    assert verdict(listed, "2000-2005", question=q, table=periods) == "incorrect"
+    # An anchor the table has keeps its side: the gold put before George Case is wrong.
+    managers = [["1", "Bob Lemon"], ["2", "George Case"]]
+    q2 = "which manager came after George Case?"
+    assert verdict("Bob Lemon came before George Case.", "Bob Lemon", question=q2, table=managers) == "incorrect"
+
+
 # --- a gold cell holding several names -------------------------------------------------------------------
 
 def test_names_without_separator_en() -> None:

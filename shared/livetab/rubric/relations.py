@@ -75,14 +75,14 @@ def relation_doubt(tokens: list[str], gold_tokens: frozenset[str], relations: tu
     """Is the gold on the asked side of the anchor? Each relation word R in the answer is read as
     "<subject> R <object>" (the subject is R of the object); "R by" reverses it.
 
-    `anchors_known`: the question's anchors that are words of the table (None: no table). An anchor
-    the table does not have ("the previous year") is a plain adjective, not an entity to relate to.
+    `anchors_known`: the words of the question's table (None: no table). An anchor the table does not
+    have ("the previous year") is a plain adjective, not an entity: an answer that does not relate the
+    gold to it is not doubted for that (one that puts the gold on the wrong side still is).
     `near_anchor`: accept "<gold> R ... <anchor>" with a few words between R and the anchor ("prior to
     the remaining 3 contestants for the final") — only when a table has ruled out other candidates, and
     R follows the gold (ending at `mention_end`) within three words.
     """
-    asked = {anchor: side for side, anchor in relations if anchor in tokens and anchor not in gold_tokens
-             and (anchors_known is None or anchor in anchors_known)}
+    asked = {anchor: side for side, anchor in relations if anchor in tokens and anchor not in gold_tokens}
     if not asked:
         return None
     for i in range(len(tokens)):
@@ -108,4 +108,6 @@ def relation_doubt(tokens: list[str], gold_tokens: frozenset[str], relations: tu
             if hit is not None and not any(t in gold_tokens for t in window):
                 return None if side == asked[hit] else (INCORRECT, "the answer puts the gold on the other side "
                                                                    "of the anchor")
+    if anchors_known is not None and anchors_known.isdisjoint(asked):
+        return None  # "the previous year": no entity of the table to stand on either side of
     return UNCERTAIN, "the answer names the anchor but not how the gold relates to it"
