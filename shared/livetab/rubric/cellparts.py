@@ -18,9 +18,9 @@ __all__ = ["joined_parts"]
 _JOINERS = frozenset({"and", "&", "plus", "و"})
 
 
-def joined_parts(tokens: list[str], gold: GoldItem, view: object, loc: Locale) -> tuple[int, int] | None:
-    """(start, end) of the gold's words in `tokens` with one conjunction inserted between two of them,
-    or None. `view` is unused here (the split point is free); kept for a uniform call."""
+def joined_parts(tokens: list[str], gold: GoldItem, loc: Locale) -> tuple[int, int] | None:
+    """(start, end) of the gold's words in `tokens` with one conjunction inserted between two of them
+    (anywhere: the split point is not checked), or None."""
     want = gold.keys[0].split()
     n = len(want)
     if n < 2:

@@ -292,7 +292,7 @@ def _judge_text(span: str, spec: GoldSpec, gold: GoldItem, view: TableView | Non
     if mention is None and gold.parts and all(contains_phrase(span_key, p) for p in gold.parts):
         mention = (0, 0)
     if mention is None:
-        mention = joined_parts(tokens, gold, view, spec.loc)
+        mention = joined_parts(tokens, gold, spec.loc)
     if mention is None and gold.duration is not None:
         if any(abs(d - gold.duration) < 0.005 for d in find_durations(span)):
             return CORRECT, "duration matches"
