@@ -65,6 +65,11 @@ def _print_leaderboard(console: Any, doc: dict[str, Any]) -> None:
     for m in doc.get("models", []):
         console.print(f"  {m['model']}: {m['correct']}/{m['n']} correct, accuracy {m['accuracy']:.3f} "
                       f"[{m['ci_low']:.3f}, {m['ci_high']:.3f}]")
+        ins = m.get("insight")
+        if ins:  # the insight family: scored apart from QA accuracy
+            console.print(f"    insights: {ins['factual']}/{ins['factual'] + ins['not_factual']} judged factual, "
+                          f"{ins['undecided']} undecided, {ins['not_judged']} answer(s) not judged; "
+                          f"self-BLEU-4 {ins['diversity'].get('self_bleu4', 0.0):.3f}")
 
 
 def _print_failures(console: Any, failures: list[dict[str, Any]], stages: tuple[str, ...] = ()) -> None:

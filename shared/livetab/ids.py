@@ -38,9 +38,13 @@ def judge_name(judge: JudgeSettings) -> str:
     """Who judges under these settings: the rule judge alone, or the cascade with its LLM judges (name@temperature).
     Part of every judgment id, and what the leaderboard counts: one judge's verdicts, never two judges' mixed."""
     if not judge.llm_judges:
-        return "rule"
-    temps = judge.llm_temperatures
-    return "cascade:" + "+".join(f"{m.name}@{temps[i] if i < len(temps) else 0.0}" for i, m in enumerate(judge.llm_judges))
+        name = "rule"
+    else:
+        temps = judge.llm_temperatures
+        name = "cascade:" + "+".join(f"{m.name}@{temps[i] if i < len(temps) else 0.0}"
+                                     for i, m in enumerate(judge.llm_judges))
+    # an insight judge of its own is named too (by default it is the first LLM judge, already in the name)
+    return name + (f"|insight:{judge.insight_judge.name}@0.0" if judge.insight_judge is not None else "")
 
 
 def judgment_id(request_id: str, judge: str) -> str:

@@ -127,6 +127,20 @@ class JudgeSettings(_Strict):
     asd_batch_size: int = 3
     llm_max_tokens: int = 128
     llm_temperatures: list[float] = Field(default_factory=list)  # one per judge; default 0.0
+    # The `insight` family's factuality judge (FreshTab's error categories; claims the model wrote beside its
+    # sentences are executed over the table). By default the first of `llm_judges` at its temperature; set
+    # it to use another model (at temperature 0). With neither, insight answers are recorded as not judged.
+    insight_judge: ModelSettings | None = None
+    insight_max_rows: int = Field(default=40, ge=1)  # table rows shown to the insight judge (AraTable: 40)
+    insight_max_per_answer: int = Field(default=8, ge=1)  # insights judged per answer; any more stay undecided
+
+    def insight_model(self) -> tuple[ModelSettings, float] | None:
+        """The insight judge's model and temperature, or None when no insight judge is configured."""
+        if self.insight_judge is not None:
+            return self.insight_judge, 0.0
+        if self.llm_judges:
+            return self.llm_judges[0], (self.llm_temperatures[0] if self.llm_temperatures else 0.0)
+        return None
 
 
 class ReporterSettings(_Strict):

@@ -7,7 +7,8 @@ image, and combinations joined by `+` (`html+json`, `markdown+image`), each part
 The instruction follows AraTable's zero-shot prompt ("Answer the following question using only the
 information in the table ... without any explanation"); fact verification asks for True or False,
 multiple choice lists lettered options and asks for the letter, insight questions ask for one
-statement (with FreshTab's logical operation when the question names one). On imperfect tables the
+statement (with FreshTab's logical operation when the question names one), or one statement per line when
+the question asks for several (FreshTab's Choice mode). On imperfect tables the
 prompt may allow "the table does not allow an answer". Instructions exist in English and Arabic;
 other languages get English instructions. There is always a system message. Rows beyond `max_rows`
 (AraTable: 40) are cut and the cut is recorded; every prompt carries its token estimate.
@@ -30,7 +31,7 @@ __all__ = ["FORMATS", "PROMPT_VERSION", "SETTINGS", "Prompt", "build_messages", 
 
 log = logging.getLogger(__name__)
 
-PROMPT_VERSION = "p1"  # change it whenever any wording below changes: cached answers are keyed on the prompt
+PROMPT_VERSION = "p2"  # change it whenever any wording below changes: cached answers are keyed on the prompt
 FORMATS = (*TEXT_FORMATS, "image")
 SETTINGS = ("with_table", "closed_book")
 _MESSAGE_OVERHEAD_TOKENS = 4  # role and separators of one chat message
@@ -70,11 +71,15 @@ _TEXT: dict[str, dict[str, str]] = {
         "insight": "Write one short statement about the table below that its contents support{op}. "
                    "Return only the statement.",
         "op": " and that states {what}",
+        "insights": "Write short statements about the table below that its contents support, one per line, as the "
+                    "question asks. Return only the statements.",
         "closed": "Consider the table {name} from the document {doc}. Without seeing the table, {task}",
         "closed_qa": "answer the following question and return the answer without any explanation.",
         "closed_fact": "decide whether the following statement is True or False. Answer with True or False only.",
         "closed_mcq": "answer the following multiple-choice question with the letter of the correct option only.",
         "closed_insight": "write one short statement about that table. Return only the statement.",
+        "closed_insights": "write short statements about that table, one per line, as the question asks. "
+                           "Return only the statements.",
         "no_table": "Answer the following question and return the answer without any explanation.",
         "imperfect": "If the table does not allow an answer (a needed value is missing, or the table contradicts "
                      "itself), say so instead of guessing.",
@@ -96,11 +101,13 @@ _TEXT: dict[str, dict[str, str]] = {
                "أجب بحرف الخيار الصحيح فقط، دون أي شرح.",
         "insight": "اكتب عبارة قصيرة واحدة عن الجدول أدناه تدعمها بياناته{op}. أعد العبارة فقط.",
         "op": " وتذكر {what}",
+        "insights": "اكتب عبارات قصيرة عن الجدول أدناه تدعمها بياناته، عبارة في كل سطر، كما يطلب السؤال. أعد العبارات فقط.",
         "closed": "انظر في الجدول {name} من الوثيقة {doc}. دون رؤية الجدول، {task}",
         "closed_qa": "أجب عن السؤال التالي وأعد الإجابة دون أي شرح.",
         "closed_fact": "حدّد ما إذا كانت العبارة التالية صحيحة أم خاطئة. أجب بـ True أو False فقط.",
         "closed_mcq": "أجب عن سؤال الاختيار من متعدد التالي بحرف الخيار الصحيح فقط.",
         "closed_insight": "اكتب عبارة قصيرة واحدة عن ذلك الجدول. أعد العبارة فقط.",
+        "closed_insights": "اكتب عبارات قصيرة عن ذلك الجدول، عبارة في كل سطر، كما يطلب السؤال. أعد العبارات فقط.",
         "no_table": "أجب عن السؤال التالي وأعد الإجابة دون أي شرح.",
         "imperfect": "إذا كان الجدول لا يسمح بالإجابة (قيمة مطلوبة مفقودة أو الجدول يناقض نفسه)، فقل ذلك بدلًا من التخمين.",
         "entities": "اكتب أسماء الكيانات باللغة العربية كما وردت في الجدول.",
@@ -181,8 +188,15 @@ def _question_block(question: Question, task: str, t: dict[str, str]) -> str:
     return "\n".join(lines)
 
 
+def _several_insights(question: Question) -> bool:
+    """FreshTab's Choice mode (qagen's operation "choice"): the question asks for several insights."""
+    return question.family == "insight" and question.operation == "choice"
+
+
 def _instruction(question: Question, task: str, t: dict[str, str], lang: str, imperfect_hint: bool) -> str:
-    if task == "insight":
+    if _several_insights(question):
+        text = t["insights"]
+    elif task == "insight":
         ops = _OPERATIONS_AR if lang == "ar" else _OPERATIONS_EN
         what = ops.get(question.operation, "")
         text = t["insight"].format(op=t["op"].format(what=what) if what else "")
@@ -217,7 +231,8 @@ def build_messages(question: Question, table: Table | None, *, fmt: str, setting
         if table is not None:
             name = f"“{table.caption or table.source.title or table.id}”"
             doc = f"“{table.source.title or table.source.uri or table.id}”"
-            head = t["closed"].format(name=name, doc=doc, task=t[f"closed_{task}"])
+            closed_task = "closed_insights" if _several_insights(question) else f"closed_{task}"
+            head = t["closed"].format(name=name, doc=doc, task=t[closed_task])
         else:
             head = t["no_table"]
         text = f"{head}\n\n{_question_block(question, task, t)}"

@@ -84,6 +84,19 @@ def test_insight_names_the_logical_operation() -> None:
     assert "one short statement" in text and "a maximum or a minimum" in text
 
 
+def test_choice_mode_insights_ask_for_several_statements() -> None:
+    # qagen's Choice mode asks for five insights: the instruction must not ask for one statement only
+    table, _ = wtq_table(0)
+    choice = Question(id="c", table_id="t", family="insight", text="Write five short, factual insights.",
+                      operation="choice", gold=Gold(kind="free"))
+    for setting in ("with_table", "closed_book"):
+        text = user_text(build_messages(choice, table, fmt="markdown", setting=setting).messages)
+        assert "one per line" in text and "one short statement" not in text, setting
+    arabic = Question(id="a", table_id="t", family="insight", text="اكتب خمس رؤى", operation="choice",
+                      language="ar", gold=Gold(kind="free"))
+    assert "عبارة في كل سطر" in user_text(build_messages(arabic, table, fmt="csv", setting="with_table").messages)
+
+
 def test_imperfect_wording_only_when_asked() -> None:
     table, _ = wtq_table(0)
     hint = "does not allow an answer"

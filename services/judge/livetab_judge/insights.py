@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from livetab import verdicts
 from livetab.models.base import ChatMessage, GenerateRequest, ModelBackend, ModelError, SamplingParams
 from livetab.tables import Table
 
@@ -39,7 +40,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-ERROR_CATEGORIES = ("incorrect", "not_checkable", "misleading", "other")
+ERROR_CATEGORIES = verdicts.ERROR_CATEGORIES
 _CATEGORY_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("not_checkable", re.compile(r"not[\s_-]*(?:checkable|verifiable)|unverifiable|cannot be (?:checked|verified)|"
                                  r"not (?:in|supported by|stated in|found in) the table|لا يمكن التحقق", re.I)),

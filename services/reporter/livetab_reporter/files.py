@@ -9,6 +9,7 @@ from typing import Any
 
 from livetab.store import schema
 
+from livetab_reporter.insight_section import insight_entry, insight_html, insight_markdown
 from livetab_reporter.leaderboard import Row, run_stats
 
 __all__ = ["leaderboard_doc", "write_reports"]
@@ -22,7 +23,9 @@ def _fields(r: Row) -> dict[str, Any]:
 
 
 def leaderboard_doc(store: Any, run_ids: list[str], *, judge: str) -> dict[str, Any]:
-    """{"release", "judge", "models": [{model, run_id, n, correct, accuracy, ci_low, ci_high, families: {f: {...}}}]}"""
+    """{"release", "judge", "models": [{model, run_id, n, correct, accuracy, ci_low, ci_high, families: {f: {...}},
+    insight: {...} or null}]}: the QA fields count question answering only; `insight` holds the model's
+    insight scores and diversity (see `insight_section`)."""
     models = []
     release = ""
     for run_id in run_ids:
@@ -30,6 +33,10 @@ def leaderboard_doc(store: Any, run_ids: list[str], *, judge: str) -> dict[str, 
         release = release or (run["release"] if run else "")
         stats = run_stats(store, run_id, judge=judge)
         rows = stats.rows
+        insight = {st.model: insight_entry(st) for st in stats.insights}
+        # a model with insight answers only still gets an entry, with n = 0 QA answers
+        rows = rows + [Row(run_id, m, "all", 0, 0, 0.0, 0.0, 1.0) for m in insight
+                       if not any(r.model == m and r.slice == "all" for r in rows)]
         for r in rows:
             if r.slice != "all":
                 continue
@@ -43,7 +50,8 @@ def leaderboard_doc(store: Any, run_ids: list[str], *, judge: str) -> dict[str, 
             models.append({"model": r.model, "run_id": run_id, "planned": run["planned"] if run else r.n,
                            **_fields(r), "pass_at_1": round(stats.pass_at_1, 4),
                            f"cons_at_{stats.k}": round(stats.cons_at_k, 4), "samples_per_question": stats.k,
-                           "errors": stats.errors, "families": slices.pop("family", {}), "slices": slices})
+                           "errors": stats.errors, "families": slices.pop("family", {}), "slices": slices,
+                           "insight": insight.get(r.model)})
     models.sort(key=lambda m: (-m["accuracy"], m["model"]))
     return {"release": release, "judge": judge, "models": models}
 
@@ -67,6 +75,7 @@ def _markdown(doc: dict[str, Any], failures: list[dict[str, Any]]) -> str:
                 tok = f.get("mean_prompt_tokens", "")
                 lines.append(f"| {name} | {f['n']} | {f['correct']} | {f['accuracy']:.3f} | "
                              f"[{f['ci_low']:.3f}, {f['ci_high']:.3f}] | {tok} |")
+    lines += insight_markdown(doc)
     if failures:
         lines += ["", "## Recorded failures", "", "| stage | what | reason |", "|---|---|---|"]
         for f in failures[:200]:
@@ -98,7 +107,7 @@ td,th{{border:1px solid #ccc;padding:.3rem .6rem;text-align:left;vertical-align:
 <table><tr><th>rank</th><th>model</th><th>n</th><th>correct</th><th>accuracy</th><th>95% CI (Wilson)</th></tr>{rows}</table>
 <h2>By task family</h2>
 <table><tr><th>model</th><th>family</th><th>n</th><th>accuracy</th><th>95% CI</th></tr>{fam}</table>
-<h2>Sample answers</h2>
+{insight_html(doc)}<h2>Sample answers</h2>
 <table><tr><th>family</th><th>question</th><th>gold</th><th>model answer</th><th>verdict</th></tr>{ex}</table>
 <h2>Recorded failures ({len(failures)})</h2>
 <table><tr><th>stage</th><th>what</th><th>reason</th></tr>{fails}</table>

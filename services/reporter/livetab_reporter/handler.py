@@ -69,7 +69,7 @@ class ReporterHandler:
             run = run_rows.get(run_id)
             judged = ctx.store.count(schema.judgments, run_id=run_id, judge=judge)
             if self._due(run_id, judged, run, settings):
-                out.append(self._recompute(ctx.store, run_id, run, judge))
+                out.append(self._recompute(ctx.store, run_id, run, judge, judged))
             else:
                 self._held.add(run_id)
         return out
@@ -84,7 +84,8 @@ class ReporterHandler:
         if not due:
             return []
         run_rows = ctx.store.get_many(schema.runs, due)
-        return [self._recompute(ctx.store, run_id, run_rows.get(run_id), judge) for run_id in due]
+        return [self._recompute(ctx.store, run_id, run_rows.get(run_id), judge,
+                                ctx.store.count(schema.judgments, run_id=run_id, judge=judge)) for run_id in due]
 
     @staticmethod
     def _settings(ctx: HandlerContext) -> tuple[ReporterSettings, str]:
@@ -101,10 +102,11 @@ class ReporterHandler:
             return True
         return time.monotonic() - last.at >= s.refresh_s
 
-    def _recompute(self, store: Any, run_id: str, run: dict[str, Any] | None, judge: str) -> Outgoing:
+    def _recompute(self, store: Any, run_id: str, run: dict[str, Any] | None, judge: str, judged: int) -> Outgoing:
+        """Rows from the store; `judged` counts every judgment of the run by `judge` (insight answers too,
+        which the "all" row leaves out)."""
         rows = compute_rows(store, run_id, judge=judge)
         store.upsert(schema.leaderboard, [{"id": f"{r.run_id}|{r.slice}", **r.as_dict()} for r in rows])
-        judged = sum(r.n for r in rows if r.slice == "all")
         self._last[run_id] = _Recomputed(judged, time.monotonic())  # only once the rows are stored
         self._held.discard(run_id)
         update = report_pb2.LeaderboardUpdate(

@@ -35,6 +35,7 @@ class Answer:
     verdict: str
     extracted: str = ""
     prompt_tokens: int = 0
+    insights: tuple[tuple[str, str, str], ...] = ()  # (label, category, decided_by) per insight, insight answers
 
 
 def context(store: Any, *, refresh_growth: float = 0.1, refresh_s: float = 30.0) -> HandlerContext:
@@ -81,7 +82,9 @@ def answer_and_judge(store: Any, requests: Sequence[inference_pb2.InferenceReque
         j = judgment_pb2.Judgment(
             id=judgment_id(res.id, judge), request_id=res.id, run_id=res.run_id, question_id=res.question_id,
             model=res.model, judge=judge, sample_index=res.sample_index, verdict=a.verdict,
-            extracted_answer=a.extracted, score=1.0 if a.verdict == "correct" else 0.0)
+            extracted_answer=a.extracted, score=1.0 if a.verdict == "correct" else 0.0,
+            insights=[judgment_pb2.InsightLabel(sentence=f"insight {k}", label=lab, category=cat, decided_by=by)
+                      for k, (lab, cat, by) in enumerate(a.insights)])
         results.append(res)
         judgments.append(j)
     store.upsert(schema.results, [result_row(r) for r in results])

@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19livetab/v1/judgment.proto\x12\nlivetab.v1\"w\n\x11\x44\x65liberationRound\x12\r\n\x05judge\x18\x01 \x01(\t\x12\x11\n\town_label\x18\x02 \x01(\t\x12\x12\n\npeer_label\x18\x03 \x01(\t\x12\x15\n\rrevised_label\x18\x04 \x01(\t\x12\x15\n\rjustification\x18\x05 \x01(\t\"\x85\x02\n\x08Judgment\x12\n\n\x02id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\t\x12\x0e\n\x06run_id\x18\x03 \x01(\t\x12\x13\n\x0bquestion_id\x18\x04 \x01(\t\x12\r\n\x05model\x18\x05 \x01(\t\x12\r\n\x05judge\x18\x06 \x01(\t\x12\x0f\n\x07verdict\x18\x07 \x01(\t\x12\r\n\x05score\x18\x08 \x01(\x01\x12\x11\n\trationale\x18\t \x01(\t\x12\x33\n\x0c\x64\x65liberation\x18\n \x03(\x0b\x32\x1d.livetab.v1.DeliberationRound\x12\x18\n\x10\x65xtracted_answer\x18\x0b \x01(\t\x12\x14\n\x0csample_index\x18\x0c \x01(\x05\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19livetab/v1/judgment.proto\x12\nlivetab.v1\"w\n\x11\x44\x65liberationRound\x12\r\n\x05judge\x18\x01 \x01(\t\x12\x11\n\town_label\x18\x02 \x01(\t\x12\x12\n\npeer_label\x18\x03 \x01(\t\x12\x15\n\rrevised_label\x18\x04 \x01(\t\x12\x15\n\rjustification\x18\x05 \x01(\t\"\x98\x01\n\x0cInsightLabel\x12\x10\n\x08sentence\x18\x01 \x01(\t\x12\r\n\x05label\x18\x02 \x01(\t\x12\x10\n\x08\x63\x61tegory\x18\x03 \x01(\t\x12\x12\n\ndecided_by\x18\x04 \x01(\t\x12\x14\n\x0c\x63laim_status\x18\x05 \x01(\t\x12\x14\n\x0c\x63laim_detail\x18\x06 \x01(\t\x12\x15\n\rjustification\x18\x07 \x01(\t\"\xb1\x02\n\x08Judgment\x12\n\n\x02id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\t\x12\x0e\n\x06run_id\x18\x03 \x01(\t\x12\x13\n\x0bquestion_id\x18\x04 \x01(\t\x12\r\n\x05model\x18\x05 \x01(\t\x12\r\n\x05judge\x18\x06 \x01(\t\x12\x0f\n\x07verdict\x18\x07 \x01(\t\x12\r\n\x05score\x18\x08 \x01(\x01\x12\x11\n\trationale\x18\t \x01(\t\x12\x33\n\x0c\x64\x65liberation\x18\n \x03(\x0b\x32\x1d.livetab.v1.DeliberationRound\x12\x18\n\x10\x65xtracted_answer\x18\x0b \x01(\t\x12\x14\n\x0csample_index\x18\x0c \x01(\x05\x12*\n\x08insights\x18\r \x03(\x0b\x32\x18.livetab.v1.InsightLabelb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,6 +33,8 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_DELIBERATIONROUND']._serialized_start=41
   _globals['_DELIBERATIONROUND']._serialized_end=160
-  _globals['_JUDGMENT']._serialized_start=163
-  _globals['_JUDGMENT']._serialized_end=424
+  _globals['_INSIGHTLABEL']._serialized_start=163
+  _globals['_INSIGHTLABEL']._serialized_end=315
+  _globals['_JUDGMENT']._serialized_start=318
+  _globals['_JUDGMENT']._serialized_end=623
 # @@protoc_insertion_point(module_scope)

@@ -20,8 +20,26 @@ class DeliberationRound(_message.Message):
     justification: str
     def __init__(self, judge: _Optional[str] = ..., own_label: _Optional[str] = ..., peer_label: _Optional[str] = ..., revised_label: _Optional[str] = ..., justification: _Optional[str] = ...) -> None: ...
 
+class InsightLabel(_message.Message):
+    __slots__ = ("sentence", "label", "category", "decided_by", "claim_status", "claim_detail", "justification")
+    SENTENCE_FIELD_NUMBER: _ClassVar[int]
+    LABEL_FIELD_NUMBER: _ClassVar[int]
+    CATEGORY_FIELD_NUMBER: _ClassVar[int]
+    DECIDED_BY_FIELD_NUMBER: _ClassVar[int]
+    CLAIM_STATUS_FIELD_NUMBER: _ClassVar[int]
+    CLAIM_DETAIL_FIELD_NUMBER: _ClassVar[int]
+    JUSTIFICATION_FIELD_NUMBER: _ClassVar[int]
+    sentence: str
+    label: str
+    category: str
+    decided_by: str
+    claim_status: str
+    claim_detail: str
+    justification: str
+    def __init__(self, sentence: _Optional[str] = ..., label: _Optional[str] = ..., category: _Optional[str] = ..., decided_by: _Optional[str] = ..., claim_status: _Optional[str] = ..., claim_detail: _Optional[str] = ..., justification: _Optional[str] = ...) -> None: ...
+
 class Judgment(_message.Message):
-    __slots__ = ("id", "request_id", "run_id", "question_id", "model", "judge", "verdict", "score", "rationale", "deliberation", "extracted_answer", "sample_index")
+    __slots__ = ("id", "request_id", "run_id", "question_id", "model", "judge", "verdict", "score", "rationale", "deliberation", "extracted_answer", "sample_index", "insights")
     ID_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
@@ -34,6 +52,7 @@ class Judgment(_message.Message):
     DELIBERATION_FIELD_NUMBER: _ClassVar[int]
     EXTRACTED_ANSWER_FIELD_NUMBER: _ClassVar[int]
     SAMPLE_INDEX_FIELD_NUMBER: _ClassVar[int]
+    INSIGHTS_FIELD_NUMBER: _ClassVar[int]
     id: str
     request_id: str
     run_id: str
@@ -46,4 +65,5 @@ class Judgment(_message.Message):
     deliberation: _containers.RepeatedCompositeFieldContainer[DeliberationRound]
     extracted_answer: str
     sample_index: int
-    def __init__(self, id: _Optional[str] = ..., request_id: _Optional[str] = ..., run_id: _Optional[str] = ..., question_id: _Optional[str] = ..., model: _Optional[str] = ..., judge: _Optional[str] = ..., verdict: _Optional[str] = ..., score: _Optional[float] = ..., rationale: _Optional[str] = ..., deliberation: _Optional[_Iterable[_Union[DeliberationRound, _Mapping]]] = ..., extracted_answer: _Optional[str] = ..., sample_index: _Optional[int] = ...) -> None: ...
+    insights: _containers.RepeatedCompositeFieldContainer[InsightLabel]
+    def __init__(self, id: _Optional[str] = ..., request_id: _Optional[str] = ..., run_id: _Optional[str] = ..., question_id: _Optional[str] = ..., model: _Optional[str] = ..., judge: _Optional[str] = ..., verdict: _Optional[str] = ..., score: _Optional[float] = ..., rationale: _Optional[str] = ..., deliberation: _Optional[_Iterable[_Union[DeliberationRound, _Mapping]]] = ..., extracted_answer: _Optional[str] = ..., sample_index: _Optional[int] = ..., insights: _Optional[_Iterable[_Union[InsightLabel, _Mapping]]] = ...) -> None: ...

@@ -6,8 +6,8 @@ import json
 import math
 
 import pytest
+from livetab.diversity import bleu, diversity, diversity_by_model, self_bleu, shannon_entropy, tokenize
 from livetab.paths import shared_data
-from livetab_judge.diversity import bleu, diversity, diversity_by_model, self_bleu, shannon_entropy, tokenize
 
 
 def test_tokenize_is_unicode_aware() -> None:

@@ -5,6 +5,8 @@ BLEU is computed here: modified n-gram precisions with clipping against several 
 brevity penalty with the closest reference length, and epsilon smoothing of zero counts (Chen &
 Cherry's method 1, as commonly used for self-BLEU). Self-BLEU scores each insight against all the
 others of the same model as references and averages.
+
+Shared (not in the judge service) because the reporter computes it over each model's insight responses.
 """
 
 from __future__ import annotations
