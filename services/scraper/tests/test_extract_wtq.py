@@ -9,10 +9,11 @@ the comparison reads our table:
   break, a label repeated by a rowspan written once (`1975–1979\\nObverse`); a colspan repeats the
   label in every column it covers (`Round, Round`);
 - a row whose cells all hold the same text is dropped (a full-width section or note row), and so
-  are spacer rows and columns with no text in the body (colour swatches): our `drop_empty` step,
-  plus the same-text rule applied to our rows. Livetab keeps what the reference drops: a section
-  row is a row group (the `Section` column, left out of the comparison as the reference has no such
-  column), a title row or a section heading the whole body is the caption (see `STRUCTURE`);
+  are spacer rows and columns with no text in the body (colour swatches): the latter is our
+  `drop_empty` step. The same-text rule is not applied to our rows: livetab keeps what the
+  reference drops as structure, not rows (a section row is a row group, the `Section` column, left
+  out of the comparison as the reference has no such column; a title row or a section heading the
+  whole body is the caption; see `STRUCTURE`), so a same-text row left in our table is a difference;
 - whitespace inside a cell is not significant (the reference keeps stray spaces after line breaks),
   nor are invisible format characters (Unicode category Cf: the zero-width no-break spaces around
   the `/` of coordinates, soft hyphens), which livetab's cell text leaves out; cells are compared
@@ -117,7 +118,6 @@ def as_wtq(table: Table) -> list[list[str]]:
     header, rows = table.header, table.rows
     if table.group_column:  # the reference has no row-group column
         header, rows = [level[1:] for level in header], [r[1:] for r in rows]
-    rows = [r for r in rows if len(r) < 2 or len(set(r)) > 1]
     return ([wtq_header(header)] if header else []) + rows
 
 
