@@ -13,9 +13,12 @@ A full-width row is a row made of one cell spanning every column. Where it sits 
   in" ... "Players transferred out").
 
 Not every full-width body row is a heading. A row is read as one when its cell is a header cell
-(`<th>`), wholly bold, or short (at most `MAX_SECTION_WORDS` words); and when full-width rows alternate
-with single data rows (an episode list with a summary under each episode, "X won 3–1 on aggregate"
-after each tie) they are notes on the row above, kept as rows and reported in the warnings.
+(`<th>`) or wholly bold, or when it is a short plain cell (at most `MAX_SECTION_WORDS` words) in a
+table whose body opens with a full-width row (sectioned from its first row: "1994–95 UEFA Cup"); a
+short plain row in the middle of ungrouped rows ("Cancelled due to the war") is a note. When
+full-width rows alternate with single data rows (an episode list with a summary under each episode,
+"X won 3–1 on aggregate" after each tie) they are notes on the row above. Notes are kept as rows and
+reported in the warnings.
 
 Columns that hold nothing are dropped: slots that exist only because a full-width cell's colspan ran
 past the table's width, and decorative columns (colour swatches, spacers) whose body is empty and
@@ -171,9 +174,10 @@ def read_structure(grid: Grid, h: int, bold: list[bool]) -> Structure:
     if len(full) >= 2 and max(runs) <= 1:
         s.note_rows = len(full)  # one under each data row: notes on that row, not headings
         full = []
+    opens = bool(full) and full[0][0] == h
     for r, i in full:
         cell = grid.cells[i]
-        if cell.header or (i < len(bold) and bold[i]) or len(cell.text.split()) <= MAX_SECTION_WORDS:
+        if cell.header or (i < len(bold) and bold[i]) or (opens and len(cell.text.split()) <= MAX_SECTION_WORDS):
             s.sections[r] = (cell.text, cell.header)
         else:
             s.note_rows += 1

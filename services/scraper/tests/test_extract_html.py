@@ -197,6 +197,12 @@ def test_a_long_full_width_data_cell_is_not_a_section_heading() -> None:
             "<tr><td>3</td><td>C</td></tr><tr><td>4</td><td>D</td></tr></table>")
     t = extract_tables(html, source=SRC).tables[0]
     assert not t.group_column and len(t.rows) == 5
+    cancelled = html.replace("Persepolis won 1 – 0 on aggregate after extra time", "Cancelled (war)")
+    t = extract_tables(cancelled, source=SRC).tables[0]
+    assert not t.group_column and len(t.rows) == 5  # a short plain row among ungrouped rows is a note
+    sectioned = cancelled.replace("<tr><td>1</td>", "<tr><td colspan='2'>Group A</td></tr><tr><td>1</td>", 1)
+    t = extract_tables(sectioned, source=SRC).tables[0]
+    assert t.group_column and [r[0] for r in t.rows] == ["Group A", "Group A", "Cancelled (war)", "Cancelled (war)"]
 
 
 def test_furniture_classed_wikitable_is_skipped_in_every_mode_and_keeps_its_index() -> None:
