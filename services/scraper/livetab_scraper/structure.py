@@ -21,8 +21,10 @@ full-width rows alternate with single data rows (an episode list with a summary 
 reported in the warnings.
 
 Columns that hold nothing are dropped: slots that exist only because a full-width cell's colspan ran
-past the table's width, and decorative columns (colour swatches, spacers) whose body is empty and
-whose header is empty or borrowed from a neighbour through a colspan ("Party" over swatch and name).
+past the table's width, and decorative columns (colour swatches, spacers) with no text of their own:
+every slot, header and body, is empty or filled by a cell that spans several columns ("Party" over
+swatch and name, "Not held" across the row); a column whose body is wholly such spanning cells is not
+decorative (it is half of a merged pair, not an empty one).
 """
 
 from __future__ import annotations
@@ -65,7 +67,7 @@ class Structure:
         if self.padding_cols:
             out.append(f"{len(self.padding_cols)} column(s) that only a full-width cell reached dropped")
         if self.decorative_cols:
-            out.append(f"{len(self.decorative_cols)} decorative column(s) with an empty body dropped")
+            out.append(f"{len(self.decorative_cols)} decorative column(s) with no text of their own dropped")
         return out
 
     def group_name(self, header: list[list[str]]) -> str:
@@ -194,13 +196,15 @@ def read_structure(grid: Grid, h: int, bold: list[bool]) -> Structure:
     s.removed.update(s.sections)
     kept = [r for r in range(n) if r not in s.removed]
     body = [r for r in kept if r >= h]
+    def borrowed(r: int, c: int) -> bool:  # no text of its own: empty, or text of a cell spanning columns
+        i = grid.origin[r][c]
+        return i < 0 or not grid.values[r][c].strip() or grid.cells[i].colspan > 1
+
     for c in range(grid.n_cols):
         if all(grid.origin[r][c] < 0 for r in kept):
             s.padding_cols.append(c)
-        elif body and all(not grid.values[r][c].strip() for r in body) and all(
-            not grid.values[r][c].strip() or grid.cells[grid.origin[r][c]].colspan > 1
-            for r in kept if r < h and grid.origin[r][c] >= 0
-        ):
+        elif body and all(borrowed(r, c) for r in kept) and not all(
+                grid.origin[r][c] >= 0 and grid.cells[grid.origin[r][c]].colspan > 1 for r in body):
             s.decorative_cols.append(c)
     if len(s.padding_cols) + len(s.decorative_cols) >= grid.n_cols:
         s.padding_cols, s.decorative_cols = [], []

@@ -172,6 +172,18 @@ def test_section_rows_become_row_groups_not_data_rows() -> None:
     assert "<tr><td>2002</td><td>Worlds</td><td>7</td></tr>" in html
 
 
+def test_a_swatch_column_filled_only_by_spanning_cells_is_dropped() -> None:
+    html = ("<table class='wikitable'><tr><th colspan='2'>Party</th><th>Votes</th></tr>"
+            "<tr><td style='background:red'></td><td>Red</td><td>10</td></tr>"
+            "<tr><td colspan='3'>Not held</td></tr>"
+            "<tr><td style='background:blue'></td><td>Blue</td><td>7</td></tr></table>")
+    result = extract_tables(html, source=SRC)
+    t = result.tables[0]
+    assert t.header == [["Party", "Votes"]] and t.rows == [["Red", "10"], ["Not held", "Not held"], ["Blue", "7"]]
+    assert [(c.text, c.colspan) for c in t.cells if c.row in (0, 2)] == [("Party", 1), ("Votes", 1), ("Not held", 2)]
+    assert any("1 decorative column" in w for w in result.warnings)
+
+
 def test_one_section_over_the_whole_body_is_the_caption() -> None:
     html = SECTIONED.split("<tr><th colspan='4'>Representing Europe")[0] + "</table>"
     t = extract_tables(html, source=SRC).tables[0]
