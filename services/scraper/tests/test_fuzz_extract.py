@@ -158,7 +158,7 @@ def test_structured_table_markup(html: str) -> None:
     run(html)
 
 
-@settings(max_examples=500, **FUZZ)  # type: ignore[arg-type]
+@settings(max_examples=300, **FUZZ)  # type: ignore[arg-type]
 @given(SHAPED)
 def test_tables_with_title_and_section_rows(tables: list[tuple[int, list[tuple[str, int]], bool,
                                                                list[tuple[str, object]], str, bool]]) -> None:
