@@ -29,3 +29,9 @@ def test_full_width_rows_repeated_into_every_column_are_not_counted() -> None:
     assert f.group_rows == frozenset({0, 3}) and f.data_rows == [1, 2, 4]
     assert sum(f.numbers[2][r] or 0 for r in f.data_rows) == 22
     assert f.kinds[2] == "number"  # the heading text no longer makes "Pts" a text column
+
+
+def test_a_data_row_of_one_repeated_number_is_still_data() -> None:
+    rows = [["1", "1", "1"], ["2", "3", "4"]]
+    f = Frame(Table(id="t", source=SRC, header=[["Rank", "Gold", "Total"]], rows=rows))
+    assert f.data_rows == [0, 1]
