@@ -149,3 +149,23 @@ def test_select_per_page_rules() -> None:
     assert [t.source.table_index for t in select_per_page(tables, rule="first", limit=2)] == [0, 1, 0]
     assert len(select_per_page(tables, rule="all")) == 4
     assert [t.source.uri for t in select_per_page(tables, rule="index", index=2)] == ["a"]
+
+
+def test_the_row_group_column_survives_cleaning_or_is_unnamed_with_it() -> None:
+    html = ("<table class='wikitable'><tr><th>Year</th><th>Event</th><th>Place</th><th>Pts</th></tr>"
+            + "<tr><th colspan='4'>Representing Poland</th></tr>"
+            + "".join(f"<tr><td>{2000 + i}</td><td>Ev {i}</td><td>City {i}</td><td>{i}</td></tr>" for i in range(6))
+            + "<tr><th colspan='4'>Representing Europe</th></tr>"
+            + "".join(f"<tr><td>{2010 + i}</td><td>Cup {i}</td><td>Town {i}</td><td>{i}</td></tr>" for i in range(3))
+            + "</table>")
+    table = extract_tables(html, source=SRC).tables[0]
+    assert table.group_column == "Section"
+    kept = clean_table(table)
+    assert isinstance(kept, Table) and kept.group_column == "Section" and kept.columns[0] == "Section"
+    assert [c.text for c in kept.cells if c.col == 0] == ["Section", "Representing Poland", "Representing Europe"]
+    # rows above the first section row have no heading: a mostly empty Section column is dropped
+    late = html.replace("<tr><th colspan='4'>Representing Poland</th></tr>", "")
+    table = extract_tables(late, source=SRC).tables[0]
+    assert table.group_column == "Section" and [r[0] for r in table.rows].count("") == 6
+    cleaned = clean_table(table)
+    assert isinstance(cleaned, Table) and cleaned.group_column == "" and "Section" not in cleaned.columns
