@@ -20,6 +20,9 @@ full-width rows alternate with single data rows (an episode list with a summary 
 "X won 3–1 on aggregate" after each tie) they are notes on the row above. Notes are kept as rows and
 reported in the warnings.
 
+A body row of header cells that repeats a header level (long tables repeat their header at the
+bottom) is dropped too: it is neither data nor a heading.
+
 Columns that hold nothing are dropped: slots that exist only because a full-width cell's colspan ran
 past the table's width, and decorative columns (colour swatches, spacers) with no text of their own:
 every slot, header and body, is empty or filled by a cell that spans several columns ("Party" over
@@ -49,6 +52,7 @@ class Structure:
     sections: dict[int, tuple[str, bool]] = field(default_factory=dict)  # grid row -> (heading, was <th>)
     lead: tuple[str, bool] | None = None  # heading of the body rows above the first section row
     note_rows: int = 0  # full-width body rows kept as rows (notes on the row above)
+    repeated_header: list[int] = field(default_factory=list)  # body rows of <th> repeating a header level
     padding_cols: list[int] = field(default_factory=list)
     decorative_cols: list[int] = field(default_factory=list)
 
@@ -62,6 +66,8 @@ class Structure:
             out.append(f"{len(self.titles)} full-width title row(s) lifted to the caption")
         if self.sections:
             out.append(f"{len(self.sections)} full-width section row(s) read as row groups, not data")
+        if self.repeated_header:
+            out.append(f"{len(self.repeated_header)} body row(s) repeating the header dropped")
         if self.note_rows:
             out.append(f"{self.note_rows} full-width row(s) alternating with data rows kept as rows (row notes)")
         if self.padding_cols:
@@ -194,6 +200,10 @@ def read_structure(grid: Grid, h: int, bold: list[bool]) -> Structure:
     s.titles = [grid.cells[i].text for _, i in titles]
     s.removed.update(r for r, _ in titles)
     s.removed.update(s.sections)
+    levels = [grid.values[r] for r in range(h) if r not in s.removed and len(set(grid.values[r])) > 1]
+    s.repeated_header = [r for r in range(h, n) if r not in s.removed and grid.values[r] in levels
+                         and all(grid.header_flags[r])]
+    s.removed.update(s.repeated_header)
     kept = [r for r in range(n) if r not in s.removed]
     body = [r for r in kept if r >= h]
     def borrowed(r: int, c: int) -> bool:  # no text of its own: empty, or text of a cell spanning columns

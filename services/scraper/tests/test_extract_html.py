@@ -229,3 +229,14 @@ def test_furniture_classed_wikitable_is_skipped_in_every_mode_and_keeps_its_inde
     assert [t.source.table_index for t in wiki.tables] == [1]
     assert wiki.errors == ["table 0: is page furniture (class 'infobox'), not data",
                            "table 2: is page furniture (class 'succession-box'), not data"]
+
+
+def test_a_header_repeated_at_the_bottom_is_not_a_data_row() -> None:
+    head = "<tr><th>Pos</th><th>Team</th><th>Pts</th></tr>"
+    html = (f"<table class='wikitable'>{head}<tr><td>1</td><td>Ajax</td><td>80</td></tr>"
+            f"<tr><td>2</td><td>PSV</td><td>75</td></tr>{head}</table>")
+    result = extract_tables(html, source=SRC)
+    assert result.tables[0].rows == [["1", "Ajax", "80"], ["2", "PSV", "75"]]
+    assert any("1 body row(s) repeating the header" in w for w in result.warnings)
+    as_data = html.replace(head + "</table>", "<tr><td>Pos</td><td>Team</td><td>Pts</td></tr></table>")
+    assert len(extract_tables(as_data, source=SRC).tables[0].rows) == 3  # plain cells are data
