@@ -189,14 +189,13 @@ def read_structure(grid: Grid, h: int, bold: list[bool]) -> Structure:
             s.sections[r] = (cell.text, cell.header)
         else:
             s.note_rows += 1
-    if s.sections:
-        if titles and h not in s.sections:
-            r, i = titles.pop()
-            s.lead = (grid.cells[i].text, grid.cells[i].header)
-            s.removed.add(r)
-        elif not titles and list(s.sections) == [h]:
-            titles.append((h, _full_width(grid, h)))  # one heading over the whole body: a title
-            del s.sections[h]
+    if list(s.sections) == [h]:  # one heading over the whole body: a title
+        titles.append((h, _full_width(grid, h)))
+        del s.sections[h]
+    elif s.sections and titles and h not in s.sections:
+        r, i = titles.pop()  # the header's top row heads the rows above the first section row
+        s.lead = (grid.cells[i].text, grid.cells[i].header)
+        s.removed.add(r)
     s.titles = [grid.cells[i].text for _, i in titles]
     s.removed.update(r for r, _ in titles)
     s.removed.update(s.sections)

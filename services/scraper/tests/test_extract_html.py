@@ -189,6 +189,18 @@ def test_one_section_over_the_whole_body_is_the_caption() -> None:
     t = extract_tables(html, source=SRC).tables[0]
     assert t.caption == "Representing Poland" and not t.group_column
     assert t.rows == [["2001", "Europeans", "10"], ["2002", "Worlds", "7"]]
+    titled = html.replace("<tr>", "<tr><th colspan='4'>Results of A. Athlete</th></tr><tr>", 1)
+    t = extract_tables(titled, source=SRC).tables[0]
+    assert t.caption == "Results of A. Athlete — Representing Poland" and not t.group_column
+    assert t.header == [["Year", "Competition", "Pts"]] and len(t.rows) == 2
+
+
+def test_the_top_header_row_heads_the_first_section_when_the_body_has_sections() -> None:
+    html = SECTIONED.replace("<tr><th colspan='4'>Representing Poland</th></tr>", "").replace(
+        "<tr>", "<tr><th colspan='4'>Representing Poland</th></tr><tr>", 1)
+    t = extract_tables(html, source=SRC).tables[0]
+    assert t.caption == "" and t.header == [["Section", "Year", "Competition", "Pts"]]
+    assert [r[0] for r in t.rows] == ["Representing Poland", "Representing Poland", "Representing Europe"]
 
 
 def test_full_width_rows_under_each_data_row_are_notes_kept_as_rows() -> None:
