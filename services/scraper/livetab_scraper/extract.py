@@ -326,9 +326,9 @@ def extract_tables(
     """Every selected table of a page as a `Table`; reasons for what could not be used.
 
     `selector` is a class token (`"wikitable"`, the default) or `"data"` for every table that is not
-    navigation, an infobox or page furniture. Furniture is left out in either mode: a table with the
-    selector's class that is also an infobox, succession box or navbox (or sits inside one) is
-    reported in `errors`, not extracted. `Source.table_index` (and the id) is the table's position
+    navigation, an infobox or page furniture (nor inside one). Furniture is left out in either mode:
+    a table with the selector's class that is also an infobox, succession box or navbox is reported
+    in `errors`, not extracted. `Source.table_index` (and the id) is the table's position
     among the tables carrying the selector's class, counted in document order, furniture included
     (WikiTableQuestions' `tableIndex`); in `"data"` mode among the tables that are not furniture.
     """
