@@ -16,9 +16,10 @@ Not every full-width body row is a heading. A row is read as one when its cell i
 (`<th>`) or wholly bold, or when it is a short plain cell (at most `MAX_SECTION_WORDS` words) in a
 table whose body opens with a full-width row (sectioned from its first row: "1994–95 UEFA Cup"); a
 short plain row in the middle of ungrouped rows ("Cancelled due to the war") is a note. When
-full-width rows alternate with single data rows (an episode list with a summary under each episode,
-"X won 3–1 on aggregate" after each tie) they are notes on the row above. Notes are kept as rows and
-reported in the warnings.
+every full-width row follows exactly one data row (an episode list with a summary under each episode;
+episodes without a summary yet may follow the last one) they are notes on the row above: they become
+that row's value in a `Note` column put after the others. Other notes are kept as rows, and reported in the
+warnings.
 
 A body row of header cells that repeats a header level (long tables repeat their header at the
 bottom) is dropped too: it is neither data nor a heading.
@@ -39,10 +40,11 @@ from livetab.tables import Cell, flatten_header
 from livetab_scraper.clean import reindex
 from livetab_scraper.grid import Grid
 
-__all__ = ["GROUP_NAMES", "MAX_SECTION_WORDS", "Structure", "read_structure"]
+__all__ = ["GROUP_NAMES", "MAX_SECTION_WORDS", "NOTE_NAMES", "Structure", "read_structure"]
 
 MAX_SECTION_WORDS = 6
 GROUP_NAMES = ("Section", "Group", "Row group")
+NOTE_NAMES = ("Note", "Row note", "Summary note")
 
 
 @dataclass
@@ -52,6 +54,7 @@ class Structure:
     sections: dict[int, tuple[str, bool]] = field(default_factory=dict)  # grid row -> (heading, was <th>)
     lead: tuple[str, bool] | None = None  # heading of the body rows above the first section row
     note_rows: int = 0  # full-width body rows kept as rows (notes on the row above)
+    row_notes: dict[int, int] = field(default_factory=dict)  # note row -> the data row above it (a column)
     repeated_header: list[int] = field(default_factory=list)  # body rows of <th> repeating a header level
     padding_cols: list[int] = field(default_factory=list)
     decorative_cols: list[int] = field(default_factory=list)
@@ -68,8 +71,10 @@ class Structure:
             out.append(f"{len(self.sections)} full-width section row(s) read as row groups, not data")
         if self.repeated_header:
             out.append(f"{len(self.repeated_header)} body row(s) repeating the header dropped")
+        if self.row_notes:
+            out.append(f"{len(self.row_notes)} full-width row(s) under single data rows read as their notes (a column)")
         if self.note_rows:
-            out.append(f"{self.note_rows} full-width row(s) alternating with data rows kept as rows (row notes)")
+            out.append(f"{self.note_rows} full-width row(s) that are neither headings nor row notes kept as rows")
         if self.padding_cols:
             out.append(f"{len(self.padding_cols)} column(s) that only a full-width cell reached dropped")
         if self.decorative_cols:
@@ -105,7 +110,25 @@ class Structure:
         header, rows = values[:new_h], values[new_h:]
         if self.grouped:
             header, rows, cells = self._with_group_column(grid, h, header, rows, cells)
+        if self.row_notes:
+            header, rows, cells = self._with_note_column(grid, kept_rows, header, rows, cells)
         return header, rows, cells
+
+    def _with_note_column(self, grid: Grid, kept_rows: list[int], header: list[list[str]], rows: list[list[str]],
+                          cells: list[Cell]) -> tuple[list[list[str]], list[list[str]], list[Cell]]:
+        taken = {n.casefold() for n in flatten_header(header)} if header else set()
+        name = next((n for n in NOTE_NAMES if n.casefold() not in taken), NOTE_NAMES[-1])
+        new_h, col = len(header), len(rows[0]) if rows else 0
+        note_of = {above: grid.cells[grid.origin[r][0]].text for r, above in self.row_notes.items()}
+        out = list(cells)
+        if new_h:
+            out.append(Cell(row=0, col=col, text=name, rowspan=new_h, header=True))
+        notes: list[str] = []
+        for i, r in enumerate(kept_rows[new_h:]):
+            notes.append(note_of.get(r, ""))
+            out.append(Cell(row=new_h + i, col=col, text=notes[-1]))
+        out.sort(key=lambda c: (c.row, c.col))
+        return [[*level, name] for level in header], [[*r, note] for r, note in zip(rows, notes, strict=True)], out
 
     def _with_group_column(self, grid: Grid, h: int, header: list[list[str]], rows: list[list[str]],
                            cells: list[Cell]) -> tuple[list[list[str]], list[list[str]], list[Cell]]:
@@ -172,20 +195,20 @@ def read_structure(grid: Grid, h: int, bold: list[bool]) -> Structure:
         titles.append((r, i))
         r += 1
     full = [(r, i) for r in range(h, n) if (i := _full_width(grid, r)) >= 0 and grid.cells[i].text.strip()]
-    fw_rows = {r for r, _ in full}
-    runs = []
-    for r, _ in full:
-        k = r + 1
-        while k < n and k not in fw_rows:
-            k += 1
-        runs.append(k - r - 1)
-    if len(full) >= 2 and max(runs) <= 1:
-        s.note_rows = len(full)  # one under each data row: notes on that row, not headings
+    above = [r - (full[k - 1][0] if k else h - 1) - 1 for k, (r, _) in enumerate(full)]  # data rows above each
+    if len(full) >= 2 and all(a == 1 for a in above):  # one under each data row: notes on it, not headings
+        s.row_notes = {r: r - 1 for r, _ in full}
         full = []
-    opens = bool(full) and full[0][0] == h
+    def marked(i: int) -> bool:  # written as a heading: a header cell or wholly bold
+        return grid.cells[i].header or (i < len(bold) and bold[i])
+
+    def short(i: int) -> bool:
+        return len(grid.cells[i].text.split()) <= MAX_SECTION_WORDS
+
+    opens = bool(full) and full[0][0] == h and (marked(full[0][1]) or short(full[0][1]))
     for r, i in full:
         cell = grid.cells[i]
-        if cell.header or (i < len(bold) and bold[i]) or (opens and len(cell.text.split()) <= MAX_SECTION_WORDS):
+        if marked(i) or (opens and short(i)):
             s.sections[r] = (cell.text, cell.header)
         else:
             s.note_rows += 1
@@ -199,6 +222,7 @@ def read_structure(grid: Grid, h: int, bold: list[bool]) -> Structure:
     s.titles = [grid.cells[i].text for _, i in titles]
     s.removed.update(r for r, _ in titles)
     s.removed.update(s.sections)
+    s.removed.update(s.row_notes)
     levels = [grid.values[r] for r in range(h) if r not in s.removed and len(set(grid.values[r])) > 1]
     s.repeated_header = [r for r in range(h, n) if r not in s.removed and grid.values[r] in levels
                          and all(grid.header_flags[r])]

@@ -203,15 +203,25 @@ def test_the_top_header_row_heads_the_first_section_when_the_body_has_sections()
     assert [r[0] for r in t.rows] == ["Representing Poland", "Representing Poland", "Representing Europe"]
 
 
-def test_full_width_rows_under_each_data_row_are_notes_kept_as_rows() -> None:
+def test_full_width_rows_under_each_data_row_are_that_rows_note() -> None:
     html = ("<table class='wikitable'><tr><th>No.</th><th>Title</th></tr>"
             "<tr><td>1</td><td>Pilot</td></tr><tr><td colspan='2'>The family moves.</td></tr>"
             "<tr><td>2</td><td>Return</td></tr><tr><td colspan='2'>They come back.</td></tr>"
             "<tr><td>3</td><td>End</td></tr></table>")
     result = extract_tables(html, source=SRC)
     t = result.tables[0]
-    assert not t.group_column and t.caption == "" and len(t.rows) == 5
-    assert any("alternating with data rows" in w for w in result.warnings)
+    assert not t.group_column and t.caption == "" and t.columns == ["No.", "Title", "Note"]
+    assert t.rows == [["1", "Pilot", "The family moves."], ["2", "Return", "They come back."], ["3", "End", ""]]
+    assert [(c.row, c.col, c.text) for c in t.cells if c.col == 2] == [
+        (0, 2, "Note"), (1, 2, "The family moves."), (2, 2, "They come back."), (3, 2, "")]
+    assert any("2 full-width row(s) under single data rows read as their notes" in w for w in result.warnings)
+    # a full-width row first in the body has no row above it: not a note; short, it opens a section
+    first = html.replace("<tr><td>1</td><td>Pilot</td></tr>", "", 1)
+    t = extract_tables(first, source=SRC).tables[0]
+    assert t.columns == ["Section", "No.", "Title"] and [r[0] for r in t.rows] == ["The family moves.", "They come back."]
+    long = first.replace("The family moves.", "The family moves to a farm in Oregon after the storm.")
+    t = extract_tables(long, source=SRC).tables[0]
+    assert t.columns == ["No.", "Title"] and len(t.rows) == 4  # long plain text: kept as rows
 
 
 def test_a_long_full_width_data_cell_is_not_a_section_heading() -> None:
