@@ -245,6 +245,10 @@ def _one_table(
     first = raw_rows[0] if raw_rows else []
     first_bold = bool(first) and all(c.header or c.bold or not c.text for c in first) and any(c.text for c in first)
     h = _header_rows(grid, n_thead, first_bold)
+    shape = read_structure(grid, h, [c.bold for row in raw_rows for c in row])
+    last = grid.n_rows - 1
+    if footer and last - 1 in shape.row_notes and last not in shape.removed:
+        shape.last_note = footer[0][0]  # the last data row's note, in the same pattern, looked like a footer
 
     # Markers in grid coordinates, and the page's notes they point at.
     cell_markers: list[CellMarker] = []
@@ -262,23 +266,22 @@ def _one_table(
                 if key not in seen:
                     seen.add(key)
                     footnotes.append(f"{m.label} {text}".strip())
-    for text, ms in footer:
+    for j, (text, ms) in enumerate(footer):
         for m in ms:
             note = notes.text(m.note_id) if m.note_id else _symbol_legend(el, m.label)
             key = (m.label, m.note_id or note)
             if key not in seen:
                 seen.add(key)
                 footnotes.append(f"{m.label} {note}".strip())
-        if text:
+        if text and not (j == 0 and shape.last_note is not None):
             footnotes.append(text)
-    if footer:
-        warnings.append(f"table {index}: {len(footer)} full-width footer row(s) kept as notes, not data")
+    n_footer = len(footer) - (shape.last_note is not None)
+    if n_footer:
+        warnings.append(f"table {index}: {n_footer} full-width footer row(s) kept as notes, not data")
     caption = ""
     cap = el.find("caption")
     if cap is not None:
         caption = cell_text(cap, symbol_markers=False).text.replace("\n", " ")
-    bold = [c.bold for row in raw_rows for c in row]
-    shape = read_structure(grid, h, bold)
     header, rows, cells = shape.apply(grid, h)
     if shape.removed or shape.padding_cols or shape.decorative_cols:
         moved = [(m, shape.slot(grid, m.row, m.col)) for m in cell_markers]

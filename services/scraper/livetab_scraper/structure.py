@@ -55,6 +55,7 @@ class Structure:
     lead: tuple[str, bool] | None = None  # heading of the body rows above the first section row
     note_rows: int = 0  # full-width body rows kept as rows (notes on the row above)
     row_notes: dict[int, int] = field(default_factory=dict)  # note row -> the data row above it (a column)
+    last_note: str | None = None  # the last data row's note, when it was split off as a footer row
     repeated_header: list[int] = field(default_factory=list)  # body rows of <th> repeating a header level
     padding_cols: list[int] = field(default_factory=list)
     decorative_cols: list[int] = field(default_factory=list)
@@ -72,7 +73,8 @@ class Structure:
         if self.repeated_header:
             out.append(f"{len(self.repeated_header)} body row(s) repeating the header dropped")
         if self.row_notes:
-            out.append(f"{len(self.row_notes)} full-width row(s) under single data rows read as their notes (a column)")
+            n = len(self.row_notes) + (self.last_note is not None)
+            out.append(f"{n} full-width row(s) under single data rows read as their notes (a column)")
         if self.note_rows:
             out.append(f"{self.note_rows} full-width row(s) that are neither headings nor row notes kept as rows")
         if self.padding_cols:
@@ -120,6 +122,8 @@ class Structure:
         name = next((n for n in NOTE_NAMES if n.casefold() not in taken), NOTE_NAMES[-1])
         new_h, col = len(header), len(rows[0]) if rows else 0
         note_of = {above: grid.cells[grid.origin[r][0]].text for r, above in self.row_notes.items()}
+        if self.last_note is not None:
+            note_of[grid.n_rows - 1] = self.last_note
         out = list(cells)
         if new_h:
             out.append(Cell(row=0, col=col, text=name, rowspan=new_h, header=True))

@@ -215,6 +215,10 @@ def test_full_width_rows_under_each_data_row_are_that_rows_note() -> None:
     assert [(c.row, c.col, c.text) for c in t.cells if c.col == 2] == [
         (0, 2, "Note"), (1, 2, "The family moves."), (2, 2, "They come back."), (3, 2, "")]
     assert any("2 full-width row(s) under single data rows read as their notes" in w for w in result.warnings)
+    last = html.replace("</table>", "<tr><td colspan='2'>It ends.</td></tr></table>")
+    result = extract_tables(last, source=SRC)
+    assert result.tables[0].rows[-1] == ["3", "End", "It ends."]  # not taken for a footer row
+    assert not result.tables[0].footnotes and not any("footer" in w for w in result.warnings)
     # a full-width row first in the body has no row above it: not a note; short, it opens a section
     first = html.replace("<tr><td>1</td><td>Pilot</td></tr>", "", 1)
     t = extract_tables(first, source=SRC).tables[0]
