@@ -1,4 +1,4 @@
-"""Structure that people write into a table's rows: title rows, section rows, decorative columns.
+"""Structure that people write into a table's rows: title rows, section rows, row notes, decorative columns.
 
 A full-width row is a row made of one cell spanning every column. Where it sits says what it is:
 
@@ -14,12 +14,12 @@ A full-width row is a row made of one cell spanning every column. Where it sits 
 
 Not every full-width body row is a heading. A row is read as one when its cell is a header cell
 (`<th>`) or wholly bold, or when it is a short plain cell (at most `MAX_SECTION_WORDS` words) in a
-table whose body opens with a full-width row (sectioned from its first row: "1994–95 UEFA Cup"); a
-short plain row in the middle of ungrouped rows ("Cancelled due to the war") is a note. When
-every full-width row follows exactly one data row (an episode list with a summary under each episode;
-episodes without a summary yet may follow the last one) they are notes on the row above: they become
-that row's value in a `Note` column put after the others. Other notes are kept as rows, and reported in the
-warnings.
+table whose body opens with such a heading-like row (sectioned from its first row: "1994–95 UEFA
+Cup"); a short plain row in the middle of ungrouped rows ("Cancelled due to the war") is a note.
+When every full-width row follows exactly one data row (an episode list with a summary under each
+episode; episodes without a summary yet may follow the last one) they are notes on the row above:
+they become that row's value in a `Note` column put after the others. Other notes are kept as rows
+(qagen's frame does not count a row repeating one text as data), and reported in the warnings.
 
 A body row of header cells that repeats a header level (long tables repeat their header at the
 bottom) is dropped too: it is neither data nor a heading.
