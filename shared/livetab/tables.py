@@ -2,6 +2,8 @@
 
 A `Table` keeps the header levels and body rows with spans already expanded (so every row has
 `n_cols` values), and the original cells with their spans so renderings can show merged cells.
+Structure found in the source is kept, not flattened away: title rows in `caption`, section rows
+as a row-group column named by `group_column` (one merged cell per group in `cells`).
 """
 
 from __future__ import annotations
@@ -77,6 +79,7 @@ class Table:
     profile: Profile = field(default_factory=Profile)
     column_types: dict[str, str] = field(default_factory=dict)
     release: str = ""
+    group_column: str = ""  # the column of row groups read from section rows ("" when none)
 
     @property
     def columns(self) -> list[str]:
@@ -118,6 +121,7 @@ class Table:
             ),
             column_types=self.column_types,
             release=self.release,
+            group_column=self.group_column,
         )
 
     @classmethod
@@ -142,4 +146,5 @@ class Table:
                             content_types=list(p.content_types), n_rows=p.n_rows, n_cols=p.n_cols),
             column_types=dict(m.column_types),
             release=m.release,
+            group_column=m.group_column,
         )

@@ -141,10 +141,14 @@ class Frame:
 
     @cached_property
     def group_rows(self) -> frozenset[int]:
-        """Section rows: only the first cell filled (TaTA and Wikipedia use them as sub-headings)."""
+        """Section rows: only the first cell filled (TaTA and Wikipedia use them as sub-headings), or one
+        text, not a number, in every cell (a full-width row expanded over the columns, as tables
+        extracted before the scraper read section rows into `Table.group_column` carry them). Never
+        counted as data."""
         if self.n_cols < 2:
             return frozenset()
-        return frozenset(r for r, row in enumerate(self.grid) if row[0] and not any(row[1:]))
+        return frozenset(r for r, row in enumerate(self.grid) if row[0] and (
+            not any(row[1:]) or (all(v == row[0] for v in row[1:]) and parse_number(row[0]) is None)))
 
     @cached_property
     def total_rows(self) -> frozenset[int]:

@@ -75,6 +75,8 @@ def _rebuild(table: Table, header: list[list[str]], rows: list[list[str]], kept_
              kept_cols: list[int]) -> Table:
     new = dataclasses.replace(table, header=header, rows=rows, footnotes=list(table.footnotes))
     new.cells = reindex(table.cells, kept_rows, kept_cols, header + rows)
+    if new.group_column and (not kept_cols or kept_cols[0] != 0):
+        new.group_column = ""  # the row-group column (always the first) was dropped
     new.column_types = detect_column_types(new)
     return new
 

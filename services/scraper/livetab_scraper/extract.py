@@ -12,6 +12,12 @@ following all-`<th>` row joins the header only when the rows above require it: a
 rowspan reaches into it, or the row above has a colspan header cell whose sub-columns it labels.
 That keeps `Round` (colspan 2) above `R1 | R2`-less rows as one level, two-level headers as two
 levels, and tables whose body rows are all `<th>` (row headers) as one header row plus a body.
+
+Structure written into the rows is then read by `structure.read_structure`: a full-width title row
+at the top of the header goes to the caption, full-width section rows in the body become a row-group
+column, and columns with nothing in them (swatches, spacers) are dropped. Tables that carry the
+selector's class but are page furniture (`wikitable succession-box`, `infobox wikitable`) are skipped
+with a reason in every selector mode.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from lxml import etree
 from livetab_scraper.coltypes import detect_column_types
 from livetab_scraper.grid import MAX_COLSPAN, MAX_ROWSPAN, Grid, GridError, RawCell, expand, parse_span
 from livetab_scraper.htmltext import Marker, cell_text, has_class, normalise_space
+from livetab_scraper.structure import read_structure
 
 __all__ = ["DEFAULT_MAX_BYTES", "NON_DATA_CLASSES", "CellMarker", "ExtractResult", "extract_tables"]
 
@@ -66,6 +73,20 @@ def _selected(el: etree._Element, selector: str) -> bool:
     if selector == "data":
         return not NON_DATA_CLASSES.intersection(tokens)
     return selector in tokens
+
+
+def _furniture(el: etree._Element) -> str:
+    """Why a table that carries the selector's class is still not data ("" when it is data).
+
+    `class="wikitable succession-box"` (Preceded by / Succeeded by) and `class="float-right infobox
+    wikitable"` look like wikitables but are page furniture. Only the table's own classes count:
+    a real data wikitable can sit in a collapsible wrapper classed `navbox` (page 203-225 of the
+    WikiTableQuestions set), so an ancestor's class does not exclude it in this mode.
+    """
+    own = sorted(NON_DATA_CLASSES.intersection((el.get("class") or "").split()))
+    if own:
+        return f"is page furniture (class {' '.join(own)!r}), not data"
+    return ""
 
 
 def _inside_non_data(el: etree._Element) -> bool:
@@ -147,7 +168,7 @@ def _split_footer(raw_rows: list[list[RawCell]], positions: list[list[list[Marke
     """Remove trailing rows made of one cell spanning the whole table ("Sources: [2][3]", legends).
 
     Such rows annotate the table rather than hold data; their text and markers become notes.
-    A full-width row inside the body (a section heading) is data and stays.
+    A full-width row inside the body (a section heading) is read by `structure.read_structure`.
     """
     footer: list[tuple[str, list[Marker]]] = []
     while len(raw_rows) > 2 and len(raw_rows[-1]) == 1:
@@ -224,6 +245,10 @@ def _one_table(
     first = raw_rows[0] if raw_rows else []
     first_bold = bool(first) and all(c.header or c.bold or not c.text for c in first) and any(c.text for c in first)
     h = _header_rows(grid, n_thead, first_bold)
+    shape = read_structure(grid, h, [c.bold for row in raw_rows for c in row])
+    last = grid.n_rows - 1
+    if footer and last - 1 in shape.row_notes and last not in shape.removed:
+        shape.last_note = footer[0][0]  # the last data row's note, in the same pattern, looked like a footer
 
     # Markers in grid coordinates, and the page's notes they point at.
     cell_markers: list[CellMarker] = []
@@ -241,30 +266,40 @@ def _one_table(
                 if key not in seen:
                     seen.add(key)
                     footnotes.append(f"{m.label} {text}".strip())
-    for text, ms in footer:
+    for j, (text, ms) in enumerate(footer):
         for m in ms:
             note = notes.text(m.note_id) if m.note_id else _symbol_legend(el, m.label)
             key = (m.label, m.note_id or note)
             if key not in seen:
                 seen.add(key)
                 footnotes.append(f"{m.label} {note}".strip())
-        if text:
+        if text and not (j == 0 and shape.last_note is not None):
             footnotes.append(text)
-    if footer:
-        warnings.append(f"table {index}: {len(footer)} full-width footer row(s) kept as notes, not data")
+    n_footer = len(footer) - (shape.last_note is not None)
+    if n_footer:
+        warnings.append(f"table {index}: {n_footer} full-width footer row(s) kept as notes, not data")
     caption = ""
     cap = el.find("caption")
     if cap is not None:
         caption = cell_text(cap, symbol_markers=False).text.replace("\n", " ")
+    header, rows, cells = shape.apply(grid, h)
+    if shape.removed or shape.padding_cols or shape.decorative_cols:
+        moved = [(m, shape.slot(grid, m.row, m.col)) for m in cell_markers]
+        cell_markers = [dataclasses.replace(m, row=at[0], col=at[1]) for m, at in moved if at is not None]
+    for title in shape.titles:
+        if title and title != caption:
+            caption = f"{caption} — {title}" if caption else title
+    warnings.extend(f"table {index}: {w}" for w in shape.notes())
     table = Table(
         id=tid,
         source=dataclasses.replace(source, table_index=index),
-        header=grid.values[:h],
-        rows=grid.values[h:],
+        header=header,
+        rows=rows,
         language=language,
         caption=caption,
-        cells=grid.cells,
+        cells=cells,
         footnotes=footnotes,
+        group_column=shape.group_name(header),
     )
     table.column_types = detect_column_types(table)
     return table, cell_markers
@@ -294,8 +329,11 @@ def extract_tables(
     """Every selected table of a page as a `Table`; reasons for what could not be used.
 
     `selector` is a class token (`"wikitable"`, the default) or `"data"` for every table that is not
-    navigation, an infobox or page furniture. `Source.table_index` (and the id) is the table's
-    position among the selected tables of the page, counted in document order.
+    navigation, an infobox or page furniture (nor inside one). Furniture is left out in either mode:
+    a table with the selector's class that is also an infobox, succession box or navbox is reported
+    in `errors`, not extracted. `Source.table_index` (and the id) is the table's position
+    among the tables carrying the selector's class, counted in document order, furniture included
+    (WikiTableQuestions' `tableIndex`); in `"data"` mode among the tables that are not furniture.
     """
     result = ExtractResult()
     size = len(html)
@@ -321,6 +359,10 @@ def extract_tables(
         if index >= max_tables:
             result.errors.append(f"page has more than {max_tables} tables; the rest were skipped")
             break
+        why = _furniture(el)
+        if why:  # keeps its index: WikiTableQuestions' tableIndex counts every wikitable
+            result.errors.append(f"table {index}: {why}")
+            continue
         try:
             table, markers = _one_table(
                 el, index, source=source, language=language, notes=notes,

@@ -2,7 +2,8 @@
 
 - size class: `small` (at most 5 rows and 4 columns), `large` (more than 20 rows or more than 8
   columns), otherwise `medium`;
-- multi-level header (more than one header row), grouped rows (a body cell with a rowspan),
+- multi-level header (more than one header row), grouped rows (a body cell with a rowspan, or row
+  groups read from section rows: `Table.group_column`),
   footnotes present;
 - content types, multi-label: `numeric` (numbers in the page's convention), `prose` (sentences of
   eight words or more), `categorical` (short codes or labels repeated down a column), `math`
@@ -68,7 +69,7 @@ def _content_types(table: Table) -> list[str]:
 
 def profile_table(table: Table) -> Profile:
     h = len(table.header)
-    grouped = any(c.rowspan > 1 and c.row >= h for c in table.cells)
+    grouped = bool(table.group_column) or any(c.rowspan > 1 and c.row >= h for c in table.cells)
     return Profile(
         size_class=size_class(table.n_rows, table.n_cols),
         multi_level_header=h > 1,

@@ -78,16 +78,27 @@ def test_thresholds_are_honoured_when_changed() -> None:
 def test_cells_follow_dropped_columns_and_rows() -> None:
     html = (shared_data() / "wiki_html" / "pages" / "203-714.html").read_text(encoding="utf-8")
     meta = json.loads((shared_data() / "wiki_html" / "pages" / "203-714.json").read_text())
-    table = extract_tables(html, source=SRC).tables[meta["tableIndex"]]
-    assert table.header[0][:2] == ["Season", "Season"]  # colspan over a colour-swatch column
-    cleaned = drop_empty(table)
-    assert cleaned.columns[0] == "Season" and cleaned.n_cols == table.n_cols - 1
+    result = extract_tables(html, source=SRC)
+    table = result.tables[meta["tableIndex"]]
+    # "Season" spans a colour-swatch column on the page; the extractor drops the swatch column
+    assert table.header[0][:2] == ["Season", "Episodes"]
+    assert any(w.startswith(f"table {meta['tableIndex']}: 1 decorative column") for w in result.warnings)
+    head = [c for c in table.cells if c.row == 0]
+    assert (head[0].text, head[0].colspan) == ("Season", 1)
+    # drop_empty shrinks spans the same way on a table that still has such a column
+    header = [["Season", "Season", "Episodes"]]
+    rows = [["", "1", "13"], ["", "2", "12"]]
+    cells = [Cell(0, 0, "Season", colspan=2, header=True), Cell(0, 2, "Episodes", header=True)]
+    cells += [Cell(r + 1, c, v) for r, row in enumerate(rows) for c, v in enumerate(row)]
+    cleaned = drop_empty(Table(id="t", source=SRC, header=header, rows=rows, cells=cells))
+    assert cleaned.columns == ["Season", "Episodes"] and cleaned.rows == [["1", "13"], ["2", "12"]]
     head = [c for c in cleaned.cells if c.row == 0]
     assert (head[0].text, head[0].colspan) == ("Season", 1)
-    width = cleaned.n_cols
-    assert all(c.col + c.colspan <= width for c in cleaned.cells)
-    slots = sum(c.rowspan * c.colspan for c in cleaned.cells)
-    assert slots == width * (len(cleaned.header) + cleaned.n_rows)
+    for t in (table, cleaned):
+        width = t.n_cols
+        assert all(c.col + c.colspan <= width for c in t.cells)
+        slots = sum(c.rowspan * c.colspan for c in t.cells)
+        assert slots == width * (len(t.header) + t.n_rows)
 
 
 def test_flatten_header_option() -> None:
@@ -138,3 +149,23 @@ def test_select_per_page_rules() -> None:
     assert [t.source.table_index for t in select_per_page(tables, rule="first", limit=2)] == [0, 1, 0]
     assert len(select_per_page(tables, rule="all")) == 4
     assert [t.source.uri for t in select_per_page(tables, rule="index", index=2)] == ["a"]
+
+
+def test_the_row_group_column_survives_cleaning_or_is_unnamed_with_it() -> None:
+    html = ("<table class='wikitable'><tr><th>Year</th><th>Event</th><th>Place</th><th>Pts</th></tr>"
+            + "<tr><th colspan='4'>Representing Poland</th></tr>"
+            + "".join(f"<tr><td>{2000 + i}</td><td>Ev {i}</td><td>City {i}</td><td>{i}</td></tr>" for i in range(6))
+            + "<tr><th colspan='4'>Representing Europe</th></tr>"
+            + "".join(f"<tr><td>{2010 + i}</td><td>Cup {i}</td><td>Town {i}</td><td>{i}</td></tr>" for i in range(3))
+            + "</table>")
+    table = extract_tables(html, source=SRC).tables[0]
+    assert table.group_column == "Section"
+    kept = clean_table(table)
+    assert isinstance(kept, Table) and kept.group_column == "Section" and kept.columns[0] == "Section"
+    assert [c.text for c in kept.cells if c.col == 0] == ["Section", "Representing Poland", "Representing Europe"]
+    # rows above the first section row have no heading: a mostly empty Section column is dropped
+    late = html.replace("<tr><th colspan='4'>Representing Poland</th></tr>", "")
+    table = extract_tables(late, source=SRC).tables[0]
+    assert table.group_column == "Section" and [r[0] for r in table.rows].count("") == 6
+    cleaned = clean_table(table)
+    assert isinstance(cleaned, Table) and cleaned.group_column == "" and "Section" not in cleaned.columns

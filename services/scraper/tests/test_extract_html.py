@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from livetab.tables import Source
+from livetab.render import render
+from livetab.tables import Source, Table
 from livetab_scraper.extract import extract_tables
+from livetab_scraper.profile import profile_table
 
 SRC = Source(kind="wikipedia", uri="https://de.wikipedia.org/wiki/Beispiel", revision="42")
 
@@ -120,11 +122,147 @@ def test_thead_rows_are_the_header() -> None:
 
 
 def test_cells_keep_spans_and_header_flags() -> None:
-    html = ("<table class='wikitable'><tr><th colspan='2'>AB</th></tr><tr><th>A</th><th>B</th></tr>"
-            "<tr><td rowspan='2'>g</td><td>1</td></tr><tr><td>2</td></tr></table>")
+    html = ("<table class='wikitable'><tr><th colspan='2'>AB</th><th rowspan='2'>C</th></tr><tr><th>A</th><th>B</th></tr>"
+            "<tr><td rowspan='2'>g</td><td>1</td><td>x</td></tr><tr><td>2</td><td>y</td></tr></table>")
     t = extract_tables(html, source=SRC).tables[0]
-    assert t.header == [["AB", "AB"], ["A", "B"]]
-    assert t.rows == [["g", "1"], ["g", "2"]]
+    assert t.header == [["AB", "AB", "C"], ["A", "B", "C"]]
+    assert t.rows == [["g", "1", "x"], ["g", "2", "y"]]
     spans = {(c.row, c.col): (c.rowspan, c.colspan, c.header) for c in t.cells}
-    assert spans[(0, 0)] == (1, 2, True) and spans[(2, 0)] == (2, 1, False)
-    assert len(t.cells) == 6
+    assert spans[(0, 0)] == (1, 2, True) and spans[(0, 2)] == (2, 1, True) and spans[(2, 0)] == (2, 1, False)
+    assert len(t.cells) == 9
+
+
+def test_a_header_cell_spanning_every_column_is_the_title_not_a_header_level() -> None:
+    html = ("<table class='wikitable'><tr><th colspan='3'>Climate data for Ilulissat</th></tr>"
+            "<tr><th>Month</th><th>Jan</th><th>Feb</th></tr><tr><th>Mean °C</th><td>-16</td><td>-17</td></tr>"
+            "<tr><th>Rain mm</th><td>12</td><td>11</td></tr></table>")
+    t = extract_tables(html, source=SRC).tables[0]
+    assert t.caption == "Climate data for Ilulissat"
+    assert t.header == [["Month", "Jan", "Feb"]] and t.columns == ["Month", "Jan", "Feb"]
+    assert t.rows == [["Mean °C", "-16", "-17"], ["Rain mm", "12", "11"]]
+    assert [(c.row, c.col, c.text) for c in t.cells[:3]] == [(0, 0, "Month"), (0, 1, "Jan"), (0, 2, "Feb")]
+    with_caption = html.replace("<tr>", "<caption>Weather</caption><tr>", 1)
+    assert extract_tables(with_caption, source=SRC).tables[0].caption == "Weather — Climate data for Ilulissat"
+
+
+SECTIONED = ("<table class='wikitable'><tr><th>Year</th><th>Competition</th><th>Pts</th><th></th></tr>"
+             "<tr><th colspan='4'>Representing Poland</th></tr>"
+             "<tr><td>2001</td><td>Europeans</td><td>10</td><td style='background:red'></td></tr>"
+             "<tr><td>2002</td><td>Worlds</td><td>7</td><td style='background:blue'></td></tr>"
+             "<tr><th colspan='4'>Representing Europe</th></tr>"
+             "<tr><td>2003</td><td>World Cup</td><td>5</td><td style='background:red'></td></tr></table>")
+
+
+def test_section_rows_become_row_groups_not_data_rows() -> None:
+    result = extract_tables(SECTIONED, source=SRC)
+    t = result.tables[0]
+    assert t.group_column == "Section" and t.columns == ["Section", "Year", "Competition", "Pts"]
+    assert t.rows == [["Representing Poland", "2001", "Europeans", "10"], ["Representing Poland", "2002", "Worlds", "7"],
+                      ["Representing Europe", "2003", "World Cup", "5"]]  # the swatch column is gone too
+    groups = [(c.row, c.rowspan, c.text, c.header) for c in t.cells if c.col == 0]
+    assert groups == [(0, 1, "Section", True), (1, 2, "Representing Poland", True), (3, 1, "Representing Europe", True)]
+    assert sum(int(r[3]) for r in t.rows) == 22
+    assert any("2 full-width section row(s)" in w for w in result.warnings)
+    assert any("1 decorative column" in w for w in result.warnings)
+    assert profile_table(t).grouped_rows
+    back = Table.from_proto(t.to_proto())
+    assert back.group_column == "Section" and back.rows == t.rows
+    html = render(t, "html").text  # each group one merged row-header cell over its rows
+    assert '<th rowspan="2">Representing Poland</th><td>2001</td>' in html
+    assert "<tr><td>2002</td><td>Worlds</td><td>7</td></tr>" in html
+
+
+def test_a_swatch_column_filled_only_by_spanning_cells_is_dropped() -> None:
+    html = ("<table class='wikitable'><tr><th colspan='2'>Party</th><th>Votes</th></tr>"
+            "<tr><td style='background:red'></td><td>Red</td><td>10</td></tr>"
+            "<tr><td colspan='3'>Not held</td></tr>"
+            "<tr><td style='background:blue'></td><td>Blue</td><td>7</td></tr></table>")
+    result = extract_tables(html, source=SRC)
+    t = result.tables[0]
+    assert t.header == [["Party", "Votes"]] and t.rows == [["Red", "10"], ["Not held", "Not held"], ["Blue", "7"]]
+    assert [(c.text, c.colspan) for c in t.cells if c.row in (0, 2)] == [("Party", 1), ("Votes", 1), ("Not held", 2)]
+    assert any("1 decorative column" in w for w in result.warnings)
+
+
+def test_one_section_over_the_whole_body_is_the_caption() -> None:
+    html = SECTIONED.split("<tr><th colspan='4'>Representing Europe")[0] + "</table>"
+    t = extract_tables(html, source=SRC).tables[0]
+    assert t.caption == "Representing Poland" and not t.group_column
+    assert t.rows == [["2001", "Europeans", "10"], ["2002", "Worlds", "7"]]
+    titled = html.replace("<tr>", "<tr><th colspan='4'>Results of A. Athlete</th></tr><tr>", 1)
+    t = extract_tables(titled, source=SRC).tables[0]
+    assert t.caption == "Results of A. Athlete — Representing Poland" and not t.group_column
+    assert t.header == [["Year", "Competition", "Pts"]] and len(t.rows) == 2
+
+
+def test_the_top_header_row_heads_the_first_section_when_the_body_has_sections() -> None:
+    html = SECTIONED.replace("<tr><th colspan='4'>Representing Poland</th></tr>", "").replace(
+        "<tr>", "<tr><th colspan='4'>Representing Poland</th></tr><tr>", 1)
+    t = extract_tables(html, source=SRC).tables[0]
+    assert t.caption == "" and t.header == [["Section", "Year", "Competition", "Pts"]]
+    assert [r[0] for r in t.rows] == ["Representing Poland", "Representing Poland", "Representing Europe"]
+
+
+def test_full_width_rows_under_each_data_row_are_that_rows_note() -> None:
+    html = ("<table class='wikitable'><tr><th>No.</th><th>Title</th></tr>"
+            "<tr><td>1</td><td>Pilot</td></tr><tr><td colspan='2'>The family moves.</td></tr>"
+            "<tr><td>2</td><td>Return</td></tr><tr><td colspan='2'>They come back.</td></tr>"
+            "<tr><td>3</td><td>End</td></tr></table>")
+    result = extract_tables(html, source=SRC)
+    t = result.tables[0]
+    assert not t.group_column and t.caption == "" and t.columns == ["No.", "Title", "Note"]
+    assert t.rows == [["1", "Pilot", "The family moves."], ["2", "Return", "They come back."], ["3", "End", ""]]
+    assert [(c.row, c.col, c.text) for c in t.cells if c.col == 2] == [
+        (0, 2, "Note"), (1, 2, "The family moves."), (2, 2, "They come back."), (3, 2, "")]
+    assert any("2 full-width row(s) under single data rows read as their notes" in w for w in result.warnings)
+    last = html.replace("</table>", "<tr><td colspan='2'>It ends.</td></tr></table>")
+    result = extract_tables(last, source=SRC)
+    assert result.tables[0].rows[-1] == ["3", "End", "It ends."]  # not taken for a footer row
+    assert not result.tables[0].footnotes and not any("footer" in w for w in result.warnings)
+    # a full-width row first in the body has no row above it: not a note; short, it opens a section
+    first = html.replace("<tr><td>1</td><td>Pilot</td></tr>", "", 1)
+    t = extract_tables(first, source=SRC).tables[0]
+    assert t.columns == ["Section", "No.", "Title"] and [r[0] for r in t.rows] == ["The family moves.", "They come back."]
+    long = first.replace("The family moves.", "The family moves to a farm in Oregon after the storm.")
+    t = extract_tables(long, source=SRC).tables[0]
+    assert t.columns == ["No.", "Title"] and len(t.rows) == 4  # long plain text: kept as rows
+
+
+def test_a_long_full_width_data_cell_is_not_a_section_heading() -> None:
+    html = ("<table class='wikitable'><tr><th>Season</th><th>Host</th></tr>"
+            "<tr><td>1</td><td>A</td></tr><tr><td>2</td><td>B</td></tr>"
+            "<tr><td colspan='2'>Persepolis won 1 – 0 on aggregate after extra time</td></tr>"
+            "<tr><td>3</td><td>C</td></tr><tr><td>4</td><td>D</td></tr></table>")
+    t = extract_tables(html, source=SRC).tables[0]
+    assert not t.group_column and len(t.rows) == 5
+    cancelled = html.replace("Persepolis won 1 – 0 on aggregate after extra time", "Cancelled (war)")
+    t = extract_tables(cancelled, source=SRC).tables[0]
+    assert not t.group_column and len(t.rows) == 5  # a short plain row among ungrouped rows is a note
+    sectioned = cancelled.replace("<tr><td>1</td>", "<tr><td colspan='2'>Group A</td></tr><tr><td>1</td>", 1)
+    t = extract_tables(sectioned, source=SRC).tables[0]
+    assert t.group_column and [r[0] for r in t.rows] == ["Group A", "Group A", "Cancelled (war)", "Cancelled (war)"]
+
+
+def test_furniture_classed_wikitable_is_skipped_in_every_mode_and_keeps_its_index() -> None:
+    html = ("<table class='float-right infobox wikitable'><tr><th>Born</th><td>1900</td></tr></table>"
+            "<table class='wikitable'><tr><th>a</th><th>b</th></tr><tr><td>1</td><td>2</td></tr></table>"
+            "<table class='wikitable succession-box'><tr><th>Preceded by</th><th>Succeeded by</th></tr>"
+            "<tr><td>X</td><td>Y</td></tr></table>")
+    for selector in ("wikitable", "data"):
+        result = extract_tables(html, source=SRC, selector=selector)
+        assert [t.rows for t in result.tables] == [[["1", "2"]]], selector
+    wiki = extract_tables(html, source=SRC)
+    assert [t.source.table_index for t in wiki.tables] == [1]
+    assert wiki.errors == ["table 0: is page furniture (class 'infobox'), not data",
+                           "table 2: is page furniture (class 'succession-box'), not data"]
+
+
+def test_a_header_repeated_at_the_bottom_is_not_a_data_row() -> None:
+    head = "<tr><th>Pos</th><th>Team</th><th>Pts</th></tr>"
+    html = (f"<table class='wikitable'>{head}<tr><td>1</td><td>Ajax</td><td>80</td></tr>"
+            f"<tr><td>2</td><td>PSV</td><td>75</td></tr>{head}</table>")
+    result = extract_tables(html, source=SRC)
+    assert result.tables[0].rows == [["1", "Ajax", "80"], ["2", "PSV", "75"]]
+    assert any("1 body row(s) repeating the header" in w for w in result.warnings)
+    as_data = html.replace(head + "</table>", "<tr><td>Pos</td><td>Team</td><td>Pts</td></tr></table>")
+    assert len(extract_tables(as_data, source=SRC).tables[0].rows) == 3  # plain cells are data

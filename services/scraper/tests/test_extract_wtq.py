@@ -1,25 +1,36 @@
-"""The extractor against WikiTableQuestions' reference tables on 50 real Wikipedia pages.
+"""The extractor against WikiTableQuestions' reference tables on 150 real Wikipedia pages.
 
-For each page the `tableIndex`-th wikitable is extracted and compared cell for cell with the
-reference CSV. How the reference was made, and so how the comparison reads our table:
+`wiki_html/` (50 pages) and `wiki_html_more/` (100 more, with title rows, section rows and colour
+swatches): for each page of the manifests the `table_index`-th wikitable is extracted and compared
+cell for cell with the reference CSV. How the reference was made (WTQ's table-to-csv), and so how
+the comparison reads our table:
 
 - its header is one row: the labels of a column's header levels, top to bottom, joined by a line
   break, a label repeated by a rowspan written once (`1975–1979\\nObverse`); a colspan repeats the
   label in every column it covers (`Round, Round`);
-- spacer rows with no text and columns with no text in the body (colour swatches) are absent, which
-  is our `drop_empty` step;
-- whitespace inside a cell is not significant (the reference keeps stray spaces after line
-  breaks), so cells are compared with runs of whitespace collapsed.
+- a row whose cells all hold the same text is dropped (a full-width section or note row), and so
+  are spacer rows and columns with no text in the body (colour swatches): the latter is our
+  `drop_empty` step. The same-text rule is not applied to our rows: livetab keeps what the
+  reference drops as structure, not rows (a section row is a row group, the `Section` column, left
+  out of the comparison as the reference has no such column; a title row or a section heading the
+  whole body is the caption; see `STRUCTURE`), so a same-text row left in our table is a difference;
+- whitespace inside a cell is not significant (the reference keeps stray spaces after line breaks),
+  nor are invisible format characters (Unicode category Cf: the zero-width no-break spaces around
+  the `/` of coordinates, soft hyphens), which livetab's cell text leaves out; cells are compared
+  with those removed and runs of whitespace collapsed.
 
-One difference is by design: a symbol footnote marker (`Watkins Glen‡`) is separated from the
-value by livetab and kept in the reference; that page is expected to differ in that cell only.
+Every page that still differs is listed in `EXPLAINED` with its class, and the test asserts both
+that the list is exact and that each differing cell is of the stated class.
 """
 
 from __future__ import annotations
 
 import csv
+import functools
 import json
 import re
+import unicodedata
+from pathlib import Path
 
 import pytest
 from livetab.paths import shared_data
@@ -28,7 +39,34 @@ from livetab_scraper.clean import drop_empty
 from livetab_scraper.extract import ExtractResult, extract_tables
 
 WIKI = shared_data() / "wiki_html"
-PAGES = sorted(p.stem for p in (WIKI / "pages").glob("*.json"))
+MORE = shared_data() / "wiki_html_more"
+
+
+def _manifest(folder: Path) -> dict[str, tuple[Path, int]]:
+    lines = (folder / "manifest.jsonl").read_text(encoding="utf-8").splitlines()
+    return {(m := json.loads(line))["page_id"]: (folder, int(m["table_index"])) for line in lines if line.strip()}
+
+
+MANIFEST = {**_manifest(WIKI), **_manifest(MORE)}
+PAGES = sorted(MANIFEST)
+
+# Pages that differ from the reference, by class. "marker": livetab separates a footnote or
+# maintenance marker from the value, the reference keeps it in the cell (each differing reference
+# cell is our value followed by the marker).
+EXPLAINED: dict[str, tuple[str, str]] = {
+    "204-458": ("marker", "symbol footnote marker: reference 'Watkins Glen‡', livetab 'Watkins Glen' + marker ‡"),
+    "204-321": ("marker", "maintenance tag: reference '2016[citation needed]', livetab '2016' (tag removed)"),
+}
+_MARKER_TAIL = re.compile(r"^(?:[*†‡§¶#]+|\[[^\]]{1,30}\])$")
+
+# Structure livetab keeps where the reference drops the row: page -> (caption, row groups in order).
+STRUCTURE: dict[str, tuple[str, list[str]]] = {
+    "202-57": ("Climate data for Varna, Bulgaria", []),  # title row at the top of a 2-level header
+    "203-429": ("Representing Austria", []),  # one section heading over the whole body
+    "203-781": ("Representing Kazakhstan", []),
+    "204-588": ("Representing United Arab Emirates", []),
+    "204-153": ("", ["Grand Slam tournaments", "Career statistics"]),  # section rows -> row groups
+}
 
 
 def wtq_header(levels: list[list[str]]) -> list[str]:
@@ -44,13 +82,22 @@ def wtq_header(levels: list[list[str]]) -> list[str]:
     return out
 
 
+def _visible(v: str) -> str:
+    if v.isascii():
+        return v
+    return "".join(ch for ch in v if unicodedata.category(ch) != "Cf")
+
+
 def norm(grid: list[list[str]]) -> list[list[str]]:
-    return [[" ".join(v.split()) for v in row] for row in grid]
+    return [[" ".join(_visible(v).split()) for v in row] for row in grid]
 
 
+@functools.cache
 def load(page_id: str) -> tuple[dict[str, object], ExtractResult]:
-    meta = json.loads((WIKI / "pages" / f"{page_id}.json").read_text(encoding="utf-8"))
-    html = (WIKI / "pages" / f"{page_id}.html").read_text(encoding="utf-8")
+    """The page's metadata and extraction (cached: tests read the results and do not change them)."""
+    folder = MANIFEST[page_id][0] if page_id in MANIFEST else WIKI
+    meta = json.loads((folder / "pages" / f"{page_id}.json").read_text(encoding="utf-8"))
+    html = (folder / "pages" / f"{page_id}.html").read_text(encoding="utf-8")
     source = Source(kind="wikipedia", uri=str(meta["url"]), title=str(meta["title"]), revision=str(meta["revision"]))
     return meta, extract_tables(html, source=source, language="en")
 
@@ -60,13 +107,24 @@ def target(meta: dict[str, object], result: ExtractResult) -> Table | None:
 
 
 def reference(page_id: str) -> list[list[str]]:
-    with open(WIKI / "tables" / f"{page_id}.csv", encoding="utf-8", newline="") as f:
+    folder = MANIFEST[page_id][0] if page_id in MANIFEST else WIKI
+    with open(folder / "tables" / f"{page_id}.csv", encoding="utf-8", newline="") as f:
         return list(csv.reader(f, escapechar="\\"))
 
 
 def as_wtq(table: Table) -> list[list[str]]:
+    """Our table as the reference's rules write it (see the module docs)."""
     table = drop_empty(table)
-    return ([wtq_header(table.header)] if table.header else []) + table.rows
+    header, rows = table.header, table.rows
+    if table.group_column:  # the reference has no row-group column
+        header, rows = [level[1:] for level in header], [r[1:] for r in rows]
+    return ([wtq_header(header)] if header else []) + rows
+
+
+def cell_diffs(got: list[list[str]], ref: list[list[str]]) -> list[tuple[str, str]]:
+    """(reference, ours) for every differing cell of two grids of the same shape."""
+    assert len(got) == len(ref) and all(len(a) == len(b) for a, b in zip(got, ref, strict=True))
+    return [(v, got[r][c]) for r, row in enumerate(ref) for c, v in enumerate(row) if got[r][c] != v]
 
 
 def cell_match_rate(got: list[list[str]], ref: list[list[str]]) -> float:
@@ -91,20 +149,60 @@ def outcomes() -> dict[str, tuple[bool, float, str]]:
     return out
 
 
-def test_fifty_pages_present() -> None:
-    assert len(PAGES) == 50
+def test_150_pages_present_with_their_manifest_index() -> None:
+    assert len(PAGES) == 150
+    for pid, (folder, index) in MANIFEST.items():
+        meta = json.loads((folder / "pages" / f"{pid}.json").read_text(encoding="utf-8"))
+        assert meta["tableIndex"] == index, pid
+        assert (folder / "tables" / f"{pid}.csv").is_file(), pid
 
 
-def test_at_least_48_of_50_pages_match_cell_for_cell(
+def test_at_least_145_of_150_pages_match_cell_for_cell(
     outcomes: dict[str, tuple[bool, float, str]], capsys: pytest.CaptureFixture[str],
 ) -> None:
     matched = sum(ok for ok, _, _ in outcomes.values())
     with capsys.disabled():
-        print("\nWTQ reference match, per page (cell match rate):")
+        print("\nWTQ reference match, pages that differ (cell match rate):")
         for pid, (ok, rate, note) in outcomes.items():
-            print(f"  {pid:>8}  {'match' if ok else 'DIFF '}  {rate:6.1%}  {note}")
+            if not ok:
+                print(f"  {pid:>8}  DIFF  {rate:6.1%}  {note}  [{EXPLAINED.get(pid, ('unexplained',))[0]}]")
         print(f"  pages matching cell for cell: {matched}/{len(outcomes)}")
-    assert matched >= 48, {pid: o for pid, o in outcomes.items() if not o[0]}
+    assert matched >= 145, {pid: o for pid, o in outcomes.items() if not o[0]}
+
+
+def test_every_difference_is_explained_by_its_class(outcomes: dict[str, tuple[bool, float, str]]) -> None:
+    differing = {pid for pid, (ok, _, _) in outcomes.items() if not ok}
+    assert differing == set(EXPLAINED), (differing - set(EXPLAINED), set(EXPLAINED) - differing)
+    for pid, (cls, _) in EXPLAINED.items():
+        meta, result = load(pid)
+        table = target(meta, result)
+        assert table is not None
+        diffs = cell_diffs(norm(as_wtq(table)), norm(reference(pid)))
+        assert diffs, pid
+        if cls == "marker":
+            for ref_v, ours in diffs:
+                assert ref_v.startswith(ours) and _MARKER_TAIL.match(ref_v[len(ours):].strip()), (pid, ref_v, ours)
+        else:  # pragma: no cover - a new class needs its own check
+            raise AssertionError(f"no check for class {cls!r}")
+
+
+@pytest.mark.parametrize("page_id", sorted(STRUCTURE))
+def test_title_and_section_rows_are_kept_as_structure(page_id: str) -> None:
+    caption, groups = STRUCTURE[page_id]
+    meta, result = load(page_id)
+    table = target(meta, result)
+    assert table is not None
+    assert table.caption == caption
+    assert all(len(set(r)) > 1 for r in table.rows)  # no section row left as a data row
+    if groups:
+        assert table.group_column == "Section" and table.columns[0] == "Section"
+        seen = [g for i, g in enumerate(r[0] for r in table.rows) if i == 0 or table.rows[i - 1][0] != g]
+        assert seen == groups
+        merged = [c for c in table.cells if c.col == 0 and c.row >= len(table.header)]
+        assert [c.text for c in merged] == groups and sum(c.rowspan for c in merged) == table.n_rows
+    else:
+        assert not table.group_column
+        assert all(caption not in level for level in table.header)
 
 
 def test_colspan_header_is_repeated_over_its_columns(outcomes: dict[str, tuple[bool, float, str]]) -> None:
@@ -140,7 +238,7 @@ def test_symbol_marker_is_the_only_difference_on_its_page() -> None:
 
 def test_table_ids_and_indices_are_deterministic() -> None:
     _, first = load("203-122")
-    _, second = load("203-122")
+    _, second = load.__wrapped__("203-122")
     assert [t.id for t in first.tables] == [t.id for t in second.tables]
     assert [t.source.table_index for t in first.tables] == sorted(t.source.table_index for t in first.tables)
     assert len({t.id for t in first.tables}) == len(first.tables)
@@ -151,7 +249,28 @@ def test_every_wikitable_on_the_page_is_accounted_for() -> None:
     tag = re.compile(r"<table\b[^>]*\bclass=\"[^\"]*\bwikitable\b", re.I)
     for pid in PAGES:
         _, result = load(pid)
-        expected = len(tag.findall((WIKI / "pages" / f"{pid}.html").read_text(encoding="utf-8")))
+        folder = MANIFEST[pid][0]
+        expected = len(tag.findall((folder / "pages" / f"{pid}.html").read_text(encoding="utf-8")))
         skipped = [e for e in result.errors if e.startswith("table ")]
         assert len(result.tables) + len(skipped) == expected, (pid, result.errors)
         assert sorted(t.source.table_index for t in result.tables) == [t.source.table_index for t in result.tables]
+
+
+FURNITURE = {  # page -> (index among its wikitables, class) of furniture classed `wikitable`
+    "203-821": (0, "infobox"), "204-74": (0, "infobox"), "204-932": (0, "infobox"),
+    "202-248": (2, "succession-box"), "203-122": (11, "succession-box"), "204-603": (3, "succession-box"),
+}
+
+
+@pytest.mark.parametrize("page_id", sorted(FURNITURE))
+def test_infoboxes_and_succession_boxes_are_not_data_in_any_selector_mode(page_id: str) -> None:
+    index, cls = FURNITURE[page_id]
+    meta, result = load(page_id)
+    assert index not in [t.source.table_index for t in result.tables]
+    assert any(e.startswith(f"table {index}: is page furniture") and cls in e for e in result.errors), result.errors
+    assert target(meta, result) is not None  # the data table keeps WTQ's tableIndex, furniture counted
+    folder = MANIFEST[page_id][0]
+    html = (folder / "pages" / f"{page_id}.html").read_text(encoding="utf-8")
+    data = extract_tables(html, source=Source(kind="wikipedia", uri=str(meta["url"])), selector="data")
+    for t in data.tables:
+        assert not any(v in ("Preceded by", "Succeeded by") for row in [*t.header, *t.rows] for v in row), t.id

@@ -63,7 +63,7 @@ class StructureProfile(_message.Message):
     def __init__(self, size_class: _Optional[str] = ..., multi_level_header: _Optional[bool] = ..., grouped_rows: _Optional[bool] = ..., footnotes: _Optional[bool] = ..., content_types: _Optional[_Iterable[str]] = ..., n_rows: _Optional[int] = ..., n_cols: _Optional[int] = ...) -> None: ...
 
 class Table(_message.Message):
-    __slots__ = ("id", "source", "language", "domain", "caption", "header", "rows", "cells", "footnotes", "profile", "column_types", "release")
+    __slots__ = ("id", "source", "language", "domain", "caption", "header", "rows", "cells", "footnotes", "profile", "column_types", "release", "group_column")
     class ColumnTypesEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -83,6 +83,7 @@ class Table(_message.Message):
     PROFILE_FIELD_NUMBER: _ClassVar[int]
     COLUMN_TYPES_FIELD_NUMBER: _ClassVar[int]
     RELEASE_FIELD_NUMBER: _ClassVar[int]
+    GROUP_COLUMN_FIELD_NUMBER: _ClassVar[int]
     id: str
     source: Source
     language: str
@@ -95,7 +96,8 @@ class Table(_message.Message):
     profile: StructureProfile
     column_types: _containers.ScalarMap[str, str]
     release: str
-    def __init__(self, id: _Optional[str] = ..., source: _Optional[_Union[Source, _Mapping]] = ..., language: _Optional[str] = ..., domain: _Optional[str] = ..., caption: _Optional[str] = ..., header: _Optional[_Iterable[_Union[HeaderRow, _Mapping]]] = ..., rows: _Optional[_Iterable[_Union[Row, _Mapping]]] = ..., cells: _Optional[_Iterable[_Union[Cell, _Mapping]]] = ..., footnotes: _Optional[_Iterable[str]] = ..., profile: _Optional[_Union[StructureProfile, _Mapping]] = ..., column_types: _Optional[_Mapping[str, str]] = ..., release: _Optional[str] = ...) -> None: ...
+    group_column: str
+    def __init__(self, id: _Optional[str] = ..., source: _Optional[_Union[Source, _Mapping]] = ..., language: _Optional[str] = ..., domain: _Optional[str] = ..., caption: _Optional[str] = ..., header: _Optional[_Iterable[_Union[HeaderRow, _Mapping]]] = ..., rows: _Optional[_Iterable[_Union[Row, _Mapping]]] = ..., cells: _Optional[_Iterable[_Union[Cell, _Mapping]]] = ..., footnotes: _Optional[_Iterable[str]] = ..., profile: _Optional[_Union[StructureProfile, _Mapping]] = ..., column_types: _Optional[_Mapping[str, str]] = ..., release: _Optional[str] = ..., group_column: _Optional[str] = ...) -> None: ...
 
 class HeaderRow(_message.Message):
     __slots__ = ("values",)
