@@ -241,6 +241,22 @@ def cmd_release(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    """Recompute every judge-agreement figure; write calibration.json and .md where the reports read them."""
+    from livetab.calibration import headline
+
+    from livetab_cli.calibrate import calibrate_command, out_dir_of
+
+    settings = _embedded_settings(args)
+    t0 = time.monotonic()
+    doc, path = calibrate_command(settings, Path(args.out) if args.out else out_dir_of(settings), args.limit_llm)
+    print(f"livetab calibrate — {len(doc['figures'])} figures, {time.monotonic() - t0:.1f}s")
+    for f in doc["figures"]:
+        print(f"  {f['key']}: n={f['n']} {headline(f)}")
+    print(f"written: {path} and {path.with_suffix('.md').name}")
+    return 0
+
+
 def cmd_scrape(args: argparse.Namespace) -> int:
     if args.source == "wikipedia":
         from livetab_cli.scrape import scrape_wikipedia
@@ -326,6 +342,12 @@ def parser() -> argparse.ArgumentParser:
     rl.add_argument("--out")
     rl.add_argument("--balance", choices=["diverse", "lot"], help="domain-balance the release (FreshTab)")
     rl.set_defaults(func=cmd_release)
+    c = embedded("calibrate", "recompute the judges' agreement with human and reference labels "
+                 "(calibration.json, shown in every report and release card)")
+    c.add_argument("--out", help="folder for calibration.json/.md (default: OUT_DIR, where reports read it)")
+    c.add_argument("--limit-llm", type=int, default=0, metavar="N",
+                   help="also measure the model-based figures (LLM insight judge, validator) on N items each")
+    c.set_defaults(func=cmd_calibrate)
     sub.add_parser("topics", help="print the topic registry as JSON (for the chart and tools)").set_defaults(
         func=cmd_topics)
     return p
