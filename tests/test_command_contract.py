@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-CONTRACT = ["run", "scrape", "generate", "infer", "judge", "report", "serve", "submit", "release"]
+CONTRACT = ["run", "scrape", "generate", "infer", "judge", "report", "serve", "submit", "release", "calibrate"]
 LIVETAB = Path(sys.executable).parent / "livetab"
 
 

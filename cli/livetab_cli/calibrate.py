@@ -103,11 +103,23 @@ def calibrate_command(settings: Settings, out: Path, limit_llm: int) -> tuple[di
     return doc, write_calibration(doc, out)
 
 
+AUTO_COMMAND = "livetab run (model-free figures only)"
+
+
+def _measured(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """The figures without when and how fast they were computed."""
+    return [{k: v for k, v in f.items() if k not in ("computed_at", "seconds")} for f in doc["figures"]]
+
+
 def ensure_calibration(settings: Settings, out_dir: Path) -> dict[str, Any]:
-    """The calibration in `out_dir`; when there is none, the model-free figures are computed and written
-    (a second or two), the model-based ones marked not computed."""
-    doc = load_calibration(out_dir)
-    if doc is None:
-        doc = compute_calibration(settings, command="livetab run (model-free figures only)")
-        write_calibration(doc, out_dir)
+    """The calibration the reports in `out_dir` carry: what `livetab calibrate` wrote there, else the
+    model-free figures computed now (a second or two, each time, so they follow the current judges) with
+    the model-based ones marked not computed. Unchanged figures keep their file and date."""
+    old = load_calibration(out_dir)
+    if old is not None and old.get("command") != AUTO_COMMAND:
+        return old
+    doc = compute_calibration(settings, command=AUTO_COMMAND)
+    if old is not None and _measured(old) == _measured(doc):
+        return old
+    write_calibration(doc, out_dir)
     return doc

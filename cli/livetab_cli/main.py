@@ -115,7 +115,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
             p.generate()
         release = settings.run.release
         out = Path(args.out or Path(settings.out_dir) / "release")
-        families = export_release(p.store, release, out)
+        families = export_release(p.store, release, out, calibration=_calibration(settings))
         summary = p.summary([], {}, out)
         new = summary.new
         console.print(f"[bold]livetab generate[/bold] — release {release}, {time.monotonic() - t0:.1f}s")
@@ -219,6 +219,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     from livetab_reporter.files import write_reports
 
     settings = _settings(args)
+    from livetab_cli.calibrate import ensure_calibration, out_dir_of
+
+    ensure_calibration(settings, Path(args.out) if args.out else out_dir_of(settings))
     store = open_store(settings.store.url)
     runs = args.run or [r["id"] for r in store.select(schema.runs, release=args.release or settings.run.release)]
     doc = write_reports(store, runs, Path(args.out or settings.out_dir), args.release or settings.run.release,
@@ -236,9 +239,18 @@ def cmd_release(args: argparse.Namespace) -> int:
     settings = _settings(args)
     release = args.release or settings.run.release
     out = Path(args.out or Path(settings.out_dir) / "release")
-    export_release(open_store(settings.store.url), release, out, balance=args.balance)
+    export_release(open_store(settings.store.url), release, out, balance=args.balance,
+                   calibration=_calibration(settings))
     print(f"release {release} written to {out}")
     return 0
+
+
+def _calibration(settings: Settings) -> dict[str, Any]:
+    """calibration.json from the configured output folder; without one, the model-free figures are
+    computed there first (a second or two)."""
+    from livetab_cli.calibrate import ensure_calibration, out_dir_of
+
+    return ensure_calibration(settings, out_dir_of(settings))
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:

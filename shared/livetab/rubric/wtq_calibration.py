@@ -33,6 +33,7 @@ HAND_CHECKED = repo_root() / "shared" / "tests" / "data" / "wtq_hand_checked.jso
 WTQ_DATA = "WikiTableQuestions test questions with GPT-4 and Llama-2-70B answers (shared/data/wtq)"
 WTQ_LICENCE = "CC BY-SA 4.0"
 UNCERTAIN = "uncertain"
+RULE_JUDGE = "rule judge (livetab.rubric.judge_text, default tolerances)"
 
 
 def _decided_figures(rule: list[str], reference: list[str]) -> tuple[dict[str, float], dict[str, int]]:
@@ -76,7 +77,7 @@ def rule_vs_human(path: Path | None = None) -> Figure:
         key="rule_vs_human_wtq", compares="rule judge vs a person's verdict on real model answers to WTQ questions",
         method="Cohen's kappa and agreement over the answers the rule judge decided; undecided share; "
                "disagreements (decided against the person)",
-        data=f"{WTQ_DATA}, hand-checked verdicts ({path.name})", licence=WTQ_LICENCE, judge="rule",
+        data=f"{WTQ_DATA}, hand-checked verdicts ({path.name})", licence=WTQ_LICENCE, judge=RULE_JUDGE,
         n=len(rule), values=values, confusion=confusion, seconds=time.perf_counter() - t0,
         note=("Hand-picked cases covering every way the rule judge and WTQ's exact match disagree, not a random "
               "sample, and the rule judge's tests require it to match them: an upper bound on its agreement "
@@ -102,7 +103,7 @@ def rule_vs_wtq() -> Figure:
         key="rule_vs_wtq_exact_match", compares="rule judge vs WTQ's official exact match on the same model answers",
         method="Cohen's kappa and agreement over the answers the rule judge decided; undecided share; "
                "disagreements",
-        data=WTQ_DATA, licence=WTQ_LICENCE, judge="rule", n=len(judged), values=values, confusion=confusion,
+        data=WTQ_DATA, licence=WTQ_LICENCE, judge=RULE_JUDGE, n=len(judged), values=values, confusion=confusion,
         by=by, seconds=time.perf_counter() - t0,
         note=("WTQ's exact match rejects any answer written as a sentence, so disagreement here is mostly the "
               "rule judge accepting verbose answers that state the gold value; it is not a human verdict."))
