@@ -97,6 +97,7 @@ class Pipeline:
         self.before = _counts(self.store)
         self._backends = backends
         self._workers: dict[str, Worker] = {}
+        self.calibration: dict[str, Any] | None = None  # calibration.json's figures, once reports are written
 
     def worker(self, name: str) -> Worker:
         if name not in self._workers:
@@ -152,7 +153,7 @@ class Pipeline:
         from livetab_reporter.files import write_reports
 
         out_dir = out_dir_of(self.settings)
-        ensure_calibration(self.settings, out_dir)  # the reports carry it; model-free figures if none yet
+        self.calibration = ensure_calibration(self.settings, out_dir)  # the reports carry it
         doc = write_reports(self.store, run_ids, out_dir, self.settings.run.release,
                             judge=judge_name(self.settings.judge))
         return doc, out_dir
@@ -183,8 +184,7 @@ def run_embedded(settings: Settings, *, progress: Any = None, backends: dict[str
         p.answer(runs, judge=True, progress=progress)
         run_ids = [r.id for r in runs]
         doc, out_dir = p.write_reports(run_ids)
-        export_release(p.store, settings.run.release, out_dir / "release",
-                       calibration=ensure_calibration(settings, out_dir))
+        export_release(p.store, settings.run.release, out_dir / "release", calibration=p.calibration)
         return p.summary(run_ids, doc, out_dir)
     finally:
         p.close()
