@@ -225,13 +225,14 @@ _TATA_COMPARES = "{judge} vs TaTA's human 'attributable' rating (is everything t
 _TATA_METHOD = "Cohen's kappa and agreement (true/false labels); confusion counts"
 
 
-def _figure(key: str, report: CalibrationReport, judge: str, *, note: str, seconds: float) -> Figure:
+def _figure(key: str, report: CalibrationReport, judge: str, *, note: str, seconds: float,
+            which: str = "insight factuality judge") -> Figure:
     values = {"kappa": report.kappa, "agreement": report.observed_agreement,
               "expected_agreement": report.expected_agreement, "judge_true_rate": report.judge_true_rate,
               "human_true_rate": report.human_true_rate}
     if report.unparsed:
         values["unparsed"] = float(report.unparsed)
-    return Figure(key=key, compares=_TATA_COMPARES.format(judge="insight factuality judge"), method=_TATA_METHOD,
+    return Figure(key=key, compares=_TATA_COMPARES.format(judge=which), method=_TATA_METHOD,
                   data=TATA_DATA, licence=TATA_LICENCE, judge=judge, n=report.n, values=values,
                   confusion=dict(report.confusion), by={k: dict(v) for k, v in report.by_lang.items()}, note=note,
                   seconds=seconds)
@@ -244,6 +245,7 @@ def tata_baseline_figure(data: Path | None = None) -> Figure:
     report = calibrate(numbers_in_table_judge, load_tata_ratings(("ar", "en"), data), tables, name="numbers-in-table")
     return _figure("insight_baseline_vs_tata", report,
                    "numbers-in-table baseline (no model: every number in the text occurs in the table)",
+                   which="model-free baseline insight judge",
                    note="The model-free floor an insight judge should beat.", seconds=time.perf_counter() - t0)
 
 
@@ -262,15 +264,17 @@ def tata_llm_figures(backend: ModelBackend, limit: int, *, judge: str, max_token
     sub = even_subset([r for r in load_tata_ratings(("ar", "en"), data) if r.example_id in tables], limit)
     ij = InsightJudge(backend, sampling=SamplingParams(temperature=0.0, max_tokens=max_tokens),
                       max_table_chars=max_table_chars)
-    all_rows, _ = asyncio.run(calibrate_llm(ij, sub, tables))
+    all_rows, parsed = asyncio.run(calibrate_llm(ij, sub, tables))
     seconds = time.perf_counter() - t0
     base = calibrate(numbers_in_table_judge, sub, tables, name="numbers-in-table")
     subset = f"a fixed subset of {len(sub)} rows spread evenly over language, table and system"
-    llm = _figure("insight_llm_vs_tata", all_rows, judge, seconds=seconds,
+    llm = _figure("insight_llm_vs_tata", all_rows, judge, seconds=seconds, which="LLM insight factuality judge",
                   note=f"On {subset}; unparsed replies ({all_rows.unparsed}) counted as not attributable; "
-                       f"temperature 0, at most {max_tokens} tokens, table cut at {max_table_chars} characters.")
-    llm.compares = _TATA_COMPARES.format(judge="LLM insight factuality judge")
+                       f"temperature 0, at most {max_tokens} tokens, table cut at {max_table_chars} characters; "
+                       "kappa_parsed_only is over the parsed replies alone.")
+    llm.values.update(kappa_parsed_only=parsed.kappa, n_parsed=float(parsed.n))
     same = _figure("insight_baseline_vs_tata_llm_subset", base, "numbers-in-table baseline (no model)",
+                   which="model-free baseline insight judge (LLM judge's subset)",
                    note=f"The baseline on the LLM judge's subset ({subset}), for a like-for-like comparison.",
                    seconds=0.0)
     return [llm, same]
