@@ -17,7 +17,7 @@ from typing import Any
 from livetab.calibration import Figure, calibration_doc, load_calibration, write_calibration
 from livetab.settings import ModelSettings, Settings
 
-__all__ = ["calibrate_command", "cheap_figures", "compute_calibration", "ensure_calibration", "model_figures", "out_dir_of"]
+__all__ = ["AUTO_COMMAND", "calibrate_command", "cheap_figures", "compute_calibration", "ensure_calibration", "model_figures", "out_dir_of"]
 
 log = logging.getLogger(__name__)
 
@@ -103,7 +103,7 @@ def calibrate_command(settings: Settings, out: Path, limit_llm: int) -> tuple[di
     return doc, write_calibration(doc, out)
 
 
-AUTO_COMMAND = "livetab run (model-free figures only)"
+AUTO_COMMAND = "livetab run, generate, judge, report or release (automatic: model-free figures only)"
 
 
 def _measured(doc: dict[str, Any]) -> list[dict[str, Any]]:

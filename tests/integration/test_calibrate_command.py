@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 from livetab.calibration import COMPUTED, NOT_COMPUTED, headline
+from livetab_cli.calibrate import AUTO_COMMAND
 from livetab_cli.main import main
 
 from tests.support.sample import sample_pages
@@ -100,7 +101,7 @@ def test_release_without_calibrate_computes_the_model_free_figures(tmp_path: Pat
     out = tmp_path / "out"
     assert main(["generate", "--config", str(cfg)]) == 0
     doc = json.loads((out / "calibration.json").read_text(encoding="utf-8"))
-    assert doc["command"] == "livetab run (model-free figures only)"
+    assert doc["command"] == AUTO_COMMAND
     figures = _check_figures(doc)
     card = (out / "release" / "README.md").read_text(encoding="utf-8")
     _shown_in(card, figures)
