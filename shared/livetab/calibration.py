@@ -122,10 +122,12 @@ def headline(fig: dict[str, Any]) -> str:
         return f"not computed: {fig.get('note', '')}".rstrip(": ")
     v = fig.get("values", {})
     parts = []
+    counts = ("disagreements", "unparsed")
     for key, label in (("kappa", "Cohen's kappa"), ("agreement", "agreement"), ("accuracy", "accuracy"),
-                       ("undecided_share", "undecided"), ("disagreements", "disagreements")):
+                       ("undecided_share", "undecided"), ("disagreements", "disagreements"),
+                       ("unparsed", "unparsed replies"), ("kappa_parsed_only", "kappa over parsed replies")):
         if key in v:
-            parts.append(f"{label} {_count(v[key])}" if key == "disagreements" else f"{label} {_num(v[key])}")
+            parts.append(f"{label} {_count(v[key])}" if key in counts else f"{label} {_num(v[key])}")
     return ", ".join(parts)
 
 

@@ -44,4 +44,5 @@ async def tabfact_validator_figure(backend: ModelBackend, limit: int, *, judge: 
                   confusion=confusion, seconds=time.perf_counter() - t0,
                   note=(f"The first {report.n} of 302 statements in a fixed sha256 order (roughly balanced); "
                         f"True/False prompt, temperature 0, at most {max_tokens} tokens, tables cut at {max_rows} "
-                        "rows; an unparsed reply counts as wrong."))
+                        f"rows; an unparsed reply counts as wrong. The model said True on "
+                        f"{report.predicted_true_share:.0%} of the statements (half are true)."))
