@@ -36,6 +36,7 @@ async def tabfact_validator_figure(backend: ModelBackend, limit: int, *, judge: 
     confusion = {k.replace("human_", "").replace("__model_", "/"): v for k, v in report.confusion.items()}
     # keys read "reference/model" in the validator's report; the published form is "judge/reference"
     confusion = {f"{k.split('/')[1]}/{k.split('/')[0]}": v for k, v in confusion.items()}
+    human_true = sum(v for k, v in confusion.items() if k.endswith("/true"))
     return Figure(key="validator_vs_tabfact", compares=_COMPARES, method=_METHOD, data=TABFACT_DATA,
                   licence=TABFACT_LICENCE, judge=judge, n=report.n,
                   values={"accuracy": report.accuracy, "kappa": report.kappa, "unparsed": float(report.unparsed),
@@ -45,4 +46,5 @@ async def tabfact_validator_figure(backend: ModelBackend, limit: int, *, judge: 
                   note=(f"The first {report.n} of 302 statements in a fixed sha256 order (roughly balanced); "
                         f"True/False prompt, temperature 0, at most {max_tokens} tokens, tables cut at {max_rows} "
                         f"rows; an unparsed reply counts as wrong. The model said True on "
-                        f"{report.predicted_true_share:.0%} of the statements (half are true)."))
+                        f"{report.predicted_true_share:.0%} of the statements; people labelled "
+                        f"{human_true / report.n if report.n else 0:.0%} of them true."))
