@@ -23,6 +23,7 @@ from livetab.settings import Settings
 from livetab.store import Store, open_store, schema
 from livetab.v1 import run_pb2, table_pb2
 
+from livetab_cli.calibrate import ensure_calibration, out_dir_of
 from livetab_cli.wiring import handlers_for
 
 __all__ = ["Pipeline", "Summary", "export_release", "run_embedded", "run_messages", "scrape_commands",
@@ -96,6 +97,7 @@ class Pipeline:
         self.before = _counts(self.store)
         self._backends = backends
         self._workers: dict[str, Worker] = {}
+        self.calibration: dict[str, Any] | None = None  # calibration.json's figures, once reports are written
 
     def worker(self, name: str) -> Worker:
         if name not in self._workers:
@@ -150,9 +152,8 @@ class Pipeline:
     def write_reports(self, run_ids: list[str]) -> tuple[dict[str, Any], Path]:
         from livetab_reporter.files import write_reports
 
-        out_dir = Path(self.settings.out_dir)
-        if not out_dir.is_absolute():
-            out_dir = Path.cwd() / out_dir
+        out_dir = out_dir_of(self.settings)
+        self.calibration = ensure_calibration(self.settings, out_dir)  # the reports carry it
         doc = write_reports(self.store, run_ids, out_dir, self.settings.run.release,
                             judge=judge_name(self.settings.judge))
         return doc, out_dir
@@ -183,7 +184,7 @@ def run_embedded(settings: Settings, *, progress: Any = None, backends: dict[str
         p.answer(runs, judge=True, progress=progress)
         run_ids = [r.id for r in runs]
         doc, out_dir = p.write_reports(run_ids)
-        export_release(p.store, settings.run.release, out_dir / "release")
+        export_release(p.store, settings.run.release, out_dir / "release", calibration=p.calibration)
         return p.summary(run_ids, doc, out_dir)
     finally:
         p.close()
@@ -200,10 +201,13 @@ def write_jsonl(path: Path, rows: list[dict[str, Any]], message: type[Message]) 
             f.write(json.dumps(doc, ensure_ascii=False) + "\n")
 
 
-def export_release(store: Store, release: str, folder: Path, balance: str | None = None) -> dict[str, int]:
+def export_release(store: Store, release: str, folder: Path, balance: str | None = None,
+                   calibration: dict[str, Any] | None = None) -> dict[str, int]:
     """The release as files anyone can reload: questions.jsonl, tables.jsonl and a dataset card.
-    `balance` ("diverse", "lot") keeps only tables, and their questions, in that domain distribution.
+    `balance` ("diverse", "lot") keeps only tables, and their questions, in that domain distribution;
+    `calibration` (calibration.json's content) goes into the card, which says "not computed" without it.
     Returns the number of questions per task family."""
+    from livetab.calibration import calibration_markdown
     from livetab.records import load_table
     from livetab.v1 import question_pb2
 
@@ -231,6 +235,7 @@ def export_release(store: Store, release: str, folder: Path, balance: str | None
             *([f"Domain-balanced ({balance}): " + ", ".join(f"{k} {v}" for k, v in domains.items()), ""]
               if balance else []),
             "Every gold answer was computed by executing the derivation stored with its question.",
-            "Tables keep their source, revision, licence and attribution (see tables.jsonl).", ""]
+            "Tables keep their source, revision, licence and attribution (see tables.jsonl).", "",
+            *calibration_markdown(calibration, level=2), ""]
     (folder / "README.md").write_text("\n".join(card), encoding="utf-8")
     return families

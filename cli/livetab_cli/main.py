@@ -120,7 +120,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
             p.generate()
         release = settings.run.release
         out = Path(args.out or Path(settings.out_dir) / "release")
-        families = export_release(p.store, release, out)
+        families = export_release(p.store, release, out, calibration=_calibration(settings))
         summary = p.summary([], {}, out)
         new = summary.new
         console.print(f"[bold]livetab generate[/bold] — release {release}, {time.monotonic() - t0:.1f}s")
@@ -224,6 +224,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     from livetab_reporter.files import write_reports
 
     settings = _settings(args)
+    from livetab_cli.calibrate import ensure_calibration, out_dir_of
+
+    ensure_calibration(settings, Path(args.out) if args.out else out_dir_of(settings))
     store = open_store(settings.store.url)
     runs = args.run or [r["id"] for r in store.select(schema.runs, release=args.release or settings.run.release)]
     doc = write_reports(store, runs, Path(args.out or settings.out_dir), args.release or settings.run.release,
@@ -241,8 +244,33 @@ def cmd_release(args: argparse.Namespace) -> int:
     settings = _settings(args)
     release = args.release or settings.run.release
     out = Path(args.out or Path(settings.out_dir) / "release")
-    export_release(open_store(settings.store.url), release, out, balance=args.balance)
+    export_release(open_store(settings.store.url), release, out, balance=args.balance,
+                   calibration=_calibration(settings))
     print(f"release {release} written to {out}")
+    return 0
+
+
+def _calibration(settings: Settings) -> dict[str, Any]:
+    """calibration.json from the configured output folder; without one, the model-free figures are
+    computed there first (a second or two)."""
+    from livetab_cli.calibrate import ensure_calibration, out_dir_of
+
+    return ensure_calibration(settings, out_dir_of(settings))
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    """Recompute every judge-agreement figure; write calibration.json and .md where the reports read them."""
+    from livetab.calibration import headline
+
+    from livetab_cli.calibrate import calibrate_command, out_dir_of
+
+    settings = _embedded_settings(args)
+    t0 = time.monotonic()
+    doc, path = calibrate_command(settings, Path(args.out) if args.out else out_dir_of(settings), args.limit_llm)
+    print(f"livetab calibrate — {len(doc['figures'])} figures, {time.monotonic() - t0:.1f}s")
+    for f in doc["figures"]:
+        print(f"  {f['key']}: n={f['n']} {headline(f)}")
+    print(f"written: {path} and {path.with_suffix('.md').name}")
     return 0
 
 
@@ -331,6 +359,12 @@ def parser() -> argparse.ArgumentParser:
     rl.add_argument("--out")
     rl.add_argument("--balance", choices=["diverse", "lot"], help="domain-balance the release (FreshTab)")
     rl.set_defaults(func=cmd_release)
+    c = embedded("calibrate", "recompute the judges' agreement with human and reference labels "
+                 "(calibration.json, shown in every report and release card)")
+    c.add_argument("--out", help="folder for calibration.json/.md (default: OUT_DIR, where reports read it)")
+    c.add_argument("--limit-llm", type=int, default=0, metavar="N",
+                   help="also measure the model-based figures (LLM insight judge, validator) on N items each")
+    c.set_defaults(func=cmd_calibrate)
     sub.add_parser("topics", help="print the topic registry as JSON (for the chart and tools)").set_defaults(
         func=cmd_topics)
     return p

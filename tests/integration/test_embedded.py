@@ -42,6 +42,11 @@ def test_embedded_cycle_is_real_and_resumable(tmp_path: Path) -> None:
     assert (tmp_path / "out" / "report.html").read_text().count("<tr>") > n
     lines = (tmp_path / "out" / "release" / "questions.jsonl").read_text().splitlines()
     assert len(lines) == n
+    # no `livetab calibrate` ran: the run computed the model-free calibration figures for the reports
+    calibration = json.loads((tmp_path / "out" / "calibration.json").read_text())["figures"]
+    assert [f["key"] for f in doc["calibration"]["figures"]] == [f["key"] for f in calibration]
+    assert {f["status"] for f in calibration} == {"computed", "not computed"}
+    assert "## Judge calibration" in (tmp_path / "out" / "release" / "README.md").read_text()
     # the answers come from the model: non-empty text, not all the same, with real token counts
     store = open_store(settings.store.url)
     results = [inference_pb2.InferenceResult.FromString(r["payload"]) for r in store.select(schema.results)]

@@ -7,7 +7,8 @@ occur in the table, its title or its unit at the text's precision) over all rate
 insight-factuality judge over a subset. Rows the raters left blank (the text was not interpretable,
 so later questions were skipped) carry no attributable rating and are left out.
 
-CLI: `python -m livetab_judge.calibration [--limit-llm N]` prints the figures as JSON.
+CLI: `python -m livetab_judge.calibration [--limit-llm N]` prints the figures as JSON;
+`livetab calibrate` publishes them (`tata_baseline_figure`, `tata_llm_figures`) beside the leaderboard.
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ from dataclasses import asdict, dataclass, field
 from decimal import Decimal
 from pathlib import Path
 
+from livetab.calibration import NOT_COMPUTED, Figure
 from livetab.metrics import cohen_kappa_detail
+from livetab.models.base import ModelBackend, SamplingParams
 from livetab.paths import shared_data
 from livetab.tables import Source, Table
 
@@ -41,6 +44,9 @@ __all__ = [
     "load_tata_ratings",
     "load_tata_tables",
     "numbers_in_table_judge",
+    "tata_baseline_figure",
+    "tata_llm_figures",
+    "tata_llm_not_computed",
     "text_numbers",
 ]
 
@@ -210,6 +216,70 @@ async def calibrate_llm(judge: InsightJudge, ratings: Sequence[TataRating],
     return all_rows, parsed
 
 
+# --- published figures (`livetab calibrate`) ---------------------------------------------------------
+
+TATA_DATA = ("TaTA human ratings (shared/data/human_judgments/tata_all_human_annotations.csv), ar + en rows with "
+             "a 0/1 'attributable' rating, joined to the TaTA tables")
+TATA_LICENCE = "CC BY 4.0"
+_TATA_COMPARES = "{judge} vs TaTA's human 'attributable' rating (is everything the text states supported by the table)"
+_TATA_METHOD = "Cohen's kappa and agreement (true/false labels); confusion counts"
+
+
+def _figure(key: str, report: CalibrationReport, judge: str, *, note: str, seconds: float,
+            which: str = "insight factuality judge") -> Figure:
+    values = {"kappa": report.kappa, "agreement": report.observed_agreement,
+              "expected_agreement": report.expected_agreement, "judge_true_rate": report.judge_true_rate,
+              "human_true_rate": report.human_true_rate}
+    if report.unparsed:
+        values["unparsed"] = float(report.unparsed)
+    return Figure(key=key, compares=_TATA_COMPARES.format(judge=which), method=_TATA_METHOD,
+                  data=TATA_DATA, licence=TATA_LICENCE, judge=judge, n=report.n, values=values,
+                  confusion=dict(report.confusion), by={k: dict(v) for k, v in report.by_lang.items()}, note=note,
+                  seconds=seconds)
+
+
+def tata_baseline_figure(data: Path | None = None) -> Figure:
+    """The claim-free, model-free baseline (numbers-in-table) on every rated ar/en row: a few seconds."""
+    t0 = time.perf_counter()
+    tables = {**load_tata_tables("ar", data), **load_tata_tables("en", data)}
+    report = calibrate(numbers_in_table_judge, load_tata_ratings(("ar", "en"), data), tables, name="numbers-in-table")
+    return _figure("insight_baseline_vs_tata", report,
+                   "numbers-in-table baseline (no model: every number in the text occurs in the table)",
+                   which="model-free baseline insight judge",
+                   note="The model-free floor an insight judge should beat.", seconds=time.perf_counter() - t0)
+
+
+def tata_llm_not_computed(judge: str, reason: str) -> Figure:
+    return Figure(key="insight_llm_vs_tata", compares=_TATA_COMPARES.format(judge="LLM insight factuality judge"),
+                  method=_TATA_METHOD, data=TATA_DATA, licence=TATA_LICENCE, judge=judge, status=NOT_COMPUTED,
+                  note=reason)
+
+
+def tata_llm_figures(backend: ModelBackend, limit: int, *, judge: str, max_tokens: int = 48,
+                     max_table_chars: int = 1500, data: Path | None = None) -> list[Figure]:
+    """The LLM insight judge on `limit` rated rows spread evenly over languages, tables and systems (unparsed
+    replies counted as not attributable), and the baseline on the same rows for comparison."""
+    t0 = time.perf_counter()
+    tables = {**load_tata_tables("ar", data), **load_tata_tables("en", data)}
+    sub = even_subset([r for r in load_tata_ratings(("ar", "en"), data) if r.example_id in tables], limit)
+    ij = InsightJudge(backend, sampling=SamplingParams(temperature=0.0, max_tokens=max_tokens),
+                      max_table_chars=max_table_chars)
+    all_rows, parsed = asyncio.run(calibrate_llm(ij, sub, tables))
+    seconds = time.perf_counter() - t0
+    base = calibrate(numbers_in_table_judge, sub, tables, name="numbers-in-table")
+    subset = f"a fixed subset of {len(sub)} rows spread evenly over language, table and system"
+    llm = _figure("insight_llm_vs_tata", all_rows, judge, seconds=seconds, which="LLM insight factuality judge",
+                  note=f"On {subset}; unparsed replies ({all_rows.unparsed}) counted as not attributable; "
+                       f"temperature 0, at most {max_tokens} tokens, table cut at {max_table_chars} characters; "
+                       "kappa_parsed_only is over the parsed replies alone.")
+    llm.values.update(kappa_parsed_only=parsed.kappa, n_parsed=float(parsed.n))
+    same = _figure("insight_baseline_vs_tata_llm_subset", base, "numbers-in-table baseline (no model)",
+                   which="model-free baseline insight judge (LLM judge's subset)",
+                   note=f"The baseline on the LLM judge's subset ({subset}), for a like-for-like comparison.",
+                   seconds=0.0)
+    return [llm, same]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Judge-vs-human agreement on TaTA attributable ratings.")
     ap.add_argument("--limit-llm", type=int, default=0, help="also run the local LLM judge on N rows")
@@ -221,7 +291,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     out: dict[str, object] = {
         "baseline": calibrate(numbers_in_table_judge, ratings, tables, name="numbers-in-table").as_dict()}
     if args.limit_llm:
-        from livetab.models.base import SamplingParams
         from livetab.models.llama_local import LlamaLocalBackend
 
         judge = InsightJudge(LlamaLocalBackend(), sampling=SamplingParams(temperature=0.0, max_tokens=args.max_tokens),

@@ -7,12 +7,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+from livetab.calibration import COMPUTED, NOT_COMPUTED, calibration_markdown, headline, load_calibration
 from livetab.store import schema
 
 from livetab_reporter.insight_section import insight_entry, insight_html, insight_markdown
 from livetab_reporter.leaderboard import Row, run_stats
 
-__all__ = ["leaderboard_doc", "write_reports"]
+__all__ = ["calibration_html", "calibration_md", "calibration_summary", "leaderboard_doc", "write_reports"]
 
 FIELDS = ("n", "correct", "accuracy", "ci_low", "ci_high")
 
@@ -139,7 +140,47 @@ def write_reports(store: Any, run_ids: list[str], out_dir: Path, release: str = 
     doc = leaderboard_doc(store, run_ids, judge=judge)
     failures = [f for f in store.select(schema.failures) if not release or f["release"] in (release, "")]
     failures.sort(key=lambda f: (f["stage"], f["entity"]))
+    calibration = load_calibration(out_dir)
+    doc["calibration"] = calibration_summary(calibration)
     (out_dir / "leaderboard.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    (out_dir / "leaderboard.md").write_text(_markdown(doc, failures), encoding="utf-8")
-    (out_dir / "report.html").write_text(_html(doc, _samples(store, run_ids, judge), failures), encoding="utf-8")
+    (out_dir / "leaderboard.md").write_text(_markdown(doc, failures) + calibration_md(calibration), encoding="utf-8")
+    page = _html(doc, _samples(store, run_ids, judge), failures)
+    (out_dir / "report.html").write_text(page.replace("</body>", calibration_html(calibration) + "</body>", 1),
+                                         encoding="utf-8")
     return doc
+
+
+# --- judge calibration (`livetab calibrate`: calibration.json beside these files) ----------------------
+
+def calibration_summary(cal: dict[str, Any] | None) -> dict[str, Any]:
+    """What leaderboard.json carries: every figure with its method and n, or "not computed"."""
+    if cal is None:
+        return {"status": NOT_COMPUTED, "note": "no calibration.json beside the leaderboard (run `livetab calibrate`)"}
+    return {"generated_at": cal.get("generated_at", ""), "command": cal.get("command", ""),
+            "figures": [{k: f.get(k) for k in ("key", "compares", "method", "n", "status", "values", "confusion",
+                                                 "data", "licence", "judge", "computed_at", "note")}
+                        for f in cal["figures"]]}
+
+
+def calibration_md(cal: dict[str, Any] | None) -> str:
+    return "\n" + "\n".join(calibration_markdown(cal, level=2)) + "\n"
+
+
+def calibration_html(cal: dict[str, Any] | None) -> str:
+    e = html.escape
+    if cal is None:
+        return "<h2>Judge calibration</h2><p>Not computed: no calibration.json was found (run <code>livetab " \
+               "calibrate</code>).</p>\n"
+    rows = "".join(
+        f"<tr><td>{e(str(f.get('compares', '')))}</td><td>{e(str(f.get('method', '')))}</td>"
+        f"<td>{f.get('n') if f.get('status') == COMPUTED else '—'}</td><td>{e(headline(f))}</td>"
+        f"<td>{e(str(f.get('data', '')))} ({e(str(f.get('licence', '')))})</td><td>{e(str(f.get('judge', '')))}</td>"
+        f"<td>{e(str(f.get('computed_at', ''))[:10])}</td></tr>" for f in cal["figures"])
+    notes = "".join(f"<li><code>{e(str(f.get('key', '')))}</code>: {e(str(f.get('note', '')))} Counts (judge/reference): "
+                    f"{e(', '.join(f'{k} {v}' for k, v in sorted(f.get('confusion', {}).items())))}</li>"
+                    for f in cal["figures"] if f.get("status") == COMPUTED)
+    return (f"<h2>Judge calibration</h2><p>Recomputed by <code>{e(str(cal.get('command', '')))}</code> at "
+            f"{e(str(cal.get('generated_at', '')))}.</p>\n<table><tr><th>what is compared</th><th>method</th><th>n</th>"
+            f"<th>result</th><th>data (licence)</th><th>judge configuration</th><th>date</th></tr>{rows}</table>"
+            f"<ul>{notes}</ul>\n")
+
