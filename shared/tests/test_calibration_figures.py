@@ -20,8 +20,14 @@ from livetab.paths import shared_data
 from livetab.rubric.judge import judge_text
 from livetab.rubric.wtq import wtq_match
 from livetab.rubric.wtq_calibration import HAND_CHECKED, rule_vs_human, rule_vs_wtq
+from livetab.rubric.wtq_eval import load_wtq_table
 
 WTQ = shared_data() / "wtq" / "questions.jsonl"
+
+
+def _table(q: dict[str, object]):  # type: ignore[no-untyped-def]
+    """The question's WTQ table, as the rule judge reads it (its asked column decides some answers)."""
+    return load_wtq_table(str(WTQ.parent / str(q["table_csv"]))) if q.get("table_csv") else None
 
 
 def kappa_from_counts(confusion: dict[str, int]) -> tuple[float, float, int]:
@@ -46,7 +52,7 @@ def test_rule_vs_human_recomputed_from_the_hand_checked_table() -> None:
     mine: dict[str, int] = {}
     for r in rows:
         q, response = answers[(r["id"], r["model"])]
-        verdict = judge_text(response, list(q["answers"]), question=q["question"]).verdict
+        verdict = judge_text(response, list(q["answers"]), question=q["question"], table=_table(q)).verdict
         mine[f"{verdict}/{r['human']}"] = mine.get(f"{verdict}/{r['human']}", 0) + 1
     assert fig.status == COMPUTED and fig.n == len(rows) and fig.confusion == mine
     kappa, po, decided = kappa_from_counts(mine)
@@ -63,7 +69,7 @@ def test_rule_vs_wtq_exact_match_over_all_answers() -> None:
     for line in WTQ.read_text(encoding="utf-8").splitlines():
         q = json.loads(line)
         for response in q["llm_outputs"].values():
-            rule = judge_text(str(response), list(q["answers"]), question=q["question"]).verdict
+            rule = judge_text(str(response), list(q["answers"]), question=q["question"], table=_table(q)).verdict
             wtq = "correct" if wtq_match(str(response), list(q["answers"]),
                                          str(q.get("target_canon", "")).split("|")) else "incorrect"
             counts[f"{rule}/{wtq}"] = counts.get(f"{rule}/{wtq}", 0) + 1

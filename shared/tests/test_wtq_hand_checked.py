@@ -1,5 +1,5 @@
 """The rule judge beside WTQ's exact match on the real GPT-4 / Llama-2-70B answers, and a table of
-hand-checked cases (services/judge/tests/data/wtq_hand_checked.jsonl): each was read by a person, who
+hand-checked cases (shared/livetab/rubric/data/wtq_hand_checked.jsonl): each was read by a person, who
 decided what a careful human would say (`human`) and what the rule judge must say (`expected`: the
 human verdict, or "uncertain" where deciding needs reading beyond the rubric's rules — the cascade
 then asks the LLM judges). The rule judge must match `expected` on every case and never contradict
@@ -10,13 +10,13 @@ from __future__ import annotations
 import json
 import logging
 from collections import Counter
-from pathlib import Path
 
 import pytest
+from livetab.rubric.wtq_calibration import HAND_CHECKED
 from livetab.rubric.wtq_eval import WtqJudged, compare, judge_case, load_cases
 
 log = logging.getLogger(__name__)
-TABLE = Path(__file__).parent / "data" / "wtq_hand_checked.jsonl"
+TABLE = HAND_CHECKED
 CLASSES = ("both_correct", "both_wrong", "rule_only", "wtq_only", "uncertain")
 
 

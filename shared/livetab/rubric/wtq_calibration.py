@@ -2,7 +2,7 @@
 
 Two figures:
 
-- rule judge vs people: the hand-checked table (`shared/tests/data/wtq_hand_checked.jsonl`), real
+- rule judge vs people: the hand-checked table (`rubric/data/wtq_hand_checked.jsonl`, package data), real
   GPT-4 / Llama-2-70B answers to WTQ test questions, each read by a person who wrote down the verdict a
   careful human gives. The rule judge is run now and compared with that human verdict. The cases were
   chosen to cover every way the rule judge and WTQ's exact match can disagree, not drawn at random.
@@ -22,14 +22,13 @@ from pathlib import Path
 
 from livetab.calibration import Figure
 from livetab.metrics import cohen_kappa_detail
-from livetab.paths import repo_root
 from livetab.rubric.wtq_eval import WtqCase, compare, judge_case, load_cases
 
 __all__ = ["HAND_CHECKED", "WTQ_DATA", "WTQ_LICENCE", "rule_vs_human", "rule_vs_wtq"]
 
 log = logging.getLogger(__name__)
 
-HAND_CHECKED = repo_root() / "shared" / "tests" / "data" / "wtq_hand_checked.jsonl"
+HAND_CHECKED = Path(__file__).parent / "data" / "wtq_hand_checked.jsonl"
 WTQ_DATA = "WikiTableQuestions test questions with GPT-4 and Llama-2-70B answers (shared/data/wtq)"
 WTQ_LICENCE = "CC BY-SA 4.0"
 UNCERTAIN = "uncertain"
