@@ -28,6 +28,8 @@ class KafkaSettings(_Strict):
     poll_timeout_ms: int = 500
     request_timeout_ms: int = 15000
     connect_timeout_s: float = 10.0
+    # How long send() may block waiting for a topic's metadata or buffer space (kafka-python's default: 60 s).
+    max_block_ms: int = 10000
     linger_ms: int = 5
     # Producer batches of up to 256 KiB per partition: with 1 KB records kafka-python's 16 KiB default fills
     # a batch every dozen sends, and its sender thread then contends with send() for the GIL and the

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import logging
 import socket
+import threading
+import time
 
 from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import NewTopic
@@ -72,12 +74,37 @@ class KafkaBus:
                 linger_ms=settings.linger_ms,
                 batch_size=settings.batch_size,
                 request_timeout_ms=settings.request_timeout_ms,
+                max_block_ms=settings.max_block_ms,
                 max_in_flight_requests_per_connection=5,
             )
         except KafkaError:
             raise BrokerUnreachable(
                 f"no Kafka broker answers at {settings.bootstrap_servers!r} (kafka.bootstrap_servers)") from None
         self._failures: list[BaseException] = []
+        self._topics: set[str] = set()
+        self._topics_at = 0.0
+        self._topics_lock = threading.Lock()
+        self._admin: KafkaAdminClient | None = None
+
+    def topic_exists(self, name: str) -> bool:
+        """Whether the broker has `name` (auto-creation is off: publishing to a missing topic would block for
+        max_block_ms and then fail). Known topics are cached; a miss asks the broker again, at most once a second."""
+        with self._topics_lock:
+            if name in self._topics:
+                return True
+            if time.monotonic() - self._topics_at < 1.0:
+                return False
+            try:
+                if self._admin is None:
+                    self._admin = KafkaAdminClient(bootstrap_servers=self.settings.bootstrap_servers,
+                                                   client_id="livetab-topics",
+                                                   request_timeout_ms=self.settings.request_timeout_ms)
+                self._topics = set(self._admin.list_topics())
+            except KafkaError as e:
+                log.warning("cannot list the broker's topics (%s); assuming %s exists", e, name)
+                return True
+            self._topics_at = time.monotonic()
+            return name in self._topics
 
     def _failed(self, exc: BaseException) -> None:
         self._failures.append(exc)
@@ -111,6 +138,8 @@ class KafkaBus:
         except KafkaError as e:
             log.warning("records still unacknowledged at close: %s", e)
         self._producer.close(timeout=10)
+        if self._admin is not None:
+            self._admin.close()
 
 
 class KafkaBusConsumer:

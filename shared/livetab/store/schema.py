@@ -120,6 +120,8 @@ dead_letters = Table(
     Column("offset", Integer, nullable=False),
     Column("consumer_group", String(128), nullable=False),
     Column("error", Text, nullable=False),
+    Column("service", String(32), nullable=False, server_default=""),
+    Column("run_id", String(64), nullable=False, server_default="", index=True),  # "" when it belongs to no run
     _created(),
 )
 

@@ -1,0 +1,74 @@
+"""Faults a user met running `livetab serve` on real Kafka and PostgreSQL: one record the planner cannot
+publish must not stop all planning, and every dead letter is stored with the run it belongs to."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+from livetab.bus import HandlerContext, Outgoing, Worker
+from livetab.bus.kafka import KafkaBus, ensure_topics
+from livetab.ids import question_id
+from livetab.models.spec import model_spec
+from livetab.records import question_row
+from livetab.runs import build_run
+from livetab.settings import KafkaSettings, ModelSettings
+from livetab.store import Store, open_store, schema
+from livetab.v1 import question_pb2
+from livetab_api.planner import PlannerHandler
+
+pytestmark = [pytest.mark.kafka, pytest.mark.postgres]
+
+
+@pytest.fixture
+def pg_store(postgres_url: str) -> Iterator[Store]:
+    db = "f_" + uuid.uuid4().hex[:12]
+    admin = sa.create_engine(postgres_url.replace("postgresql://", "postgresql+psycopg://"), isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(sa.text(f"CREATE DATABASE {db}"))
+    admin.dispose()
+    store = open_store(postgres_url.rsplit("/", 1)[0] + "/" + db)
+    yield store
+    store.close()
+
+
+def _questions(store: Any, release: str, n: int) -> None:
+    qs = [question_pb2.Question(id=question_id(f"t{i}", release, {"i": i}), table_id=f"t{i}", family="direct",
+                                text=f"q{i}?", status="verified", release=release) for i in range(n)]
+    store.upsert(schema.questions, [question_row(q) for q in qs])
+
+
+def test_a_run_for_a_pool_without_a_topic_is_dead_lettered_and_planning_goes_on(kafka_bootstrap: str,
+                                                                                pg_store: Store) -> None:
+    ensure_topics(kafka_bootstrap)
+    settings = KafkaSettings(bootstrap_servers=kafka_bootstrap, session_timeout_ms=6000, heartbeat_interval_ms=1000)
+    bus = KafkaBus(settings)
+    tag = uuid.uuid4().hex[:8]
+    release = f"rel-{tag}"
+    _questions(pg_store, release, 3)
+    ghost = build_run("t", release, model_spec(ModelSettings(name=f"ghost-{tag}", pool=f"ghost{tag}")))
+    good = build_run("t", release, model_spec(ModelSettings(name=f"good-{tag}")))
+    for run in (ghost, good):
+        bus.publish(Outgoing("livetab.runs.v1", run, key=run.id, message_id=run.id))
+    bus.flush()
+    worker = Worker(PlannerHandler(), bus, HandlerContext(store=pg_store, settings=None), group=f"plan-{tag}",
+                    poll_timeout_s=1.0)
+    t0 = time.monotonic()
+    try:
+        while time.monotonic() - t0 < 40 and pg_store.get(schema.runs, good.id) is None:
+            worker.run_once()
+    finally:
+        worker.consumer.close()
+        bus.close()
+    assert time.monotonic() - t0 < 40, "the planner stalled on the run it cannot publish"
+    assert pg_store.get(schema.runs, good.id)["planned"] == 3  # planning went on past the bad run
+    letters = pg_store.select(schema.dead_letters, run_id=ghost.id)
+    assert len(letters) == 1
+    letter = letters[0]
+    assert letter["source_topic"] == "livetab.runs.v1" and letter["service"] == "api"
+    assert f"livetab.inference.requests.ghost{tag}.v1" in letter["error"] and "does not exist" in letter["error"]
+    assert worker.stats.dead_lettered == 1
