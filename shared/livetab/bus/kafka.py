@@ -41,8 +41,11 @@ def check_broker(bootstrap: str, timeout_s: float = 10.0) -> None:
     raise BrokerUnreachable(f"no Kafka broker answers at {bootstrap!r} (kafka.bootstrap_servers)")
 
 
-def ensure_topics(bootstrap: str, names: list[str] | None = None, extra: list[str] | None = None) -> None:
-    """Create the registry's topics (and `extra` ones, e.g. per-pool request topics) that do not exist yet."""
+def ensure_topics(bootstrap: str, names: list[str] | None = None, extra: list[str] | None = None,
+                  connect_timeout_s: float = 10.0) -> None:
+    """Create the registry's topics (and `extra` ones, e.g. per-pool request topics) that do not exist yet.
+    Nothing listening at `bootstrap` is one `BrokerUnreachable` at once, not kafka-python's retry log."""
+    check_broker(bootstrap, connect_timeout_s)
     wanted = [t for t in topics.TOPICS if names is None or t.name in names]
     wanted += [topics.by_name(n) for n in extra or [] if n not in {t.name for t in wanted}]
     try:
