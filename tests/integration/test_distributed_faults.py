@@ -72,3 +72,44 @@ def test_a_run_for_a_pool_without_a_topic_is_dead_lettered_and_planning_goes_on(
     assert letter["source_topic"] == "livetab.runs.v1" and letter["service"] == "api"
     assert f"livetab.inference.requests.ghost{tag}.v1" in letter["error"] and "does not exist" in letter["error"]
     assert worker.stats.dead_lettered == 1
+
+
+def test_records_that_never_came_through_the_door_are_dead_lettered_and_stored(kafka_bootstrap: str,
+                                                                               pg_store: Store) -> None:
+    """A scrape with a NUL byte in its release (PostgreSQL refuses it) and a run asking for 10**9 samples,
+    put on the topics directly: each ends as a stored dead letter with its reason, and the worker goes on."""
+    from livetab.v1 import table_pb2
+    from livetab_scraper.handler import ScraperHandler
+
+    ensure_topics(kafka_bootstrap)
+    bus = KafkaBus(KafkaSettings(bootstrap_servers=kafka_bootstrap, session_timeout_ms=6000,
+                                 heartbeat_interval_ms=1000))
+    tag = uuid.uuid4().hex[:8]
+    release = f"rel-{tag}"
+    _questions(pg_store, release, 2)
+    huge = build_run("t", release, model_spec(ModelSettings(name=f"huge-{tag}")), samples=10**9)
+    cmd = table_pb2.ScrapeCommand(id=f"scrape-{tag}", source="local_html", location=f"/nonexistent/{tag}",
+                                  release="bad\x00release")
+    bus.publish(Outgoing("livetab.runs.v1", huge, key=huge.id, message_id=huge.id))
+    bus.publish(Outgoing("livetab.scrapes.v1", cmd, key=cmd.id, message_id=cmd.id))
+    bus.flush()
+    workers = [Worker(PlannerHandler(), bus, HandlerContext(store=pg_store, settings=None), group=f"plan-{tag}",
+                      poll_timeout_s=1.0),
+               Worker(ScraperHandler(), bus, HandlerContext(store=pg_store, settings=None), group=f"scrape-{tag}",
+                      poll_timeout_s=1.0)]
+    t0 = time.monotonic()
+    try:
+        while time.monotonic() - t0 < 40 and sum(w.stats.dead_lettered for w in workers) < 2:
+            for w in workers:
+                w.run_once()
+    finally:
+        for w in workers:
+            w.consumer.close()
+        bus.close()
+    run_letters = pg_store.select(schema.dead_letters, run_id=huge.id)
+    assert len(run_letters) == 1 and "over api.max_run_requests" in run_letters[0]["error"]
+    assert pg_store.get(schema.runs, huge.id) is None
+    scrape_letters = [d for d in pg_store.select(schema.dead_letters, source_topic="livetab.scrapes.v1")
+                      if d["consumer_group"] == f"scrape-{tag}"]
+    assert len(scrape_letters) == 1 and scrape_letters[0]["service"] == "scraper"
+    assert "NUL" in scrape_letters[0]["error"] or "0x00" in scrape_letters[0]["error"], scrape_letters[0]["error"]

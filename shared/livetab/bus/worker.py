@@ -43,7 +43,7 @@ def run_of(message: Message) -> str:
     if isinstance(message, run_pb2.Run):
         return str(message.id)
     if "run_id" in message.DESCRIPTOR.fields_by_name:
-        return str(message.run_id)  # type: ignore[attr-defined]
+        return str(getattr(message, "run_id"))  # noqa: B009 - not every message type has the field
     return ""
 
 
@@ -157,8 +157,8 @@ class Worker:
             for rec in records:
                 groups.append((rec, self._process(rec)))
         published = 0
-        for rec, outgoing in groups:
-            published += self._publish(rec, outgoing)
+        for source, outgoing in groups:
+            published += self._publish(source, outgoing)
         self.bus.flush()
         if self._on_batch:
             self._on_batch(records)
@@ -296,7 +296,7 @@ class Worker:
         """The DLQ record for `rec`, after storing it (with the service and the run it belongs to) in the
         store's `dead_letters` table, so a run's progress counts it. A store that cannot take it is a
         passing failure: nothing is committed and the record is processed again."""
-        reason = reason[:MAX_REASON_CHARS]
+        reason = reason.replace("\x00", "\\x00")[:MAX_REASON_CHARS]  # PostgreSQL text cannot hold NUL
         letter_id = f"{rec.topic}:{rec.partition}:{rec.offset}"
         letter = dlq_pb2.DeadLetter(
             source_topic=rec.topic, partition=rec.partition, offset=rec.offset, error=reason,
