@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -113,3 +114,50 @@ def test_records_that_never_came_through_the_door_are_dead_lettered_and_stored(k
                       if d["consumer_group"] == f"scrape-{tag}"]
     assert len(scrape_letters) == 1 and scrape_letters[0]["service"] == "scraper"
     assert "NUL" in scrape_letters[0]["error"] or "0x00" in scrape_letters[0]["error"], scrape_letters[0]["error"]
+
+
+def test_livetab_serve_api_refuses_at_the_door_and_reports_ready(kafka_bootstrap: str, tmp_path: Path) -> None:
+    """The api as `livetab serve api` runs it: /readyz reports its planner worker, a run for a pool with no
+    topic or a release with no questions is refused with 422, and SIGTERM ends it with status 0."""
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+
+    import httpx
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    cfg = tmp_path / "api.yaml"
+    cfg.write_text(f"kafka:\n  bootstrap_servers: {kafka_bootstrap}\nstore:\n  url: sqlite:///{tmp_path / 'api.db'}\n"
+                   f"api:\n  port: {port}\n")
+    store = open_store(f"sqlite:///{tmp_path / 'api.db'}")
+    _questions(store, "door", 2)
+    store.close()
+    log = (tmp_path / "api.log").open("w")
+    proc = subprocess.Popen([sys.executable, "-m", "livetab_cli.main", "serve", "api", "--config", str(cfg)],
+                            stdout=log, stderr=subprocess.STDOUT, env=dict(os.environ))
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        ready = None
+        while time.monotonic() < deadline and proc.poll() is None:
+            try:
+                ready = httpx.get(f"{url}/readyz", timeout=2)
+                break
+            except httpx.HTTPError:
+                time.sleep(0.3)
+        assert ready is not None and ready.status_code == 200, (tmp_path / "api.log").read_text()
+        assert ready.json()["workers"] == [{"group": "livetab-api", "alive": True, "failure": None}]
+        ghost = httpx.post(f"{url}/runs", json={"release": "door", "model": {"name": "m", "pool": "nowhere"}})
+        assert ghost.status_code == 422 and "no request topic" in ghost.text
+        empty = httpx.post(f"{url}/runs", json={"release": "no-such", "model": {"name": "m"}})
+        assert empty.status_code == 422 and "no verified questions" in empty.text
+        assert httpx.post(f"{url}/runs", json={"release": "door", "model": {"name": "m"}}).status_code == 202
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(60)
+        log.close()
+    assert proc.returncode == 0, (tmp_path / "api.log").read_text()
