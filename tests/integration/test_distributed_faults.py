@@ -161,3 +161,29 @@ def test_livetab_serve_api_refuses_at_the_door_and_reports_ready(kafka_bootstrap
         proc.wait(60)
         log.close()
     assert proc.returncode == 0, (tmp_path / "api.log").read_text()
+
+
+INJECT_FATAL = """
+import sys
+from livetab.bus import Worker
+from livetab_cli.main import main
+
+def fatal(self):  # fault injection: the worker loop meets an error it cannot handle (e.g. the producer died)
+    raise RuntimeError("injected: producer closed")
+
+Worker.run_once = fatal
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_livetab_serve_api_exits_non_zero_when_its_worker_dies(kafka_bootstrap: str, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    cfg = tmp_path / "api.yaml"
+    cfg.write_text(f"kafka:\n  bootstrap_servers: {kafka_bootstrap}\nstore:\n  url: sqlite:///{tmp_path / 'api.db'}\n"
+                   "api:\n  port: 0\n")
+    proc = subprocess.run([sys.executable, "-c", INJECT_FATAL, "serve", "api", "--config", str(cfg)],
+                          capture_output=True, text=True, timeout=90)
+    assert proc.returncode == 1, proc.stderr
+    assert "worker livetab-api stopped: RuntimeError: injected: producer closed" in proc.stderr
