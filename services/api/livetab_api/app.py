@@ -242,6 +242,18 @@ def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, work
         return {"release": release, "tables": store.count(schema.tables, release=release),
                 "questions": store.count(schema.questions, release=release)}
 
+    @app.get("/dead-letters")
+    def dead_letters(service: str = "", run_id: str = "", limit: int = 100) -> dict[str, Any]:
+        """Stored dead letters, newest first (a scrape's have no run): where each came from and why."""
+        _path(service)
+        _path(run_id)
+        where = {k: v for k, v in (("service", service), ("run_id", run_id)) if v}
+        rows = sorted(store.select(schema.dead_letters, **where), key=lambda r: (r["created_at"], r["id"]),
+                      reverse=True)
+        keep = ("id", "source_topic", "partition", "offset", "service", "consumer_group", "run_id", "error")
+        return {"count": len(rows), "dead_letters": [{k: r[k] for k in keep} | {"at": str(r["created_at"])}
+                                                     for r in rows[:max(0, min(limit, 1000))]]}
+
     @app.get("/runs/{rid}")
     def run_status(rid: str) -> dict[str, Any]:
         _path(rid)

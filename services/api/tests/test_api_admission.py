@@ -9,6 +9,7 @@ purpose."""
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -144,7 +145,7 @@ class _FlakyModel:
 
 
 def test_every_planned_request_ends_answered_failed_or_dead_lettered_with_its_reason(
-        client: TestClient, bus: InProcBus, store: Store) -> None:
+        client: TestClient, bus: InProcBus, store: Store, caplog: pytest.LogCaptureFixture) -> None:
     r = client.post("/runs", json=_run())
     assert r.status_code == 202
     rid = r.json()["run_id"]
@@ -153,7 +154,9 @@ def test_every_planned_request_ends_answered_failed_or_dead_lettered_with_its_re
     Worker(PlannerHandler(), bus, ctx, poll_timeout_s=0).run(until_idle=True)
     running = client.get(f"/runs/{rid}").json()
     assert running["planned"] == 4 and running["status"] == "running" and running["complete"] is False
-    Worker(_FlakyModel(), bus, ctx, poll_timeout_s=0).run(until_idle=True)
+    with caplog.at_level(logging.INFO, logger="livetab.bus.worker"):
+        Worker(_FlakyModel(), bus, ctx, poll_timeout_s=0).run(until_idle=True)
+    assert "inference batch: 4 in, 2 out, 2 dead-lettered" in caplog.text and f"(runs {rid[:12]}:4)" in caplog.text
     body = client.get(f"/runs/{rid}").json()
     assert body["status"] == "complete" and body["complete"] is True
     assert (body["planned"], body["answered"], body["failed"], body["dead_lettered"]) == (4, 2, 1, 2)
@@ -164,6 +167,9 @@ def test_every_planned_request_ends_answered_failed_or_dead_lettered_with_its_re
     assert {d["service"] for d in letters} == {"inference"} and len(letters) == 2
     assert all(d["source_topic"] == "livetab.inference.requests.v1" for d in letters)
     assert len(bus.records("livetab.dlq.v1")) == 2
+    listed = client.get("/dead-letters", params={"run_id": rid}).json()
+    assert listed["count"] == 2 and {d["service"] for d in listed["dead_letters"]} == {"inference"}
+    assert client.get("/dead-letters", params={"service": "judge"}).json()["count"] == 0
     json.dumps(body)
 
 
