@@ -187,3 +187,49 @@ def test_livetab_serve_api_exits_non_zero_when_its_worker_dies(kafka_bootstrap: 
                           capture_output=True, text=True, timeout=90)
     assert proc.returncode == 1, proc.stderr
     assert "worker livetab-api stopped: RuntimeError: injected: producer closed" in proc.stderr
+
+
+class _Inflate:
+    """Fault injection: turns a table whose caption says so into an output over the producer's 1 MB limit."""
+
+    service = "qagen"
+    topics = ["livetab.tables.v1"]
+
+    def __init__(self, tag: str) -> None:
+        self.tag = tag
+        self.seen: list[str] = []
+
+    def handle(self, message, ctx):  # type: ignore[no-untyped-def]
+        from livetab.v1 import question_pb2 as q
+
+        if not message.id.startswith(self.tag):
+            return []
+        self.seen.append(message.id)
+        text = "x" * (2 * 1024 * 1024) if message.caption == "huge" else "ok"
+        return [Outgoing("livetab.questions.v1", q.Question(id=f"q-{message.id}", text=text), key=self.tag)]
+
+
+def test_an_output_the_broker_refuses_is_dead_lettered_and_the_worker_goes_on(kafka_bootstrap: str,
+                                                                               pg_store: Store) -> None:
+    from livetab.v1 import table_pb2
+
+    ensure_topics(kafka_bootstrap)
+    bus = KafkaBus(KafkaSettings(bootstrap_servers=kafka_bootstrap, session_timeout_ms=6000,
+                                 heartbeat_interval_ms=1000))
+    tag = uuid.uuid4().hex[:8]
+    for i, caption in enumerate(["small", "huge", "small"]):
+        bus.publish(Outgoing("livetab.tables.v1", table_pb2.Table(id=f"{tag}-{i}", caption=caption), key=tag))
+    bus.flush()
+    handler = _Inflate(tag)
+    worker = Worker(handler, bus, HandlerContext(store=pg_store, settings=None), group=f"inflate-{tag}",
+                    poll_timeout_s=1.0)
+    t0 = time.monotonic()
+    try:
+        while time.monotonic() - t0 < 30 and len(handler.seen) < 3:
+            worker.run_once()
+    finally:
+        worker.consumer.close()
+        bus.close()
+    assert sorted(handler.seen) == [f"{tag}-0", f"{tag}-1", f"{tag}-2"]
+    letters = [d for d in pg_store.select(schema.dead_letters, service="qagen") if d["consumer_group"] == f"inflate-{tag}"]
+    assert len(letters) == 1 and "MessageSizeTooLarge" in letters[0]["error"], letters

@@ -13,11 +13,11 @@ import time
 
 from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import NewTopic
-from kafka.errors import KafkaError, TopicAlreadyExistsError
+from kafka.errors import KafkaError, KafkaTimeoutError, TopicAlreadyExistsError
 from kafka.structs import OffsetAndMetadata
 
 from livetab import topics
-from livetab.bus.base import Outgoing, Record, producer_headers
+from livetab.bus.base import Outgoing, Record, Retryable, producer_headers
 from livetab.settings import KafkaSettings
 
 __all__ = ["BrokerUnreachable", "KafkaBus", "check_broker", "ensure_topics"]
@@ -113,13 +113,19 @@ class KafkaBus:
         self._failures.append(exc)
 
     def publish(self, out: Outgoing, headers: dict[str, str] | None = None) -> None:
+        """Queue `out`. A send that times out (no broker metadata, a full buffer) is a passing failure
+        (`Retryable`); any other refusal (e.g. a record over max_request_size) is the record's own."""
         headers = headers if headers is not None else producer_headers(out)
-        self._producer.send(
-            out.topic,
-            value=out.message.SerializeToString(),
-            key=out.key.encode() if out.key else None,
-            headers=[(k, v.encode()) for k, v in headers.items()],
-        ).add_errback(self._failed)
+        try:
+            future = self._producer.send(
+                out.topic,
+                value=out.message.SerializeToString(),
+                key=out.key.encode() if out.key else None,
+                headers=[(k, v.encode()) for k, v in headers.items()],
+            )
+        except KafkaTimeoutError as e:
+            raise Retryable(f"publishing to {out.topic} timed out after {self.settings.max_block_ms} ms: {e}") from e
+        future.add_errback(self._failed)
 
     def publish_raw(self, topic: str, value: bytes, headers: dict[str, str], key: bytes | None = None) -> None:
         self._producer.send(topic, value=value, key=key,
