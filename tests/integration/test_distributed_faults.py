@@ -20,6 +20,7 @@ from livetab.runs import build_run
 from livetab.settings import KafkaSettings, ModelSettings
 from livetab.store import Store, open_store, schema
 from livetab.v1 import question_pb2
+from livetab_api.app import run_progress
 from livetab_api.planner import PlannerHandler
 
 pytestmark = [pytest.mark.kafka, pytest.mark.postgres]
@@ -73,6 +74,10 @@ def test_a_run_for_a_pool_without_a_topic_is_dead_lettered_and_planning_goes_on(
     assert letter["source_topic"] == "livetab.runs.v1" and letter["service"] == "api"
     assert f"livetab.inference.requests.ghost{tag}.v1" in letter["error"] and "does not exist" in letter["error"]
     assert worker.stats.dead_lettered == 1
+    progress = run_progress(pg_store, ghost.id)
+    assert progress is not None and progress["status"] == "failed" and progress["complete"] is False
+    assert progress["failures"][0]["stage"] == "api" and "does not exist" in progress["failures"][0]["reason"]
+    assert run_progress(pg_store, good.id)["status"] == "running"  # type: ignore[index]
 
 
 def test_records_that_never_came_through_the_door_are_dead_lettered_and_stored(kafka_bootstrap: str,

@@ -39,6 +39,7 @@ __all__ = ["BodyLimit", "RunRequest", "ScrapeRequest", "create_app", "run_progre
 
 log = logging.getLogger(__name__)
 
+MAX_REASONS = 20  # distinct failure reasons shown on a run
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -143,8 +144,8 @@ def run_progress(store: Store, rid: str) -> dict[str, Any] | None:
         request_letters += d["source_topic"].startswith(INFERENCE_REQUESTS.removesuffix(".v1"))
     planned = int(run["planned"]) if run is not None else 0
     run_letters = sum(1 for d in letters if d["source_topic"] == "livetab.runs.v1")
-    if run is None:
-        status = "failed"  # the run itself was dead-lettered: it will never be planned
+    if run is None or run_letters:
+        status = "failed"  # the run itself was dead-lettered: its requests were never (all) published
     elif answered + request_letters >= planned:
         status = "complete"
     else:
@@ -157,7 +158,7 @@ def run_progress(store: Store, rid: str) -> dict[str, Any] | None:
         "failed": sum(failed.values()), "dead_lettered": request_letters + run_letters,
         "judged": store.count(schema.judgments, run_id=rid),
         "failures": [{"stage": stage, "reason": reason, "count": n}
-                     for (stage, reason), n in sorted(failures.items(), key=lambda kv: -kv[1])],
+                     for (stage, reason), n in sorted(failures.items(), key=lambda kv: -kv[1])[:MAX_REASONS]],
         "leaderboard": rows,
     }
 

@@ -305,7 +305,7 @@ class Worker:
         )
         store = self.ctx.store
         if store is not None:
-            row = {"id": letter_id, "source_topic": rec.topic, "partition": rec.partition, "offset": rec.offset,
+            row = {"id": f"{self.group}|{letter_id}", "source_topic": rec.topic, "partition": rec.partition, "offset": rec.offset,
                    "consumer_group": self.group, "error": reason, "service": self.handler.service,
                    "run_id": run_of(message) if message is not None else ""}
             try:
