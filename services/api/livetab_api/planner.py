@@ -64,10 +64,14 @@ class PlannerHandler:
     def handle(self, message: Message, ctx: HandlerContext) -> list[Outgoing]:
         if not isinstance(message, run_pb2.Run):
             raise PoisonMessage(f"planner got {message.DESCRIPTOR.full_name}")
+        topic = requests_topic(message.model.pool)  # the pool that serves this model
+        exists = ctx.services.get("topic_exists")
+        if exists is not None and not exists(topic):
+            raise PoisonMessage(f"its output topic {topic} does not exist on the bus (no inference workers serve "
+                                f"pool {message.model.pool!r})")
         api = getattr(ctx.settings, "api", None)
         requests = plan_requests(message, ctx.store, getattr(api, "max_run_requests", ApiSettings().max_run_requests))
         ctx.store.upsert(schema.runs, [run_row(message, len(requests))])
         log.info("run %s planned: %d requests for model %s on release %s", message.id, len(requests),
                  message.model.name, message.release)
-        topic = requests_topic(message.model.pool)  # the pool that serves this model
         return [Outgoing(topic, r, key=r.question_id, message_id=r.id) for r in requests]

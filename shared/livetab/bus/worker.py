@@ -82,6 +82,8 @@ class Worker:
         self.ctx = ctx
         self.group = group or topics.consumer_group(handler.service)
         self.consumer = bus.consumer(self.group, handler.topics)
+        if hasattr(bus, "topic_exists"):  # handlers may check a topic before writing anything (the planner does)
+            ctx.services.setdefault("topic_exists", bus.topic_exists)
         self.max_records = max_records
         self.poll_timeout_s = poll_timeout_s
         self.stats = WorkerStats()
