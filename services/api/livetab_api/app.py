@@ -216,12 +216,20 @@ def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, work
             raise HTTPException(422, f"the run would plan {requests} requests, over api.max_run_requests "
                                      f"({limits.max_run_requests})")
 
+    def _send(out: Outgoing) -> None:
+        """Publish and wait for the broker's acknowledgement; a bus that cannot take it now is 503, not 500."""
+        try:
+            bus.publish(out)
+            bus.flush()
+        except Exception as e:
+            log.warning("could not publish to %s: %s: %s", out.topic, type(e).__name__, e)
+            raise HTTPException(503, f"the message bus did not take it ({type(e).__name__}); try again") from None
+
     @app.post("/runs", status_code=202)
     def submit_run(req: RunRequest) -> dict[str, Any]:
         _check_run(req)
         run = run_from_request(req)
-        bus.publish(Outgoing("livetab.runs.v1", run, key=run.id, message_id=run.id))
-        bus.flush()
+        _send(Outgoing("livetab.runs.v1", run, key=run.id, message_id=run.id))
         return {"run_id": run.id, "release": run.release, "model": run.model.name}
 
     @app.post("/scrapes", status_code=202)
@@ -229,8 +237,7 @@ def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, work
         cmd = table_pb2.ScrapeCommand(id=content_id("scrape", req.source, req.location, req.release, req.language),
                                       source=req.source, location=req.location, release=req.release,
                                       language=req.language, options=req.options)
-        bus.publish(Outgoing("livetab.scrapes.v1", cmd, key=cmd.id, message_id=cmd.id))
-        bus.flush()
+        _send(Outgoing("livetab.scrapes.v1", cmd, key=cmd.id, message_id=cmd.id))
         return {"scrape_id": cmd.id}
 
     def _path(value: str) -> None:

@@ -198,3 +198,12 @@ def test_readyz_reports_a_worker_that_died(bus: InProcBus, store: Store) -> None
     assert r.status_code == 503
     assert "worker livetab-api stopped: RuntimeError: flush failed" in r.json()["problems"][0]
     assert client.get("/healthz").status_code == 503
+
+
+def test_a_bus_that_cannot_take_a_run_gives_503_not_500(bus: InProcBus, store: Store) -> None:
+    def down(timeout_s: float = 30.0) -> None:
+        raise RuntimeError("KafkaError: 1 record(s) were not acknowledged")
+
+    bus.flush = down  # type: ignore[method-assign]
+    r = TestClient(create_app(bus, store, ApiSettings()), raise_server_exceptions=False).post("/runs", json=_run())
+    assert r.status_code == 503 and "try again" in r.text
