@@ -26,7 +26,7 @@ from livetab.models.base import ModelBackend
 from livetab.models.resilience import Resilience
 from livetab.v1 import common_pb2
 
-__all__ = ["BACKENDS", "EndpointGuards", "backend_from_spec", "spec_to_dict"]
+__all__ = ["BACKENDS", "EndpointGuards", "backend_from_spec", "check_params", "spec_to_dict"]
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +62,26 @@ class EndpointGuards:
 
     def __len__(self) -> int:
         return len(self._guards)
+
+
+def check_params(backend: str, params: Mapping[str, Any]) -> None:
+    """Raise `ValueError` naming an option `backend` does not know, or a local model's n_ctx/n_threads out of
+    bounds: what `backend_from_spec` would refuse later, checked without building anything."""
+    from livetab.settings import MAX_CONTEXT, MAX_THREADS
+
+    allowed = _ALLOWED.get(backend, set())
+    unknown = sorted(k for k in params if k not in allowed and not (backend == "openai" and k.startswith("body.")))
+    if unknown:
+        shown = ", ".join(k[:40] for k in unknown[:5])
+        raise ValueError(f"unknown option(s) for backend {backend}: {shown}; allowed: {', '.join(sorted(allowed))}")
+    for key, bound in (("n_ctx", MAX_CONTEXT), ("n_threads", MAX_THREADS)):
+        if key in params:
+            try:
+                n = int(params[key])
+            except (TypeError, ValueError):
+                raise ValueError(f"{key} must be a whole number") from None
+            if not 1 <= n <= bound:
+                raise ValueError(f"{key} must be between 1 and {bound}")
 
 
 def spec_to_dict(spec: common_pb2.ModelSpec | Mapping[str, Any]) -> dict[str, Any]:
