@@ -68,10 +68,10 @@ def _gold(cand: Candidate, value: Any, locale: Locale) -> Gold:
             raise _Rejected("imperfect_not_detected", f"derivation found {value!r}, expected {cand.gold_kind}")
         return Gold(kind=value, text=str(locale.get(f"imperfect.{value}")))
     if cand.gold_kind == "option":
-        hits = [i for i, opt in enumerate(cand.options) if _option_matches(opt, value)]
+        hits = [pos for pos, opt in enumerate(cand.options, start=1) if _option_matches(opt, value)]
         if len(hits) != 1:
             raise _Rejected("mcq_not_exactly_one", f"{len(hits)} options match the derived answer {value!r}")
-        return Gold(kind="option", option=hits[0], text=cand.options[hits[0]])
+        return Gold.for_option(list(cand.options), hits[0])
     if cand.gold_kind == "free":
         if not (isinstance(value, list) and value and all(v is True for v in value)):
             raise _Rejected("reference_insight_false", f"reference insights evaluate to {value!r}")

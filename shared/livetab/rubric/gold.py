@@ -169,8 +169,10 @@ def _spec_from_question(q: Question) -> GoldSpec:
         return _finish(kind, loc, [gold_item(g.text or ("true" if g.boolean else "false"), loc)], q.text,
                        boolean=g.boolean)
     if kind == "option":
+        if not 1 <= g.option <= len(q.options):  # the contract: positions count from 1, 0 is unset
+            raise ValueError(f"option gold {g.option} is not a position in 1..{len(q.options)}")
         keys = tuple(key(o) for o in q.options)
-        text = g.text or (q.options[g.option - 1] if 1 <= g.option <= len(q.options) else str(g.option))
+        text = g.option_text(q.options)
         return _finish(kind, loc, [gold_item(text, loc, parse=False)], q.text, option=g.option,
                        option_keys=keys)
     if kind in ("insufficient", "contradictory", "free"):
