@@ -41,7 +41,7 @@ class StoreSettings(_Strict):
 
 class ModelSettings(_Strict):
     name: str = "smollm2-135m"
-    backend: Literal["llama_local", "openai", "grpc"] = "llama_local"
+    backend: Literal["llama_local", "openai", "grpc", "scripted"] = "llama_local"
     base_url: str = ""
     model: str = ""
     api_key_ref: str = ""

@@ -152,7 +152,8 @@ def extract_answer(folded: str, loc: Locale) -> Extraction:
             return Extraction("\n".join(reversed(block)), "list_block")
     if "=" in last:
         eq = _EQUALS_TAIL.search(last)
-        if eq is not None and any(c.isalnum() for c in eq.group(1)):
+        # "-19 (65-67-67-70=269)": an "=" inside brackets is an aside, not the answer's equation
+        if eq is not None and any(c.isalnum() for c in eq.group(1)) and eq.group(1).count(")") <= eq.group(1).count("("):
             return Extraction(eq.group(1).strip(), "equation")
     if len(lines) > 1:
         return Extraction(last, "last_line")

@@ -1,0 +1,45 @@
+"""Rule-judge bugs the oracle / anti-oracle runs found on real generated questions, one test each."""
+
+from __future__ import annotations
+
+from livetab.questions import Gold, Question
+from livetab.rubric import judge_answer
+from livetab.rubric.extract import extract_answer
+from livetab.rubric.locale import get_locale
+
+
+def _q(gold: Gold, *, text: str = "Which?", options: list[str] | None = None, lang: str = "en") -> Question:
+    return Question(id=f"q-{gold.kind}-{gold.text}", table_id="t", family="mcq" if options else "direct", text=text,
+                    gold=gold, options=options or [], language=lang)
+
+
+def test_an_equation_inside_brackets_is_not_the_answer() -> None:
+    # a golf "Winning score" cell, found by the oracle: the whole gold was read as the equation "... = 269)"
+    gold = Gold(kind="text", text="−19 (65-67-67-70=269)")
+    q = _q(gold, text='Which "Winning score" has the earliest "Date"?')
+    assert judge_answer("−19 (65-67-67-70=269)", q).verdict == "correct"
+    assert judge_answer("The answer is −19 (65-67-67-70=269).", q).verdict == "correct"
+    assert judge_answer("−12 (70-68-69-69=276)", q).verdict == "incorrect"
+    # a trailing equation outside brackets is still the answer
+    assert extract_answer("65+67+67+70 = 269", get_locale("en")).text == "269"
+
+
+def test_a_negative_option_is_not_its_absolute_value() -> None:
+    # options "-1" and "1" used to share the key "1": "1" pointed at both, "C. 1" looked like a mismatch
+    options = ["33", "-1", "1", "0"]
+    q = _q(Gold.for_option(options, 4), options=options)
+    for wrong in ("1", "C. 1", "-1", "B. -1", "B"):
+        assert judge_answer(wrong, q).verdict == "incorrect", wrong
+    for right in ("0", "D", "D. 0", "Option 4"):
+        assert judge_answer(right, q).verdict == "correct", right
+    q2 = _q(Gold.for_option(options, 2), options=options)
+    assert judge_answer("-1", q2).verdict == "correct"
+    assert judge_answer("B. -1", q2).verdict == "correct"
+    assert judge_answer("1", q2).verdict == "incorrect"
+
+
+def test_an_arabic_lead_in_before_a_list_is_not_an_item() -> None:
+    gold = Gold(kind="list", items=["نيجيريا"], text="نيجيريا")
+    q = _q(gold, text="ما الدول التي يزيد فيها العمر عن ٢٥؟", lang="ar")
+    assert judge_answer("وفقًا للجدول، نيجيريا.", q).verdict == "correct"
+    assert judge_answer("وفقًا للجدول، مالي.", q).verdict == "incorrect"
