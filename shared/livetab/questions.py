@@ -12,11 +12,13 @@ from dataclasses import dataclass, field
 
 from livetab.v1 import question_pb2
 
-__all__ = ["FAMILIES", "GOLD_KINDS", "OPTION_LETTERS", "Gold", "Question", "Verification", "option_letter",
+__all__ = ["FAMILIES", "GOLD_KINDS", "OPTION_LETTERS", "TABLE_STATE_KINDS", "Gold", "Question", "Verification", "option_letter",
            "option_position"]
 
 FAMILIES = ("direct", "reasoning", "fact", "mcq", "insight", "imperfect", "math")
 GOLD_KINDS = ("number", "text", "list", "boolean", "option", "insufficient", "contradictory", "free")
+# golds that say what the table lacks: a question with such a gold cannot be asked without its table
+TABLE_STATE_KINDS = ("insufficient", "contradictory")
 OPTION_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"  # option 1 is "A": how options are shown and named
 
 

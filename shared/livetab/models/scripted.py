@@ -12,6 +12,10 @@ Phrasings (`phrasing`): one name from `PHRASINGS`, or `rotate` (alias `all`) to 
 phrasing that fits the question's gold kind, chosen deterministically from the question id and the
 sample seed. A phrasing that does not fit the kind (a letter for a number) falls back to `bare`.
 
+A multiple-choice oracle answers as a perfect reader would: the option whose text is the gold's text, by
+the letter the prompt showed it with, so a gold position or a prompt lettering that breaks the answer
+contract gives wrong verdicts instead of agreeing with itself.
+
 The anti-oracle's answer is wrong by construction: another option, a value of the table (or a number)
 farther from the gold than any tolerance, another cell's text, the opposite truth value, a confident
 number instead of "insufficient information" — and never a value that equals the gold.
@@ -23,18 +27,20 @@ import hashlib
 import math
 import re
 
-from livetab.models.base import Completion, GenerateRequest, ModelError
+from livetab.models.base import ChatMessage, Completion, GenerateRequest, ModelError
 from livetab.numbers import parse_number
 from livetab.questions import Question, option_letter
 from livetab.tables import Table
 
-__all__ = ["PHRASINGS", "POLICIES", "ScriptedBackend", "scripted_answer"]
+__all__ = ["OPTION_PHRASINGS", "PHRASINGS", "POLICIES", "ScriptedBackend", "choose_phrasing", "prompt_text",
+           "say_option", "scripted_answer"]
 
 POLICIES = ("oracle", "anti_oracle")
 _GENERAL = ("bare", "sentence", "answer_is")
 _OPTION = ("letter", "option_text", "option_number", "letter_text")
 _BOOLEAN = ("true_false", "yes_no")
 PHRASINGS = (*_GENERAL, *_OPTION, *_BOOLEAN)
+OPTION_PHRASINGS = (*_GENERAL, *_OPTION)  # every way the scripted model names an option
 ROTATE = ("rotate", "all")
 
 _SAY: dict[str, dict[str, str]] = {
@@ -62,7 +68,7 @@ def _lang(q: Question) -> str:
 
 def _fits(kind: str) -> tuple[str, ...]:
     if kind == "option":
-        return (*_GENERAL, *_OPTION)
+        return OPTION_PHRASINGS
     if kind == "boolean":
         return (*_GENERAL, *_BOOLEAN)
     return _GENERAL
@@ -82,8 +88,10 @@ def _wrap(value: str, phrasing: str, lang: str) -> str:
     return value
 
 
-def _say_option(q: Question, position: int, phrasing: str, lang: str) -> str:
-    letter, text = option_letter(position), q.options[position - 1]
+def say_option(q: Question, position: int, phrasing: str, lang: str, letter: str = "") -> str:
+    """Option `position` (counted from 1) of `q` as a model names it in `phrasing` ("C", "Option 3", ...);
+    `letter`: the letter the prompt showed it with (default: the contract's, 1 = "A")."""
+    letter, text = letter or option_letter(position), q.options[position - 1]
     if phrasing == "option_text":
         return text
     if phrasing == "option_number":
@@ -168,10 +176,35 @@ def _other_alternative(q: Question, table: Table | None, gold: str) -> str | Non
     return others[0] if others else None
 
 
-def _oracle(q: Question, phrasing: str, lang: str) -> str:
+_SHOWN = re.compile(r"^([A-Z])\. (.*)$", re.MULTILINE)
+
+
+def prompt_text(messages: list[ChatMessage]) -> str:
+    """The text of a request's messages (text parts of multimodal content included)."""
+    parts: list[str] = []
+    for m in messages:
+        if isinstance(m.content, str):
+            parts.append(m.content)
+        else:
+            parts += [str(p.get("text", "")) for p in m.content if p.get("type") == "text"]
+    return "\n".join(parts)
+
+
+def _right_option(q: Question, shown: str) -> tuple[int, str]:
+    """Where the right option is, read as a perfect reader would: the option whose text is the gold's text
+    (not `Gold.option`, so a position written with another numbering shows up as a wrong verdict), and the
+    letter the prompt showed that text with (so a prompt that letters options differently does too)."""
+    g = q.gold
+    position = q.options.index(g.text) + 1 if g.text in q.options else g.option
+    letters = {text.strip(): letter for letter, text in _SHOWN.findall(shown)}
+    return position, letters.get(g.text.strip(), "") if g.text else ""
+
+
+def _oracle(q: Question, phrasing: str, lang: str, shown: str = "") -> str:
     g = q.gold
     if g.kind == "option":
-        return _say_option(q, g.option, phrasing, lang)
+        position, letter = _right_option(q, shown)
+        return say_option(q, position, phrasing, lang, letter)
     if g.kind == "boolean":
         return _say_boolean(g.boolean, phrasing, lang)
     if g.kind in ("insufficient", "contradictory"):
@@ -187,10 +220,11 @@ def _oracle(q: Question, phrasing: str, lang: str) -> str:
 def _anti_oracle(q: Question, table: Table | None, phrasing: str, lang: str, salt: int) -> str:
     g = q.gold
     if g.kind == "option":
-        others = [p for p in range(1, len(q.options) + 1) if p != g.option]
+        right = {g.option, *(p for p, text in enumerate(q.options, start=1) if text == g.text)}
+        others = [p for p in range(1, len(q.options) + 1) if p not in right]
         if not others:
             raise ModelError(f"question {q.id} has no wrong option")
-        return _say_option(q, others[salt % len(others)], phrasing, lang)
+        return say_option(q, others[salt % len(others)], phrasing, lang)
     if g.kind == "boolean":
         return _say_boolean(not g.boolean, phrasing, lang)
     if g.kind in ("insufficient", "contradictory"):
@@ -209,14 +243,16 @@ def _anti_oracle(q: Question, table: Table | None, phrasing: str, lang: str, sal
     return _wrap(other if other is not None else _wrong_text([g.text], q, table, salt)[0], phrasing, lang)
 
 
-def scripted_answer(q: Question, table: Table | None, *, policy: str, phrasing: str, seed: int = 0) -> str:
-    """The answer the scripted model gives to `q` under `policy` in `phrasing` (see the module docs)."""
+def scripted_answer(q: Question, table: Table | None, *, policy: str, phrasing: str, seed: int = 0,
+                    shown: str = "") -> str:
+    """The answer the scripted model gives to `q` under `policy` in `phrasing` (see the module docs);
+    `shown` is the prompt's text, where a multiple-choice oracle reads the letter its option was shown with."""
     if policy not in POLICIES:
         raise ValueError(f"policy must be one of {POLICIES}, got {policy!r}")
     lang = _lang(q)
     chosen = choose_phrasing(q, phrasing, seed)
     if policy == "oracle":
-        return _oracle(q, chosen, lang)
+        return _oracle(q, chosen, lang, shown)
     salt = int(hashlib.sha256(f"{q.id}:{seed}".encode()).hexdigest()[:8], 16)
     return _anti_oracle(q, table, chosen, lang, salt)
 
@@ -237,6 +273,7 @@ class ScriptedBackend:
             raise ModelError(f"scripted model {self.name}: the request carries no question (it runs in-process "
                              "only, where the inference handler passes the question)")
         s = request.sampling
+        shown = prompt_text(request.messages)
         return [Completion(text=scripted_answer(q, request.table, policy=self.policy, phrasing=self.phrasing,
-                                                seed=s.seed + i))
+                                                seed=s.seed + i, shown=shown))
                 for i in range(max(1, s.n))]
