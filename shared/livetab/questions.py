@@ -59,6 +59,12 @@ class Gold:
         """The text of the correct option (kind `option`); "" when `option` is unset or out of range."""
         return options[self.option - 1] if self.kind == "option" and 1 <= self.option <= len(options) else ""
 
+    def shown(self, options: list[str]) -> str:
+        """The answer as a person reads it beside a model's: "C. Aigle" for an option (its letter as the prompt
+        shows it, then its text), `text` for every other kind."""
+        text = self.option_text(options)
+        return f"{option_letter(self.option)}. {text}" if text else self.text
+
     def to_proto(self) -> question_pb2.Gold:
         return question_pb2.Gold(kind=self.kind, text=self.text, items=self.items, number=self.number,
                                  boolean=self.boolean, option=self.option, unit=self.unit)

@@ -67,6 +67,7 @@ def test_option_positions_count_from_one() -> None:
         with pytest.raises(ValueError, match="count from 1"):
             Gold.for_option(OPTIONS, bad)
     assert Gold(kind="option").option_text(OPTIONS) == ""  # 0 = unset
+    assert Gold.for_option(OPTIONS, 3).shown(OPTIONS) == "C. Aigle" and GOLDS["text"].shown([]) == "Lyon"
 
 
 def test_the_proto_documents_the_contract() -> None:
