@@ -43,3 +43,15 @@ def test_an_arabic_lead_in_before_a_list_is_not_an_item() -> None:
     q = _q(gold, text="ما الدول التي يزيد فيها العمر عن ٢٥؟", lang="ar")
     assert judge_answer("وفقًا للجدول، نيجيريا.", q).verdict == "correct"
     assert judge_answer("وفقًا للجدول، مالي.", q).verdict == "incorrect"
+
+
+def test_a_label_and_text_that_disagree_but_both_miss_the_gold_are_incorrect() -> None:
+    # SmolLM2 in the demo: "C. 1392" when A is "1391" (C is "1278", "1392" is B): wrong whichever it meant
+    options = ["1391", "1392", "1278", "13910", "1504"]
+    q = _q(Gold.for_option(options, 1), options=options)
+    verdict = judge_answer("C. 1392", q)
+    assert verdict.verdict == "incorrect" and "the gold is option 1" in verdict.rationale
+    assert judge_answer("A. 4", _q(Gold.for_option(["3", "4", "1", "5", "2"], 3), options=["3", "4", "1", "5", "2"])
+                        ).verdict == "incorrect"
+    # when one of the two readings is the gold the rules still cannot decide
+    assert judge_answer("C. 1391", q).verdict == "uncertain" and judge_answer("A. 1392", q).verdict == "uncertain"
