@@ -1,5 +1,6 @@
 """The inference handler hands in-process backends the question (the scripted oracle reads its gold), and a
-remote backend never sends it: the OpenAI request body carries the prompt and sampling, nothing of the gold."""
+remote backend never sends it: the OpenAI request body and the gRPC request carry the prompt and sampling,
+nothing of the gold."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from typing import Any
 import pytest
 from aiohttp import web
 from livetab.bus import HandlerContext
-from livetab.models.base import Completion, GenerateRequest
+from livetab.models.base import ChatMessage, Completion, GenerateRequest, SamplingParams
+from livetab.models.grpc_backend import GrpcBackend
 from livetab.questions import Gold, Question
 from livetab.records import question_row, table_row
 from livetab.settings import Settings
@@ -22,6 +24,7 @@ from livetab.v1 import common_pb2, inference_pb2
 from livetab_inference.handler import InferenceHandler
 
 from services.inference.tests.inference_data import wtq_table
+from services.inference.tests.test_inference_grpc import example_server
 
 GOLD_TEXT = "Zqxv-gold-7f3a"  # in no table and no prompt: if it reaches the wire, the gold leaked
 
@@ -116,3 +119,25 @@ def test_the_openai_request_body_carries_no_gold(stored: tuple[HandlerContext, l
         assert GOLD_TEXT.lower() not in text.lower() and "98765" not in text
         assert "q-num" not in text and "q-list" not in text  # not even the question's id
         assert all(set(m) == {"role", "content"} for m in body["messages"])
+
+
+def test_the_grpc_request_carries_no_gold(stored: tuple[HandlerContext, list[Question]]) -> None:
+    """A team's ModelService gets the messages and sampling; the question and table stay in this process."""
+    _, qs = stored
+    spy = _Spy()
+    sent = GenerateRequest([ChatMessage("user", "How many rows?")], SamplingParams(seed=2), question=qs[0],
+                           table=None)
+
+    async def main() -> None:
+        server, port, _health = await example_server().start_server(spy)
+        b = GrpcBackend(f"127.0.0.1:{port}", "team-model", timeout_s=5.0)
+        try:
+            await b.generate(sent)
+        finally:
+            await b.close()
+            await server.stop(grace=None)
+
+    asyncio.run(main())
+    (got,) = spy.requests
+    assert got.question is None and got.table is None
+    assert [(m.role, m.content) for m in got.messages] == [("user", "How many rows?")]
