@@ -7,6 +7,7 @@ anti-oracle 0% in every slice of the leaderboard the reporter computed; every ve
 from __future__ import annotations
 
 import json
+import re
 import time
 from typing import Any
 
@@ -17,6 +18,7 @@ from livetab.records import load_question, load_table
 from livetab.rubric import judge_answer
 from livetab.settings import load_settings
 from livetab.store import open_store, schema
+from livetab.v1 import inference_pb2
 from livetab_cli.embedded import run_embedded
 
 from tests.support.oracle import (
@@ -71,6 +73,11 @@ def test_oracle_scores_100_and_anti_oracle_0_in_every_slice(oracle_run: dict[str
                 assert any(c[0] == fam and c[3] == "ar" for c in cells), (name, fam)
             questions = {load_question(r).id: load_question(r) for r in store.select(schema.questions)}  # type: ignore[union-attr]
             assert any(q.closed_book for q in questions.values()), "closed-book variants were generated"
+        # the rotation reached the pipeline: real models' phrasings, not one fixed form
+        shapes = {_shape(inference_pb2.InferenceResult.FromString(r["payload"]).response)
+                  for r in store.select(schema.results, run_id=runs["oracle"])}
+        assert {"letter", "option n", "letter. text", "the answer is", "according to", "yes/no", "true/false",
+                "refusal"} <= shapes, shapes
         n = by_model["oracle"]["n"]
         assert summary.model_calls + summary.cache_hits == 2 * n  # same prompt, same answer: e.g. a math problem's
         # easy/medium/hard tables asked closed-book
@@ -81,6 +88,17 @@ def test_oracle_scores_100_and_anti_oracle_0_in_every_slice(oracle_run: dict[str
                                        for k, vals in [("family", m["families"]), *m["slices"].items()]})
     finally:
         store.close()
+
+
+def _shape(response: str) -> str:
+    for shape, pattern in (("letter", r"[A-E]"), ("option n", r"(Option|الخيار) \d"), ("letter. text", r"[A-E]\. .+"),
+                           ("the answer is", r"(The answer is|الإجابة هي) .+"),
+                           ("according to", r"(According to the table|وفقًا للجدول)، ?.+|According to the table, .+"),
+                           ("yes/no", r"Yes|No|نعم|لا"), ("true/false", r"True|False|صحيح|خطأ"),
+                           ("refusal", r".*(insufficient|contradictory|غير كافية|متناقض).*")):
+        if re.fullmatch(pattern, response, re.S):
+            return shape
+    return "other"
 
 
 def test_every_phrasing_on_every_generated_question(oracle_run: dict[str, Any]) -> None:

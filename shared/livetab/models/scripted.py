@@ -9,8 +9,8 @@ context the inference handler sets; remote backends never send that context anyw
 without it is an error: the scripted model only runs in-process.
 
 Phrasings (`phrasing`): one name from `PHRASINGS`, or `rotate` (alias `all`) to cycle through every
-phrasing that fits the question's gold kind, chosen deterministically from the question id and the
-sample seed. A phrasing that does not fit the kind (a letter for a number) falls back to `bare`.
+phrasing that fits the question's gold kind, chosen deterministically from the question id, the prompt
+and the sample seed. A phrasing that does not fit the kind (a letter for a number) falls back to `bare`.
 
 A multiple-choice oracle answers as a perfect reader would: the option whose text is the gold's text, by
 the letter the prompt showed it with, so a gold position or a prompt lettering that breaks the answer
@@ -274,6 +274,8 @@ class ScriptedBackend:
                              "only, where the inference handler passes the question)")
         s = request.sampling
         shown = prompt_text(request.messages)
+        # the prompt joins the rotation, so one question asked in several formats is answered in several phrasings
+        offset = int(hashlib.sha256(shown.encode()).hexdigest()[:6], 16)
         return [Completion(text=scripted_answer(q, request.table, policy=self.policy, phrasing=self.phrasing,
-                                                seed=s.seed + i, shown=shown))
+                                                seed=s.seed + i + offset, shown=shown))
                 for i in range(max(1, s.n))]
