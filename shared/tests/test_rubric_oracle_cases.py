@@ -55,3 +55,34 @@ def test_a_label_and_text_that_disagree_but_both_miss_the_gold_are_incorrect() -
                         ).verdict == "incorrect"
     # when one of the two readings is the gold the rules still cannot decide
     assert judge_answer("C. 1391", q).verdict == "uncertain" and judge_answer("A. 1392", q).verdict == "uncertain"
+
+
+def test_brackets_and_colons_inside_an_option_text_are_not_labels() -> None:
+    # "(2)" in an option's own text used to be read as "option 2": a wrong answer was judged correct
+    options = ["Housing and Finance (2)", "Health", "Foreign Affairs", "Industry and Regional Development, and Trade (2)",
+               "Finance"]
+    q = _q(Gold.for_option(options, 2), options=options)
+    assert judge_answer("A. Housing and Finance (2)", q).verdict == "incorrect"
+    assert judge_answer("B. Health", q).verdict == "correct"
+    zahn = ["Don Johnson (2)", "Pete Tountas (2)", "Bobby Jacks (1)", "Wayne Zahn (5)", "Wayne Zahn (4)"]
+    q = _q(Gold.for_option(zahn, 5), options=zahn)
+    assert judge_answer("D. Wayne Zahn (5)", q).verdict == "incorrect"
+    assert judge_answer("E. Wayne Zahn (4)", q).verdict == "correct"
+    golf = ["1: 2008", "1: 2009", "7: 1999, 2002, 2003", "2: 2004, 2010"]
+    q = _q(Gold.for_option(golf, 2), options=golf)
+    assert judge_answer("B. 1: 2009", q).verdict == "correct"
+    assert judge_answer("A. 1: 2008", q).verdict == "incorrect"
+    # a label followed by other references is still read as before
+    assert judge_answer("C) or D)", _q(Gold.for_option(golf, 4), options=golf)).verdict == "uncertain"
+
+
+def test_flat_sharp_and_away_signs_tell_options_apart() -> None:
+    notes = ["A", "A♭", "A♯", "G", "G♯"]
+    q = _q(Gold.for_option(notes, 2), options=notes)
+    assert judge_answer("A♭", q).verdict == "correct" and judge_answer("B. A♭", q).verdict == "correct"
+    assert judge_answer("A♯", q).verdict == "incorrect" and judge_answer("C", q).verdict == "incorrect"
+    away = ["@ Colorado Mammoth", "@ Minnesota Swarm", "New York Titans", "@ Chicago Shamrox", "@ New York Titans"]
+    q = _q(Gold.for_option(away, 4), options=away)
+    assert judge_answer("@ New York Titans", q).verdict == "incorrect"
+    assert judge_answer("New York Titans", q).verdict == "incorrect"
+    assert judge_answer("@ Chicago Shamrox", q).verdict == "correct"

@@ -85,8 +85,11 @@ def _gold(cand: Candidate, value: Any, locale: Locale) -> Gold:
     if isinstance(value, list):
         if not value:
             raise _Rejected("no_answer", "the derivation selects no rows")
-        return Gold(kind="list", items=[locale.answer(v) for v in value], text=locale.answer(value))
-    if isinstance(value, str) and value:
+        items = [locale.answer(v) for v in value]
+        if not all(any(c.isalnum() for c in item) for item in items):
+            raise _Rejected("no_answer", f"an answer item has no letter or digit: {items!r}")
+        return Gold(kind="list", items=items, text=locale.answer(value))
+    if isinstance(value, str) and any(c.isalnum() for c in value):
         return Gold(kind="text", text=value)
     raise _Rejected("no_answer", f"the derivation gives {value!r}")
 

@@ -165,15 +165,14 @@ def _wrong_text(gold_texts: list[str], q: Question, table: Table | None, salt: i
 _QUOTED = re.compile(r"[\"“«]([^\"”»]{1,80})[\"”»]")
 
 
-def _other_alternative(q: Question, table: Table | None, gold: str) -> str | None:
-    """For "Which has the lower X: "A" or "B"?" with gold A: the other alternative B (a table cell)."""
-    cells = {_norm(c) for c in _cells(table)}
-    quoted = [m.group(1) for m in _QUOTED.finditer(q.text)]
-    alts = [a for a in quoted if _norm(a) in cells and parse_number(a) is None]
-    if _norm(gold) not in {_norm(a) for a in alts}:
+def _other_alternative(q: Question, gold: str) -> str | None:
+    """For "Which has the lower X: "A" or "B"?" with gold A: the other alternative B (the two alternatives
+    are the question's last two quoted strings)."""
+    last = [m.group(1) for m in _QUOTED.finditer(q.text)][-2:]
+    keys = [_norm(a) for a in last]
+    if len(last) != 2 or _norm(gold) not in keys or keys[0] == keys[1]:
         return None
-    others = [a for a in alts if _norm(a) != _norm(gold) and _norm(a) not in _norm(gold) and _norm(gold) not in _norm(a)]
-    return others[0] if others else None
+    return last[1] if keys[0] == _norm(gold) else last[0]
 
 
 _SHOWN = re.compile(r"^([A-Z])\. (.*)$", re.MULTILINE)
@@ -239,7 +238,7 @@ def _anti_oracle(q: Question, table: Table | None, phrasing: str, lang: str, sal
     gold_number = parse_number(g.text)
     if gold_number is not None and math.isfinite(gold_number):
         return _wrap(_wrong_number(gold_number, table, salt), phrasing, lang)
-    other = _other_alternative(q, table, g.text)
+    other = _other_alternative(q, g.text)
     return _wrap(other if other is not None else _wrong_text([g.text], q, table, salt)[0], phrasing, lang)
 
 

@@ -28,12 +28,17 @@ _EXPLICIT = re.compile(
 _PAREN = re.compile(r"(?<![^\s(\[\"'])[(\[]([0-9]{1,2}|[a-z]|[ابجده])[)\]]")
 _CLOSE = re.compile(r"(?:^|(?<=\s))([0-9]{1,2}|[a-z]|[ابجده])[).:](?=\s|$)")
 _NEGATIVE = re.compile(r"^\s*[-−–]\s*[0-9]")
+_SYMBOLS = str.maketrans({"♭": " flat ", "♯": " sharp ", "@": " at "})
+_LEADING_LABEL = re.compile(r"(?:\(([0-9]{1,2}|[a-z]|[ابجده])\)|([0-9]{1,2}|[a-z]|[ابجده])[).:])\s+(?=\S)")
 
 
 def option_key(text: str, *, folded: bool = False) -> str:
-    """`key` of an option text or a response span, with a leading minus sign kept as the word "minus"
-    (`key` drops punctuation, which would make "-1" and "1" the same option)."""
+    """`key` of an option text or a response span, keeping what tells real options apart that `key` drops:
+    a leading minus ("-1" is not "1") and the symbols ♭ ♯ @ as words ("A♭" is not "A", "@ Chicago" - an
+    away game - is not "Chicago")."""
     f = text if folded else fold(text)
+    if "♭" in f or "♯" in f or "@" in f:
+        f = f.translate(_SYMBOLS)
     k = key(f, folded=True)
     return f"minus {k}" if k and _NEGATIVE.match(f) else k
 
@@ -92,6 +97,14 @@ def read_choice(folded: str, option_keys: list[str], loc: Locale) -> Choice:
         if single is not None:
             return Choice(frozenset({single}))
     stripped = folded.strip()
+    # "D. Wayne Zahn (5)", "B. 1: 2009": a leading label and then exactly one option's whole text; brackets
+    # and colons inside that text are not references to other options
+    lead = _LEADING_LABEL.match(stripped)
+    if lead is not None:
+        labelled = _index(lead.group(1) or lead.group(2), n)
+        rest = option_key(stripped[lead.end():], folded=True)
+        if labelled is not None and sum(1 for k in option_keys if k and k == rest) == 1:
+            return _label_text(stripped, lead, labelled, option_keys)
     for pattern in (_EXPLICIT, _PAREN, _CLOSE):
         explicit: set[int] = set()
         first: re.Match[str] | None = None
