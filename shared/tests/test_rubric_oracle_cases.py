@@ -86,3 +86,16 @@ def test_flat_sharp_and_away_signs_tell_options_apart() -> None:
     assert judge_answer("@ New York Titans", q).verdict == "incorrect"
     assert judge_answer("New York Titans", q).verdict == "incorrect"
     assert judge_answer("@ Chicago Shamrox", q).verdict == "correct"
+
+
+def test_a_score_written_with_an_equals_sign_is_not_an_equation() -> None:
+    en = get_locale("en")
+    assert extract_answer("79-75-72-80=306", en).text == "79-75-72-80=306"  # the rounds do not subtract to 306
+    assert extract_answer("65+67+67+70 = 269", en).text == "269"  # a true sum still gives its result
+    assert extract_answer("12 * 3 = 36.", en).text == "36"
+    assert extract_answer("total = 42", en).text == "42"
+    scores = ["80-79-74-73=306", "79-77-73-74=303", "80-74-77-78=309", "79-75-72-80=306", "78-75-75-74=302"]
+    q = _q(Gold.for_option(scores, 4), options=scores)
+    assert judge_answer("79-75-72-80=306", q).verdict == "correct"
+    assert judge_answer("D. 79-75-72-80=306", q).verdict == "correct"
+    assert judge_answer("A. 80-79-74-73=306", q).verdict == "incorrect"
