@@ -99,3 +99,11 @@ def test_a_score_written_with_an_equals_sign_is_not_an_equation() -> None:
     assert judge_answer("79-75-72-80=306", q).verdict == "correct"
     assert judge_answer("D. 79-75-72-80=306", q).verdict == "correct"
     assert judge_answer("A. 80-79-74-73=306", q).verdict == "incorrect"
+
+
+def test_a_negation_inside_the_gold_is_not_the_answers() -> None:
+    gold = Gold(kind="text", text="The Greatest Story Never Told Chapter 2: Bread and Circuses")
+    q = _q(gold, text='What is the "Album" of the row whose "Title" is "Best Thing That I Found"?')
+    said = "According to the table, it is The Greatest Story Never Told Chapter 2: Bread and Circuses."
+    assert judge_answer(said, q).verdict == "correct"
+    assert judge_answer("It is not The Greatest Story Never Told Chapter 2: Bread and Circuses.", q).verdict == "uncertain"
