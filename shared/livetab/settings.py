@@ -84,7 +84,7 @@ class StoreSettings(_Strict):
 
 class ModelSettings(_Strict):
     name: str = Field(default="smollm2-135m", min_length=1, max_length=MAX_MODEL_NAME_CHARS)
-    backend: Literal["llama_local", "openai", "grpc"] = "llama_local"
+    backend: Literal["llama_local", "openai", "grpc", "scripted"] = "llama_local"
     base_url: str = Field(default="", max_length=MAX_URL_CHARS)
     model: str = Field(default="", max_length=MAX_MODEL_NAME_CHARS)
     api_key_ref: str = Field(default="", max_length=MAX_NAME_CHARS)

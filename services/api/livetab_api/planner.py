@@ -1,4 +1,7 @@
-"""The run planner: a run in, one inference request per question × format × setting × sample out."""
+"""The run planner: a run in, one inference request per question × format × setting × sample out.
+
+The closed-book setting is asked once per question (the format does not matter without the table) and
+never for a question whose gold is about the table itself (insufficient, contradictory)."""
 
 from __future__ import annotations
 
@@ -7,6 +10,7 @@ import logging
 from google.protobuf.message import Message
 from livetab.bus import HandlerContext, Outgoing, PoisonMessage
 from livetab.ids import request_id
+from livetab.questions import TABLE_STATE_KINDS
 from livetab.records import load_question, run_row
 from livetab.settings import ApiSettings
 from livetab.store import schema
@@ -44,6 +48,10 @@ def plan_requests(run: run_pb2.Run, store: object, max_requests: int | None = No
             for setting in settings:
                 if setting == "closed_book" and fmt != formats[0]:
                     continue  # without the table the format does not matter: ask once
+                if setting == "closed_book" and q.gold.kind in TABLE_STATE_KINDS:
+                    # "the table lacks a value" cannot be asked without the table: the well-posed question
+                    # and its imperfect variants have the same closed-book prompt but different golds
+                    continue
                 for i in range(samples):
                     sampling = common_pb2.Sampling()
                     sampling.CopyFrom(s.sampling)

@@ -21,7 +21,7 @@ from typing import Any
 
 from livetab.models.base import ChatMessage, GenerateRequest, ModelBackend, SamplingParams
 from livetab.paths import shared_data
-from livetab.questions import Gold
+from livetab.questions import Gold, option_letter, option_position
 from livetab.tables import Table
 
 __all__ = [
@@ -106,7 +106,7 @@ def answers_match(prediction: str, gold: Gold) -> bool:
         return parse_verdict(pred) is gold.boolean
     if gold.kind == "option":
         m = re.search(r"\b([A-Ha-h])\b", pred)
-        return bool(m) and ord(m.group(1).upper()) - ord("A") == gold.option  # type: ignore[union-attr]
+        return bool(m) and option_position(m.group(1)) == gold.option  # type: ignore[union-attr]
     if gold.kind == "insufficient":
         return bool(re.search(r"insufficient|not enough|missing|cannot be (determined|answered)|unknown", pred, re.I))
     if gold.kind == "contradictory":
@@ -139,7 +139,7 @@ async def validator_trials(backend: ModelBackend, table: Table, question: str, g
     """Ask `backend` the question `k` times (seeds seed..seed+k-1) without the gold; count right answers."""
     body = f"{_table_text(table, max_rows)}\n\nQuestion: {question}"
     if options:
-        body += "\nOptions:\n" + "\n".join(f"{chr(65 + i)}. {o}" for i, o in enumerate(options))
+        body += "\nOptions:\n" + "\n".join(f"{option_letter(pos)}. {o}" for pos, o in enumerate(options, start=1))
         body += "\nAnswer with the letter of the correct option."
     request = GenerateRequest(messages=[ChatMessage("system", QA_SYSTEM), ChatMessage("user", body)],
                               sampling=SamplingParams(temperature=temperature, top_p=top_p, max_tokens=max_tokens,

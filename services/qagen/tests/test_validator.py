@@ -29,8 +29,8 @@ from livetab_qagen.validator import (
     ("english", Gold(kind="text", text="England"), False),
     ("Yes", Gold(kind="boolean", boolean=True), True),
     ("False, it is not", Gold(kind="boolean", boolean=True), False),
-    ("B", Gold(kind="option", option=1), True),
-    ("b) ", Gold(kind="option", option=0), False),
+    ("B", Gold(kind="option", option=2), True),  # option 2 is B (positions count from 1)
+    ("b) ", Gold(kind="option", option=1), False),
     ("Bo, Ann", Gold(kind="list", items=["Ann", "Bo"]), True),
     ("The table is missing that value.", Gold(kind="insufficient"), True),
     ("The rows contradict each other", Gold(kind="contradictory"), True),

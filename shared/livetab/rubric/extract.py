@@ -32,6 +32,30 @@ _MARKDOWN = re.compile(r"[*_`#]+")
 _BULLET = re.compile(r"^(?:[-•]|\d{1,2}[.)])\s+\S")
 
 
+_ARITHMETIC = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?:\s*[-+*/×÷]\s*\d+(?:\.\d+)?)+\s*$")
+_NUMBER = re.compile(r"\s*-?\d+(?:\.\d+)?\s*\.?\s*")
+
+
+def _false_equation(left: str, right: str) -> bool:
+    """A left side ending in bare numbers and operators that do not evaluate to the bare number on the right:
+    the "=" joins parts of one value (a golf score "79-75-72-80=306"), it does not state a result."""
+    m = _ARITHMETIC.search(left)
+    if m is None or not _NUMBER.fullmatch(right):
+        return False
+    tokens = re.findall(r"\d+(?:\.\d+)?|[-+*/×÷]", m.group(0))
+    terms: list[float] = [float(tokens[0])]  # products and quotients first, then the sum of signed terms
+    for op, num in zip(tokens[1::2], map(float, tokens[2::2]), strict=True):
+        if op in "*×":
+            terms[-1] *= num
+        elif op in "/÷":
+            if num == 0:
+                return True
+            terms[-1] /= num
+        else:
+            terms.append(num if op == "+" else -num)
+    return abs(sum(terms) - float(right.strip().rstrip("."))) > 1e-9
+
+
 class Extraction(NamedTuple):
     text: str  # the final answer span (original characters, markdown emphasis removed)
     method: str  # "json", "boxed", "marker", "equation", "last_line", "whole", "empty"
@@ -152,8 +176,12 @@ def extract_answer(folded: str, loc: Locale) -> Extraction:
             return Extraction("\n".join(reversed(block)), "list_block")
     if "=" in last:
         eq = _EQUALS_TAIL.search(last)
-        if eq is not None and any(c.isalnum() for c in eq.group(1)):
-            return Extraction(eq.group(1).strip(), "equation")
+        # "-19 (65-67-67-70=269)": an "=" inside brackets is an aside, not the answer's equation; and
+        # "79-75-72-80=306" is a golf score (the rounds do not subtract to 306), not a sum to take the tail of
+        tail = eq.group(1) if eq is not None else ""
+        if (eq is not None and any(c.isalnum() for c in tail) and tail.count(")") <= tail.count("(")
+                and not _false_equation(last[:eq.start()], tail)):
+            return Extraction(tail.strip(), "equation")
     if len(lines) > 1:
         return Extraction(last, "last_line")
     return Extraction(last, "whole")
