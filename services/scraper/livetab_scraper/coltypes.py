@@ -25,7 +25,6 @@ __all__ = [
     "column_keys",
     "detect_column_types",
     "is_null",
-    "parse_number",
     "value_type",
 ]
 
@@ -64,12 +63,6 @@ _DATE = re.compile(
 
 def is_null(text: str) -> bool:
     return text.strip() in NULL_MARKERS
-
-
-def parse_number(text: str, language: str = "en") -> float | None:
-    """The number a cell states, read with the language's separators, currency and scale words
-    (`livetab.numbers.parse_number` with `units=True`); None if it is not exactly one number."""
-    return numbers.parse_number(text, language, units=True)
 
 
 @lru_cache(maxsize=65536)

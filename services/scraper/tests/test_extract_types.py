@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from livetab.numbers import parse_number
 from livetab.tables import Cell, Source, Table
-from livetab_scraper.coltypes import column_keys, detect_column_types, parse_number, value_type
+from livetab_scraper.coltypes import column_keys, detect_column_types, value_type
 from livetab_scraper.extract import extract_tables
 from livetab_scraper.profile import profile_table, size_class
 
@@ -18,14 +19,14 @@ SRC = Source(kind="test", uri="mem://p", revision="1")
     ("١٢٣٫٥", "ar", 123.5), ("1.234.567", "nl", 1234567.0), ("0.5", "en", 0.5), (".5", "en", 0.5),
 ])
 def test_parse_number(text: str, lang: str, value: float) -> None:
-    assert parse_number(text, lang) == pytest.approx(value)
+    assert parse_number(text, lang, units=True) == pytest.approx(value)
 
 
 @pytest.mark.parametrize(("text", "lang"), [
     ("1,5", "en"), ("1.5.3", "en"), ("12 May", "en"), ("abc", "en"), ("", "en"), ("1,23", "en"), ("2-1", "en"),
 ])
 def test_not_numbers(text: str, lang: str) -> None:
-    assert parse_number(text, lang) is None
+    assert parse_number(text, lang, units=True) is None
 
 
 @pytest.mark.parametrize(("text", "kind"), [

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 
+from livetab.numbers import exact_number
 from livetab.paths import shared_data
 
 __all__ = [
@@ -23,7 +24,6 @@ __all__ = [
     "Mention",
     "annotated_steps",
     "load_problems",
-    "parse_number",
     "question_mentions",
 ]
 
@@ -63,14 +63,6 @@ class GSM8KProblem:
     extra: dict[str, str] = field(default_factory=dict)
 
 
-def parse_number(text: str) -> Fraction:
-    """A decimal number with optional thousands commas, as an exact fraction. Raises ValueError."""
-    cleaned = text.strip().replace(",", "").replace("$", "")
-    if not re.fullmatch(r"-?(\d+(\.\d*)?|\.\d+)", cleaned):
-        raise ValueError(f"not a plain number: {text!r}")
-    return Fraction(cleaned)
-
-
 def load_problems(path: Path | None = None, limit: int | None = None) -> list[GSM8KProblem]:
     """Read GSM8K JSONL (default: the shared sample). Lines that cannot be read are logged and skipped."""
     src = path or shared_data() / "gsm8k" / "test_sample.jsonl"
@@ -83,7 +75,7 @@ def load_problems(path: Path | None = None, limit: int | None = None) -> list[GS
                 rec = json.loads(line)
                 problems.append(GSM8KProblem(
                     index=int(rec.get("test_index", lineno)), question=str(rec["question"]),
-                    answer=str(rec["answer"]), final_answer=parse_number(str(rec["final_answer"])),
+                    answer=str(rec["answer"]), final_answer=exact_number(str(rec["final_answer"])),
                     raw_final=str(rec["final_answer"]),
                 ))
             except (KeyError, ValueError, json.JSONDecodeError) as e:
@@ -98,7 +90,7 @@ def question_mentions(question: str) -> list[Mention]:
     out: list[Mention] = []
     for m in _MENTION.finditer(question):
         try:
-            out.append(Mention(value=parse_number(m.group(1)), start=m.start(1), end=m.end(1), text=m.group(1)))
+            out.append(Mention(value=exact_number(m.group(1)), start=m.start(1), end=m.end(1), text=m.group(1)))
         except ValueError:  # pragma: no cover - the pattern only matches plain numbers
             continue
     return out
@@ -113,7 +105,7 @@ def annotated_steps(answer: str) -> list[AnnotatedStep]:
             raise ValueError(f"annotation without exactly one '=': <<{body}>>")
         expr, result = body.split("=")
         try:
-            value = parse_number(result)
+            value = exact_number(result)
         except ValueError:
             raise ValueError(f"annotation result is not a number: <<{body}>>") from None
         steps.append(AnnotatedStep(expression=expr.strip(), result=value, raw=body))

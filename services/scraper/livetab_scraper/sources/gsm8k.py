@@ -12,15 +12,16 @@ import logging
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from fractions import Fraction
 from pathlib import Path
 
 from livetab.ids import content_id
+from livetab.numbers import exact_number
 from livetab.paths import shared_data
 
 from livetab_scraper.sources.base import Failure, Fetched, Item, SourceConfig, SourceMeta, register_source
 
-__all__ = ["GSM8KConfig", "GSM8KSource", "MathProblem", "default_gsm8k_path", "parse_number", "read_gsm8k"]
+__all__ = ["GSM8KConfig", "GSM8KSource", "MathProblem", "default_gsm8k_path", "read_gsm8k"]
 
 log = logging.getLogger(__name__)
 
@@ -33,18 +34,6 @@ def default_gsm8k_path() -> Path:
     return shared_data() / "gsm8k" / "test_sample.jsonl"
 
 
-def parse_number(text: str) -> Decimal:
-    """`"10,800"` -> 10800, `"$5"` -> 5, `"-3.5"` -> -3.5; ValueError if it is not a number."""
-    cleaned = text.strip().replace(",", "").lstrip("$").rstrip("%").strip()
-    try:
-        value = Decimal(cleaned)
-    except InvalidOperation:
-        raise ValueError(f"{text!r} is not a number") from None
-    if not value.is_finite():
-        raise ValueError(f"{text!r} is not a finite number")
-    return value
-
-
 @dataclass(frozen=True)
 class MathProblem:
     id: str
@@ -53,8 +42,8 @@ class MathProblem:
     final_answer: str
 
     @property
-    def final_value(self) -> Decimal:
-        return parse_number(self.final_answer)
+    def final_value(self) -> Fraction:
+        return exact_number(self.final_answer)
 
 
 def _problem(record: object, origin: str, lineno: int) -> MathProblem:
@@ -70,8 +59,8 @@ def _problem(record: object, origin: str, lineno: int) -> MathProblem:
     final = str(record.get("final_answer") or marked).strip()
     if not final:
         raise ValueError("no final answer: neither 'final_answer' nor a '#### <number>' line")
-    value = parse_number(final)
-    if marked and parse_number(marked) != value:
+    value = exact_number(final)
+    if marked and exact_number(marked) != value:
         raise ValueError(f"final_answer {final!r} disagrees with the solution's '#### {marked}'")
     index = record.get("test_index")
     pid = f"gsm8k-{index}" if isinstance(index, int) else content_id("gsm8k", origin, lineno, question)
