@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from livetab.models.base import ChatMessage, GenerateRequest, ModelBackend, ModelError, SamplingParams
+from livetab.reasoning import strip_thinking
 from livetab.tables import Table
 
 from livetab_judge.claims import INVALID, ClaimResult, execute_claim
@@ -22,7 +23,6 @@ from livetab_judge.llm_judge import (
     json_objects,
     parse_label,
     strip_echo,
-    strip_thinking,
 )
 
 __all__ = [
