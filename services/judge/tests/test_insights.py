@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from livetab.models.base import Completion, GenerateRequest, ModelError
 from livetab.paths import shared_data
+from livetab.render import pipe_table
 from livetab.tables import Source, Table
 from livetab_judge.claims import execute_claim
 from livetab_judge.insights import (
@@ -20,7 +21,6 @@ from livetab_judge.insights import (
     build_factuality_messages,
     extract_insights,
     parse_factuality,
-    render_table,
 )
 
 
@@ -170,7 +170,7 @@ def test_parse_factuality(text: str, label: str, category: str) -> None:
 
 def test_factuality_prompt_caps_rows_and_carries_categories() -> None:
     t = lotnlg(3)
-    text = render_table(t, max_rows=5)
+    text = pipe_table(t, max_rows=5)
     assert "september 6" in text and "september 7" not in text and "21 more rows" in text
     msgs = build_factuality_messages(t, "x")
     body = "\n".join(str(m.content) for m in msgs)
