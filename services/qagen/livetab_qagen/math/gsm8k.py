@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 
-from livetab.numbers import exact_number
+from livetab.numbers import exact_number, number_pattern
 from livetab.paths import shared_data
 
 __all__ = [
@@ -30,8 +30,9 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 _ANNOTATION = re.compile(r"<<([^<>]*)>>")
-# A number as written in prose: 1,200 / 3.5 / .25 ; a leading $ or a trailing % is kept apart.
-_MENTION = re.compile(r"(?<![\w.:])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?|\.\d+)(?![\w:])")
+# A number as written in prose (the shared digit-number pattern): 1,200 / 3.5 / .25 / 1,234.5; a leading $
+# or a trailing % is kept apart; not part of a word ("5th") or a time ("3:45").
+_MENTION = re.compile(rf"(?<![\w.:])({number_pattern('.', ',')})(?![\w:])")
 
 
 @dataclass(frozen=True)
