@@ -183,3 +183,24 @@ def test_one_separator_table_for_cells_and_the_rubric() -> None:
             continue
         loc = get_locale(language)
         assert (loc.decimal, loc.group) == (decimal, groups[:1] or " "), language
+
+
+@pytest.mark.parametrize(("text", "value", "cell"), [
+    ("1,234.5", 1234.5, True), ("٣٫٥", 3.5, True), ("12.5%", 12.5, True), ("−4", -4.0, True),
+    ("(872,454)", 872454.0, False),  # a cell in brackets is no plain number: TAT-QA's loss, WTQ's "(18)" grid slot
+])
+def test_the_same_text_reads_the_same_in_cells_claims_and_answers(text: str, value: float, cell: bool) -> None:
+    """Cell reader, exact readers and the rubric's mention finder share the digit table, separators and
+    digit-number pattern of livetab.numbers."""
+    from livetab.rubric.locale import get_locale
+    from livetab.rubric.numbers import find_numbers
+    from livetab.rubric.text import fold
+
+    mentions = find_numbers(fold(text), get_locale("en"))
+    assert [m.value for m in mentions] == [value]
+    assert mentions[0].percent == text.endswith("%")
+    exact = first_decimal(text)
+    assert exact is not None and float(exact) == value
+    assert decimals_in(text) == [exact]
+    reading = read_number(text)
+    assert (reading.value if reading else None) == (value if cell else None)
