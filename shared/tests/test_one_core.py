@@ -2,7 +2,8 @@
 
 The core: `livetab.numbers` (the only Arabic-digit table, separator table and number readers),
 `livetab.reasoning` (the only reader of think tags), `livetab.render.pipe_table` (the only plain prompt
-table), and `livetab.rubric` (the only answer matcher; qagen's validator judges with it). The checks
+table), `livetab.gsm8k` (the only GSM8K reader) and `livetab.rubric` (the only answer matcher; qagen's
+validator judges with it). The checks
 read the code's syntax tree (docstrings, which may show examples, are left out) of every shared and
 service module and the CLI; tests and benchmarks may spell out whatever cases they like.
 """
@@ -19,13 +20,15 @@ ROOT = Path(__file__).resolve().parents[2]
 NUMBERS = "shared/livetab/numbers.py"
 REASONING = "shared/livetab/reasoning.py"
 RENDER = "shared/livetab/render.py"
+GSM8K = "shared/livetab/gsm8k.py"
 
 # name of a function -> the one module allowed to define it
 CORE_FUNCTIONS = {
     "parse_number": NUMBERS, "read_number": NUMBERS, "read_decimal": NUMBERS, "exact_number": NUMBERS,
     "first_decimal": NUMBERS, "decimals_in": NUMBERS, "normalise_digits": NUMBERS, "fold_digits": NUMBERS,
     "text_numbers": NUMBERS, "split_reasoning": REASONING, "strip_thinking": REASONING,
-    "split_completion": REASONING, "render_table": RENDER, "pipe_table": RENDER,
+    "split_completion": REASONING, "render_table": RENDER, "pipe_table": RENDER, "iter_problems": GSM8K,
+    "read_problems": GSM8K,
 }
 _INDIC = {chr(c) for c in range(0x0660, 0x066A)} | {chr(c) for c in range(0x06F0, 0x06FA)}
 
@@ -109,6 +112,14 @@ def test_the_checks_see_the_core_itself() -> None:
     assert any("think|" in v for v in reasoning_literals)
     defined = {n.name for n in ast.walk(ast.parse(numbers.read_text(encoding="utf-8"))) if isinstance(n, ast.FunctionDef)}
     assert {"parse_number", "read_number", "normalise_digits"} <= defined
+
+
+def test_one_gsm8k_reader(sources: list[Path]) -> None:
+    """Only livetab.gsm8k reads GSM8K's '#### <answer>' lines (the scraper's source and qagen's math share it)."""
+    found = [f"{_rel(p)}:{line}" for p in sources if _rel(p) != GSM8K
+             for line, v in _code_constants(p) if isinstance(v, str) and "####" in v]
+    assert found == []
+    assert any(isinstance(v, str) and "####" in v for _, v in _code_constants(ROOT / GSM8K))
 
 
 def test_qagen_validator_judges_with_the_rubric() -> None:

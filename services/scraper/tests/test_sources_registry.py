@@ -7,12 +7,12 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from livetab.gsm8k import MathProblem
 from livetab.paths import shared_data
 from livetab.settings import SourceSettings
 from livetab_scraper.sources import (
     Failure,
     Fetched,
-    MathProblem,
     Source,
     SourceConfigError,
     available_sources,
@@ -83,7 +83,8 @@ def test_gsm8k_sample_reads_into_typed_problems() -> None:
     assert len(problems) == 300 and failures == []
     assert len({p.id for p in problems}) == 300
     robe = next(p for p in problems if p.id == "gsm8k-1")
-    assert robe == MathProblem(id="gsm8k-1", question=robe.question, answer_text=robe.answer_text, final_answer="3")
+    assert robe == MathProblem(id="gsm8k-1", question=robe.question, answer_text=robe.answer_text, final_answer="3",
+                               index=1)
     assert robe.question.startswith("A robe takes 2 bolts")
     assert robe.answer_text.endswith("#### 3")
     for p in problems:  # the final answer is the number after ####, checked, not copied blindly

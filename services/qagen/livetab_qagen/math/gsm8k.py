@@ -8,15 +8,14 @@ steps; turning them into a formal model is `formalise.py`'s job.
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 
+from livetab.gsm8k import iter_problems
 from livetab.numbers import exact_number, number_pattern
-from livetab.paths import shared_data
 
 __all__ = [
     "AnnotatedStep",
@@ -65,24 +64,17 @@ class GSM8KProblem:
 
 
 def load_problems(path: Path | None = None, limit: int | None = None) -> list[GSM8KProblem]:
-    """Read GSM8K JSONL (default: the shared sample). Lines that cannot be read are logged and skipped."""
-    src = path or shared_data() / "gsm8k" / "test_sample.jsonl"
+    """GSM8K problems read by the shared reader (`livetab.gsm8k`; default: the shared sample). Lines that
+    cannot be read are logged and skipped."""
     problems: list[GSM8KProblem] = []
-    with src.open(encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-                problems.append(GSM8KProblem(
-                    index=int(rec.get("test_index", lineno)), question=str(rec["question"]),
-                    answer=str(rec["answer"]), final_answer=exact_number(str(rec["final_answer"])),
-                    raw_final=str(rec["final_answer"]),
-                ))
-            except (KeyError, ValueError, json.JSONDecodeError) as e:
-                log.warning("gsm8k %s line %d skipped: %s", src, lineno, e)
-            if limit is not None and len(problems) >= limit:
-                break
+    for where, item in iter_problems(path):
+        if isinstance(item, str):
+            log.warning("gsm8k %s skipped: %s", where, item)
+            continue
+        problems.append(GSM8KProblem(index=item.index, question=item.question, answer=item.answer_text,
+                                     final_answer=item.final_value, raw_final=item.final_answer))
+        if limit is not None and len(problems) >= limit:
+            break
     return problems
 
 
