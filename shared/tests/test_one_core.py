@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -51,12 +52,20 @@ def _docstrings(tree: ast.AST) -> set[int]:
     return ids
 
 
-def _code_constants(path: Path) -> Iterator[tuple[int, object]]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+@cache
+def _tree(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
+@cache
+def _constants(path: Path) -> tuple[tuple[int, object], ...]:
+    tree = _tree(path)
     skip = _docstrings(tree)
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Constant) and id(node) not in skip:
-            yield node.lineno, node.value
+    return tuple((n.lineno, n.value) for n in ast.walk(tree) if isinstance(n, ast.Constant) and id(n) not in skip)
+
+
+def _code_constants(path: Path) -> Iterator[tuple[int, object]]:
+    yield from _constants(path)
 
 
 def _rel(path: Path) -> str:
@@ -96,8 +105,7 @@ def test_core_functions_are_defined_once(sources: list[Path]) -> None:
     is a second implementation (or a re-export shim): use the core's."""
     found = []
     for path in sources:
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
+        for node in ast.walk(_tree(path)):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in CORE_FUNCTIONS \
                     and CORE_FUNCTIONS[node.name] != _rel(path):
                 found.append(f"{_rel(path)}:{node.lineno}: def {node.name}")
