@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 from livetab.numbers import parse_number
+from livetab.render import unique_columns
 from livetab.tables import Cell, Source, Table
-from livetab_scraper.coltypes import column_keys, detect_column_types, value_type
+from livetab_scraper.coltypes import detect_column_types, value_type
 from livetab_scraper.extract import extract_tables
 from livetab_scraper.profile import profile_table, size_class
 
@@ -46,7 +47,7 @@ def test_value_types(text: str, kind: str) -> None:
 def test_column_types_tolerate_nulls_and_keep_text() -> None:
     t = Table(id="x", source=SRC, header=[["Year", "Score", "Score", "Note"]],
               rows=[["2001", "1.5", "3", "a"], ["2002", "—", "4", "b"], ["2003", "2", "n/a", ""]])
-    assert column_keys(t) == ["Year", "Score", "Score (2)", "Note"]
+    assert unique_columns(t.columns) == ["Year", "Score", "Score (2)", "Note"]
     types = detect_column_types(t)
     assert types == {"Year": "integer", "Score": "decimal", "Score (2)": "integer", "Note": "text"}
     assert t.rows[1][1] == "—"  # detection never changes the cells
