@@ -14,8 +14,10 @@ A model asked for insights may emit, beside each sentence, a claim such as
     {"op": "negation", "filter": {"Team": "A", "Opponent": "B"}} (no row matches)
 
 A filter is either {column: value, ...} (equality) or a list of {"column", "op", "value"} with op one of
-==, !=, >, >=, <, <=, contains. Numbers are compared to the claim's own precision ("24.3" accepts
-24.26–24.35), texts after case, space and punctuation normalisation. Execution yields supported,
+==, !=, >, >=, <, <=, contains. Cells and claimed values are read by the shared reader
+(`livetab.numbers.first_decimal`, with the table's language: "3,5" is 3.5 on a German page). Numbers are
+compared to the claim's own precision ("24.3" accepts 24.26–24.35), texts after case, space and
+punctuation normalisation. Execution yields supported,
 refuted, or invalid (the claim cannot be run on this table: unknown column, bad op, no rows).
 """
 
