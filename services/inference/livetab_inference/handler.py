@@ -150,7 +150,7 @@ class InferenceHandler:
             return res
         self.calls += 1
         c = completions[0]
-        from livetab_inference.reasoning import split_reasoning
+        from livetab.reasoning import split_reasoning
 
         answer, reasoning = split_reasoning(c.text, c.reasoning)
         res.response, res.reasoning = answer, reasoning

@@ -3,8 +3,8 @@
 Order of preference: a JSON object with an "answer" field; the last `\\boxed{...}`; the text after the
 last answer marker ("The answer is", "Answer:", "Final answer:", "الإجابة هي", ...); the value after a
 final "=" of an equation; otherwise the last non-empty line. The thinking part of reasoning models
-(`<think>...</think>`, or everything before a lone `</think>`) is removed first; a response whose
-thinking never ended has no final answer.
+(`<think>...</think>`, or everything before a lone `</think>`) is removed first by
+`livetab.reasoning.strip_thinking`; a response whose thinking never ended has no final answer.
 
 Extraction runs on folded text (`text.fold`: lower case, Arabic variants unified), so the markers of
 every language match however the response spells them; the span returned is folded too.
@@ -17,13 +17,11 @@ import re
 from functools import cache
 from typing import NamedTuple
 
+from livetab.reasoning import strip_thinking
 from livetab.rubric.locale import Locale
 
-__all__ = ["Extraction", "extract_answer", "strip_thinking"]
+__all__ = ["Extraction", "extract_answer"]
 
-_THINK_BLOCK = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.DOTALL | re.IGNORECASE)
-_THINK_OPEN = re.compile(r"<(?:think|thinking|reasoning)>", re.IGNORECASE)
-_THINK_CLOSE = re.compile(r"</(?:think|thinking|reasoning)>", re.IGNORECASE)
 _JSON_ANSWER = re.compile(r"\{[^{}]*[\"'](?:answer|final_answer|الإجابة)[\"']\s*:[^{}]*\}", re.IGNORECASE)
 _BOXED = re.compile(r"\\boxed\s*\{")
 _TEXT_CMD = re.compile(r"\\(?:text|textbf|mathrm|mbox)\s*\{([^{}]*)\}")
@@ -59,20 +57,6 @@ def _false_equation(left: str, right: str) -> bool:
 class Extraction(NamedTuple):
     text: str  # the final answer span (original characters, markdown emphasis removed)
     method: str  # "json", "boxed", "marker", "equation", "last_line", "whole", "empty"
-
-
-def strip_thinking(response: str) -> str:
-    """The response without its thinking part ('' if the thinking never ended)."""
-    if "<" not in response:
-        return response
-    text = _THINK_BLOCK.sub(" ", response)
-    closes = list(_THINK_CLOSE.finditer(text))
-    if closes:
-        text = text[closes[-1].end():]
-    opened = _THINK_OPEN.search(text)
-    if opened is not None:
-        text = text[:opened.start()]
-    return text
 
 
 def _boxed(text: str) -> str | None:
