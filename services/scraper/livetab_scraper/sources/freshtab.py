@@ -1,0 +1,269 @@
+"""The `freshtab` source: a FreshTab release (its published JSONL/JSON files) read into livetab tables.
+
+FreshTab (Kristyna-Navitas/FreshTab) publishes fresh Wikipedia tables as one record per table:
+`title`, `category` (its domain labels, "sport | competition | tournament"), `url`, `date` (the page's
+creation or the event's date), `QID`, `table` (a 2-D list, first row the header) and `language`.
+One config entry turns such a release into a livetab release:
+
+    sources:
+      - kind: freshtab
+        location: path/to/FreshTab.01.26.en.jsonl   # or a folder of *.jsonl / *.json files
+
+The records are pandas output, and their quirks are repaired where that is safe and recorded where not:
+
+- headers were lower-cased and snake_cased (`no._overall`, `fecha_de_emisión_original`): underscores
+  become spaces and the first letter is capitalised ("No. overall", "Fecha de emisión original"); the
+  original case of later words is lost (German nouns stay lower-case);
+- pandas' suffixes for repeated headers (`party.1`), its placeholders for missing header cells
+  (`unnamed:_3_level_1`), repeated levels of a flattened two-row header (`partido_partido`) and soft
+  hyphens, zero-width spaces and footnote marks (`[2]`) are removed; a header made only of pandas'
+  column numbers (`0`, `1`, ...) means the table had none, and its columns stay unnamed;
+- `<NA>` (and `nan`) cells are missing values (empty cells);
+- a date that is empty, doubled (`2025-03-17T00:00:00+00:00T00:00:00Z`) or unreadable is recorded in
+  the item's notes; the readable part becomes `created_at`;
+- in a column whose cells are mostly numbers, the cells that do not read as one (`30:30`, `3–1`) are
+  recorded in the notes and left as they are (text).
+
+Every line gives a `Fetched` with one table or a `Failure` naming the line and the reason. The table
+keeps FreshTab's labels in `Fetched.extra["freshtab_category"]`; its livetab domain is the first
+label (sport, politics, culture; FreshTab's "mix" is "other"). Attribution: the page URL, CC BY-SA 4.0.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from livetab.ids import content_id
+from livetab.tables import Table
+from pydantic import Field
+
+from livetab_scraper.coltypes import column_keys, value_type
+from livetab_scraper.sources.base import Failure, Fetched, Item, SourceConfig, SourceMeta, register_source
+
+__all__ = ["FreshTabConfig", "FreshTabSource", "iter_freshtab", "readable_header", "read_date"]
+
+log = logging.getLogger(__name__)
+
+LICENCE = "CC BY-SA 4.0"
+DOMAINS = {"sport": "sport", "politics": "politics", "culture": "culture"}
+MISSING = frozenset({"<NA>", "nan", "NaN", "None", "NaT"})
+NUMERIC_TYPES = frozenset({"integer", "decimal", "percentage", "currency"})
+
+_INVISIBLE = re.compile("[\u00ad\u200b\u200c\u200d\u2060\ufeff]")
+_FOOTNOTE = re.compile(r"\s*\[[^\]]{1,8}\]")
+_UNNAMED = re.compile(r"(?:^|_)unnamed:_\d+(?:_level_\d+)?(?=_|$)")
+_PANDAS_DUP = re.compile(r"(?<=[^\d\W]|[)\]%.])\.\d{1,2}$")
+_ISO = re.compile(r"(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2}):(\d{2}))?")
+_SPACES = re.compile(r"[\s\u00a0\u200a\u2009\u202f]+")
+
+
+def _collapse_levels(name: str) -> str:
+    """`partido_partido` -> `partido`, `pos._pos.` -> `pos.`: a flattened header whose levels repeat."""
+    parts = name.split("_")
+    for k in range(1, len(parts) // 2 + 1):
+        if len(parts) % k == 0 and parts[:k] * (len(parts) // k) == parts:
+            return "_".join(parts[:k])
+    return name
+
+
+def readable_header(raw: object) -> str:
+    """FreshTab's snake_case header cell as a column name a reader recognises ("" when pandas made it up)."""
+    name = _INVISIBLE.sub("", str(raw))
+    name = _FOOTNOTE.sub("", name).strip()
+    name = _PANDAS_DUP.sub("", name)
+    name = _UNNAMED.sub("", name).strip("_")
+    if not name or name.isdigit():
+        return ""
+    name = _collapse_levels(name)
+    name = _SPACES.sub(" ", name.replace("_", " ")).strip()
+    return name[:1].upper() + name[1:]
+
+
+def read_date(raw: object) -> tuple[str, str]:
+    """FreshTab's `date` as an ISO timestamp (`2025-03-17T00:00:00Z`) and a note when it was not clean."""
+    text = str(raw or "").strip()
+    if not text:
+        return "", "no date given"
+    m = _ISO.match(text)
+    if m is None:
+        return "", f"date {text!r} is not readable"
+    y, mo, d, h, mi, s = (m.group(i) or "00" for i in range(1, 7))
+    stamp = f"{y}-{mo}-{d}T{h}:{mi}:{s}Z"
+    rest = text[m.end():]
+    if rest in ("", "Z", "+00:00"):
+        return stamp, ""
+    return stamp, f"date {text!r} is malformed (read as {stamp})"
+
+
+def _cell(value: object) -> str:
+    if value is None:
+        return ""
+    text = _INVISIBLE.sub("", str(value)).strip()
+    return "" if text in MISSING else text
+
+
+def _numeric_outliers(table: Table, *, min_share: float = 0.6) -> list[str]:
+    """Notes for cells in a mostly numeric column that do not read as a number (kept as text)."""
+    notes: list[str] = []
+    for c, key in enumerate(column_keys(table)):
+        cells = [(r, row[c]) for r, row in enumerate(table.rows) if c < len(row) and row[c]]
+        kinds = [(r, v, value_type(v, table.language)) for r, v in cells]
+        numeric = sum(k in NUMERIC_TYPES for _, _, k in kinds)
+        if not cells or numeric < min_share * len(cells) or numeric == len(cells):
+            continue
+        odd = [(r, v) for r, v, k in kinds if k not in NUMERIC_TYPES]
+        shown = ", ".join(f"row {r + 1} {v!r}" for r, v in odd[:5]) + (" ..." if len(odd) > 5 else "")
+        notes.append(f"column {key!r}: {len(odd)} of {len(cells)} cells are not numbers, kept as text ({shown})")
+    return notes
+
+
+def _record(rec: object, origin: str, lineno: int, default_language: str) -> Fetched:
+    """One FreshTab record as a `Fetched` with its table; ValueError says why it cannot be used."""
+    if not isinstance(rec, dict):
+        raise ValueError("the record is not a JSON object")
+    grid = rec.get("table")
+    if not isinstance(grid, list) or not all(isinstance(r, list) for r in grid):
+        raise ValueError("no 'table' (a list of rows)")
+    if len(grid) < 2:
+        raise ValueError(f"the table has {len(grid)} row(s): a header and at least one data row are needed")
+    url = str(rec.get("url") or "").strip()
+    if not url:
+        raise ValueError("no 'url': the table could not be attributed")
+    raw_header = [str(h) for h in grid[0]]
+    header = [readable_header(h) for h in raw_header]
+    rows = [[_cell(v) for v in row] for row in grid[1:]]
+    rows = [r for r in rows if any(r)]
+    if not rows:
+        raise ValueError("every data row is empty")
+    notes: list[str] = []
+    if raw_header and all(h.strip().isdigit() for h in raw_header):
+        notes.append("the header is pandas' column numbers: the table had no header, its columns are unnamed")
+    dups = [h for h in raw_header if _PANDAS_DUP.search(_INVISIBLE.sub("", h))]
+    if dups:
+        notes.append(f"pandas suffixes removed from repeated headers: {dups[:5]}")
+    created, date_note = read_date(rec.get("date"))
+    if date_note:
+        notes.append(date_note)
+    language = str(rec.get("language") or default_language).strip().lower() or default_language
+    category = str(rec.get("category") or "").strip()
+    domain = DOMAINS.get(category.split("|")[0].strip().lower(), "other")
+    title = str(rec.get("title") or "").strip()
+    qid = str(rec.get("QID") or "").strip()
+    revision = content_id("rev", raw_header, grid[1:])
+    meta = SourceMeta(kind="freshtab", uri=url, title=title, revision=revision,
+                      table_index=0, created_at=created, licence=LICENCE,
+                      attribution=f"{title or url}, Wikipedia ({url}), CC BY-SA 4.0; via FreshTab ({origin})")
+    tid = content_id("freshtab", origin, str(rec.get("csv_id") or lineno), qid, revision)
+    table = Table(id=tid, source=meta, header=[header], rows=rows, language=language, domain=domain, caption=title)
+    notes.extend(_numeric_outliers(table))
+    event = created if created.endswith("T00:00:00Z") else ""
+    extra = {"freshtab_category": category, "freshtab_dataset": str(rec.get("dataset") or origin),
+             "qid": qid, "csv_id": str(rec.get("csv_id") or ""), "raw_header": json.dumps(raw_header,
+                                                                                         ensure_ascii=False)}
+    return Fetched(meta=meta, language=language, domain=domain, tables=[table], format="freshtab",
+                   event_date=event, page_created_at="" if event else created, notes=notes, extra=extra)
+
+
+def _language_of(path: Path) -> str:
+    """`FreshTab.01.26.en.jsonl` and `FT2-5_25_de.jsonl` name their language; "en" otherwise."""
+    m = re.search(r"[._]([a-z]{2})\.jsonl?$", path.name)
+    return m.group(1) if m else "en"
+
+
+def _records(path: Path) -> Iterator[tuple[int, Any] | Failure]:
+    """(line number, decoded record) per record of a JSONL file or a JSON list; Failures for bad lines."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        yield Failure(str(path), f"cannot read the file: {e}", "freshtab")
+        return
+    if path.suffix == ".json":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as e:
+            yield Failure(str(path), f"not valid JSON: {e.msg} at line {e.lineno}", "freshtab")
+            return
+        if isinstance(data, dict):
+            data = data.get("data", data.get("tables", [data]))
+        if not isinstance(data, list):
+            yield Failure(str(path), "a JSON file must hold a list of records", "freshtab")
+            return
+        yield from enumerate(data, 1)
+        return
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            yield lineno, json.loads(line)
+        except json.JSONDecodeError as e:
+            yield Failure(f"{path}:{lineno}", f"not valid JSON: {e.msg} at column {e.colno}", "freshtab")
+
+
+def iter_freshtab(location: str | Path, language: str | None = None) -> Iterator[Item]:
+    """Every record of a FreshTab file, or of every *.jsonl / *.json file in a folder (sorted by name)."""
+    root = Path(location)
+    if root.is_dir():
+        files = sorted(p for p in root.iterdir() if p.suffix in (".jsonl", ".json") and p.is_file())
+        if not files:
+            yield Failure(str(root), "the folder has no .jsonl or .json files", "freshtab")
+    elif root.is_file():
+        files = [root]
+    else:
+        yield Failure(str(root), "no such file or folder", "freshtab")
+        return
+    for path in files:
+        default = language or _language_of(path)
+        for got in _records(path):
+            if isinstance(got, Failure):
+                yield got
+                continue
+            lineno, rec = got
+            try:
+                yield _record(rec, path.name, lineno, default)
+            except ValueError as e:
+                yield Failure(f"{path}:{lineno}", str(e), "freshtab")
+
+
+class FreshTabConfig(SourceConfig):
+    location: str
+    language: str | None = None  # overrides the records' own `language`
+    limit: int | None = Field(None, ge=1)
+
+
+class FreshTabSource:
+    name = "freshtab"
+
+    def __init__(self, config: FreshTabConfig) -> None:
+        self.config = config
+
+    def fetch(self, limit: int | None = None) -> Iterator[Item]:
+        limit = limit or self.config.limit
+        produced = 0
+        counts: Counter[str] = Counter()
+        for item in iter_freshtab(self.config.location):
+            if isinstance(item, Fetched):
+                if limit is not None and produced >= limit:
+                    return
+                if self.config.language:
+                    item.language = self.config.language
+                    item.tables = [_with_language(t, self.config.language) for t in item.tables]
+                produced += 1
+                counts[item.language] += 1
+            yield item
+        log.info("freshtab %s: %d tables %s", self.config.location, produced, dict(counts))
+
+
+def _with_language(table: Table, language: str) -> Table:
+    table.language = language
+    return table
+
+
+@register_source("freshtab", config=FreshTabConfig)
+def _build(config: FreshTabConfig) -> FreshTabSource:
+    return FreshTabSource(config)
