@@ -1,8 +1,12 @@
 """Per-language rubric data (number words, Boolean phrases, refusal phrases, months, markers).
 
-The word lists live in `locales/<lang>.json`; they are folded with `text.fold` when loaded so that
-lookups run on folded text. Languages without their own file borrow English words but keep their
-own thousands/decimal separators (1.234,5 in German, 1 234,5 in French).
+The word lists live in `locales/<lang>.json` (one pack per language: adding a language is adding a
+file); they are folded with `text.fold` when loaded so that lookups run on folded text. A pack may
+`borrow` fields from another pack (`"borrow": {"en": ["true", "false", ...]}`): the other pack's
+words are added to its own, so that a German answer written in English ("True", "insufficient
+information") still reads. `group` lists every thousands separator of the language (`".'"` in German:
+1.234,5 and 1'234,5; a space stands for the no-break and narrow no-break spaces, which `fold` turns
+into spaces). Languages without a pack borrow English words but keep their own separators.
 """
 
 from __future__ import annotations
@@ -16,17 +20,25 @@ from importlib import resources
 
 from livetab.rubric.text import fold
 
-__all__ = ["Locale", "get_locale"]
+__all__ = ["Locale", "available_packs", "get_locale"]
 
 log = logging.getLogger(__name__)
 
-# (group, decimal) separators of languages that have no word file of their own.
+# (group, decimal) separators of languages that have no pack of their own (a pack names its own).
 _SEPARATORS: dict[str, tuple[str, str]] = {
     "de": (".", ","), "es": (".", ","), "it": (".", ","), "nl": (".", ","), "pt": (".", ","),
     "tr": (".", ","), "id": (".", ","), "fr": (" ", ","), "ru": (" ", ","), "sv": (" ", ","),
     "pl": (" ", ","), "cs": (" ", ","), "fi": (" ", ","), "nb": (" ", ","), "da": (".", ","),
 }
-_WORD_FILES = ("en", "ar")
+_BORROWABLE = frozenset({"units", "scales", "months", "true", "false", "answer_markers", "insufficient",
+                         "contradictory", "option_words", "approx", "percent_words"})
+
+
+@cache
+def available_packs() -> frozenset[str]:
+    """The languages with a rubric pack (`locales/<lang>.json`)."""
+    folder = resources.files("livetab.rubric").joinpath("locales")
+    return frozenset(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".json"))
 
 
 def _alternation(words: list[str]) -> str:
@@ -67,6 +79,21 @@ class Locale:
 def _load(name: str) -> dict[str, object]:
     data = resources.files("livetab.rubric").joinpath("locales").joinpath(f"{name}.json").read_text("utf-8")
     loaded: dict[str, object] = json.loads(data)
+    borrow = loaded.get("borrow") or {}
+    if not isinstance(borrow, dict):
+        raise ValueError(f"locale {name}: 'borrow' must map a language to a list of fields")
+    for other, fields in borrow.items():
+        if other == name or other not in available_packs():
+            raise ValueError(f"locale {name}: cannot borrow from {other!r}")
+        lender = _load(str(other))
+        for f in fields:
+            if f not in _BORROWABLE:
+                raise ValueError(f"locale {name}: field {f!r} cannot be borrowed")
+            own, theirs = loaded.get(f), lender.get(f)
+            if isinstance(own, dict) and isinstance(theirs, dict):
+                loaded[f] = {**theirs, **own}
+            elif isinstance(own, list) and isinstance(theirs, list):
+                loaded[f] = own + [w for w in theirs if w not in own]
     return loaded
 
 
@@ -88,8 +115,10 @@ def _mapping(data: dict[str, object], field: str) -> dict[str, float]:
 def get_locale(language: str) -> Locale:
     """The rubric data for `language` (an ISO 639-1 code; unknown codes fall back to English words)."""
     lang = (language or "en").lower().split("-")[0].split("_")[0]
-    words = _load(lang if lang in _WORD_FILES else "en")
-    group, decimal = _SEPARATORS.get(lang, (str(words["group"]), str(words["decimal"])))
+    has_pack = lang in available_packs()
+    words = _load(lang if has_pack else "en")
+    own = (str(words["group"]), str(words["decimal"]))
+    group, decimal = own if has_pack else _SEPARATORS.get(lang, own)
     months = {k: int(v) for k, v in _mapping(words, "months").items()}
     percent = _words(words, "percent_words")
     return Locale(

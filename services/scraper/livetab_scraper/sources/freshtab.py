@@ -46,7 +46,7 @@ from pydantic import Field
 from livetab_scraper.coltypes import column_keys, value_type
 from livetab_scraper.sources.base import Failure, Fetched, Item, SourceConfig, SourceMeta, register_source
 
-__all__ = ["FreshTabConfig", "FreshTabSource", "iter_freshtab", "readable_header", "read_date"]
+__all__ = ["FreshTabConfig", "FreshTabSource", "iter_freshtab", "read_date", "readable_header"]
 
 log = logging.getLogger(__name__)
 
