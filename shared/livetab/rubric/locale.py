@@ -70,6 +70,7 @@ class Locale:
     month_alt: str  # regex alternation of month names, longest first
     percent_alt: str  # regex alternation of percent words
     approx: tuple[str, ...]  # words that mark a number as rounded ("around 40", "حوالي")
+    date_fillers: frozenset[str] = frozenset()  # words between a date's parts ("17 de marzo de 2025")
 
     @property
     def arabic(self) -> bool:
@@ -135,5 +136,5 @@ def get_locale(language: str) -> Locale:
         or_words=frozenset(_words(words, "or_words")), stopwords=frozenset(_words(words, "stopwords")),
         option_words=tuple(_words(words, "option_words")),
         month_alt=_alternation(list(months)), percent_alt=_alternation(percent),
-        approx=tuple(_words(words, "approx")),
+        approx=tuple(_words(words, "approx")), date_fillers=frozenset(_words(words, "date_fillers")),
     )

@@ -83,8 +83,8 @@ def count(ctx: Context) -> list[Pair]:
         n = int(ctx.run(spec))
         wrong = n + 1 if n <= 1 or ctx.rng.random() < 0.5 else n - 1
         words = {"cond": cond_text(ctx, k)}
-        out.append((({"op": "eq", "a": spec, "b": n}, loc.t("fact.count", n=loc.number(n), **words), "count"),
-                    ({"op": "eq", "a": spec, "b": wrong}, loc.t("fact.count", n=loc.number(wrong), **words), "count")))
+        out.append((({"op": "eq", "a": spec, "b": n}, loc.t("fact.count", count=n, n=loc.number(n), **words), "count"),
+                    ({"op": "eq", "a": spec, "b": wrong}, loc.t("fact.count", count=wrong, n=loc.number(wrong), **words), "count")))
     return out
 
 
@@ -159,8 +159,8 @@ def unique(ctx: Context) -> list[Pair]:
             continue
         spec = {"op": "nunique", "col": c}
         n = int(ctx.run(spec))
-        out.append((({"op": "eq", "a": spec, "b": n}, loc.t("fact.nunique", n=loc.number(n), col=ctx.col(c)), "count"),
-                    ({"op": "eq", "a": spec, "b": n + 1}, loc.t("fact.nunique", n=loc.number(n + 1), col=ctx.col(c)), "count")))
+        out.append((({"op": "eq", "a": spec, "b": n}, loc.t("fact.nunique", count=n, n=loc.number(n), col=ctx.col(c)), "count"),
+                    ({"op": "eq", "a": spec, "b": n + 1}, loc.t("fact.nunique", count=n + 1, n=loc.number(n + 1), col=ctx.col(c)), "count")))
     return out
 
 
