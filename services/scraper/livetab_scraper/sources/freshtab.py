@@ -21,6 +21,12 @@ The records are pandas output, and their quirks are repaired where that is safe 
 - `<NA>` (and `nan`) cells are missing values (empty cells);
 - a date that is empty, doubled (`2025-03-17T00:00:00+00:00T00:00:00Z`) or unreadable is recorded in
   the item's notes; the readable part becomes `created_at`;
+- pandas wrote floats with a decimal point whatever the page's language (`26.2`, `160.0`, `7431.0`);
+  in a language whose decimal separator is a comma, a column whose numbers are all written that way,
+  none with exactly three digits after the point (which would be a thousands group, `50.549`), is
+  rewritten in the language's notation (`26,2`, `160,0`): the same values, written so that a reader of
+  the language reads them as FreshTab stored them. The rewrite is noted; values pandas had already
+  misread on the page (`74,31 %` stored as `7431.0`) cannot be recovered and stay as stored;
 - in a column whose cells are mostly numbers, the cells that do not read as one (`30:30`, `3–1`) are
   recorded in the notes and left as they are (text).
 
@@ -40,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from livetab.ids import content_id
+from livetab.numbers import read_number
 from livetab.tables import Table
 from pydantic import Field
 
@@ -61,15 +68,41 @@ _UNNAMED = re.compile(r"(?:^|_)unnamed:_\d+(?:_level_\d+)?(?=_|$)")
 _PANDAS_DUP = re.compile(r"(?<=[^\d\W]|[)\]%.])\.\d{1,2}$")
 _ISO = re.compile(r"(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2}):(\d{2}))?")
 _SPACES = re.compile(r"[\s\u00a0\u200a\u2009\u202f]+")
+_PANDAS_FLOAT = re.compile(r"^-?\d+\.(\d+)$")
 
 
 def _collapse_levels(name: str) -> str:
-    """`partido_partido` -> `partido`, `pos._pos.` -> `pos.`: a flattened header whose levels repeat."""
+    """`partido_partido` -> `partido`, `x_estado_federado_estado_federado` -> `x_estado_federado`: a
+    flattened header whose levels repeat keeps one copy of each repeated run of words."""
     parts = name.split("_")
-    for k in range(1, len(parts) // 2 + 1):
-        if len(parts) % k == 0 and parts[:k] * (len(parts) // k) == parts:
-            return "_".join(parts[:k])
-    return name
+    changed = True
+    while changed:
+        changed = False
+        for k in range(len(parts) // 2, 0, -1):
+            for i in range(len(parts) - 2 * k + 1):
+                if parts[i:i + k] == parts[i + k:i + 2 * k]:
+                    del parts[i + k:i + 2 * k]
+                    changed = True
+                    break
+            if changed:
+                break
+    return "_".join(parts)
+
+
+def _common_prefix(headers: list[str]) -> list[str]:
+    """The words every header starts with (a title row pandas glued onto each column), if at least
+    two columns share at least three words and every column keeps a word of its own."""
+    split = [h.split("_") for h in headers]
+    if len(split) < 2 or any(not h for h in headers):
+        return []
+    prefix: list[str] = []
+    for words in zip(*split, strict=False):
+        if len(set(words)) != 1:
+            break
+        prefix.append(words[0])
+    if len(prefix) < 3 or any(len(w) <= len(prefix) for w in split):
+        return []
+    return prefix
 
 
 def readable_header(raw: object) -> str:
@@ -108,6 +141,31 @@ def _cell(value: object) -> str:
     return "" if text in MISSING else text
 
 
+def _repair_pandas_floats(table: Table) -> list[str]:
+    """Rewrite columns of pandas floats (`26.2`) in the language's notation (`26,2`); notes say which."""
+    if numbers_decimal(table.language) == ".":
+        return []
+    notes: list[str] = []
+    for c, key in enumerate(column_keys(table)):
+        cells = [row[c] for row in table.rows if c < len(row) and row[c]]
+        numeric = [v for v in cells if any(ch.isdigit() for ch in v)]
+        floats = [m for v in numeric if (m := _PANDAS_FLOAT.match(v))]
+        if not floats or len(floats) != len(numeric) or any(len(m.group(1)) == 3 for m in floats):
+            continue
+        for row in table.rows:
+            if c < len(row) and _PANDAS_FLOAT.match(row[c]):
+                row[c] = row[c].replace(".", ",")
+        notes.append(f"column {key!r}: {len(floats)} pandas floats written with a decimal comma ({floats[0].group(0)!r} -> "
+                     f"{floats[0].group(0).replace('.', ',')!r})")
+    return notes
+
+
+def numbers_decimal(language: str) -> str:
+    """The decimal separator of `language` as the shared number reader reads it."""
+    reading = read_number("1,5", language)
+    return "," if reading is not None and reading.value == 1.5 else "."
+
+
 def _numeric_outliers(table: Table, *, min_share: float = 0.6) -> list[str]:
     """Notes for cells in a mostly numeric column that do not read as a number (kept as text)."""
     notes: list[str] = []
@@ -136,12 +194,18 @@ def _record(rec: object, origin: str, lineno: int, default_language: str) -> Fet
     if not url:
         raise ValueError("no 'url': the table could not be attributed")
     raw_header = [str(h) for h in grid[0]]
-    header = [readable_header(h) for h in raw_header]
+    notes: list[str] = []
+    cleaned = [_UNNAMED.sub("", _PANDAS_DUP.sub("", _FOOTNOTE.sub("", _INVISIBLE.sub("", h)).strip())).strip("_")
+               for h in raw_header]
+    prefix = _common_prefix(cleaned)
+    if prefix:
+        notes.append(f"a title row glued onto every header was removed: {readable_header('_'.join(prefix))!r}")
+        cleaned = [h[len("_".join(prefix)) + 1:] for h in cleaned]
+    header = [readable_header(h) for h in cleaned]
     rows = [[_cell(v) for v in row] for row in grid[1:]]
     rows = [r for r in rows if any(r)]
     if not rows:
         raise ValueError("every data row is empty")
-    notes: list[str] = []
     if raw_header and all(h.strip().isdigit() for h in raw_header):
         notes.append("the header is pandas' column numbers: the table had no header, its columns are unnamed")
     dups = [h for h in raw_header if _PANDAS_DUP.search(_INVISIBLE.sub("", h))]
@@ -161,6 +225,7 @@ def _record(rec: object, origin: str, lineno: int, default_language: str) -> Fet
                       attribution=f"{title or url}, Wikipedia ({url}), CC BY-SA 4.0; via FreshTab ({origin})")
     tid = content_id("freshtab", origin, str(rec.get("csv_id") or lineno), qid, revision)
     table = Table(id=tid, source=meta, header=[header], rows=rows, language=language, domain=domain, caption=title)
+    notes.extend(_repair_pandas_floats(table))
     notes.extend(_numeric_outliers(table))
     event = created if created.endswith("T00:00:00Z") else ""
     extra = {"freshtab_category": category, "freshtab_dataset": str(rec.get("dataset") or origin),
