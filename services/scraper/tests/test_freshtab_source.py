@@ -94,6 +94,7 @@ def test_headers_on_the_real_files(items: list[Item]) -> None:
     assert any("title row" in n for n in by_url(items, "es.wikipedia.org/wiki/S%C5%8Ds%C5%8D_no_Frieren").notes)
     headerless = [i for i in fetched(items) if any("column numbers" in n for n in i.notes)]
     assert len(headerless) == 17
+    assert sum(any("became the header" in n for n in i.notes) for i in headerless) == 15
     for i in fetched(items):
         for name in i.tables[0].header[0]:
             assert "_" not in name or "unnamed" not in name.lower()

@@ -108,7 +108,8 @@ def comparative(ctx: Context) -> list[Pair]:
     if key is None:
         return out
     for c in numeric_columns(frame, complete=False)[:3]:
-        rows = [r for r in frame.data_rows if frame.numbers[c][r] is not None]
+        # a summary row ("Total", "Gesamt") is not an entity to compare with the others
+        rows = [r for r in frame.data_rows if frame.numbers[c][r] is not None and r not in frame.total_rows]
         if len(rows) < 2:
             continue
         ra, rb = ctx.rng.sample(rows, 2)

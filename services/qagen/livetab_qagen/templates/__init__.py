@@ -67,7 +67,11 @@ class Locale:
         return template.format(**values)
 
     def q(self, text: str) -> str:
-        """A table value or column name as quoted in running text."""
+        """A table value or column name as quoted in running text (a value the table already quotes in
+        this locale's marks, «Pilot», is not quoted twice)."""
+        o, c = self.open_quote.strip(), self.close_quote.strip()
+        if len(text) > 2 and text.startswith(o) and text.endswith(c):
+            return text
         return f"{self.open_quote}{text}{self.close_quote}"
 
     def number(self, value: float, decimals: int | None = None) -> str:

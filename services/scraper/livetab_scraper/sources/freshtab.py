@@ -207,7 +207,13 @@ def _record(rec: object, origin: str, lineno: int, default_language: str) -> Fet
     if not rows:
         raise ValueError("every data row is empty")
     if raw_header and all(h.strip().isdigit() for h in raw_header):
-        notes.append("the header is pandas' column numbers: the table had no header, its columns are unnamed")
+        first = rows[0]
+        if len(rows) > 1 and any(first) and all(not any(ch.isdigit() for ch in v) for v in first):
+            header = [_SPACES.sub(" ", v).strip() for v in first]
+            rows = rows[1:]
+            notes.append("the header is pandas' column numbers; the first row, all labels, became the header")
+        else:
+            notes.append("the header is pandas' column numbers: the table had no header, its columns are unnamed")
     dups = [h for h in raw_header if _PANDAS_DUP.search(_INVISIBLE.sub("", h))]
     if dups:
         notes.append(f"pandas suffixes removed from repeated headers: {dups[:5]}")
