@@ -184,10 +184,12 @@ class Frame:
 
     @cached_property
     def group_rows(self) -> frozenset[int]:
-        """Section rows: only the first cell filled (TaTA and Wikipedia use them as sub-headings)."""
+        """Section rows: only the first cell filled (TaTA and Wikipedia use them as sub-headings), or one
+        text spread over every cell (a heading cell spanning the row, as pandas flattens it)."""
         if self.n_cols < 2:
             return frozenset()
-        return frozenset(r for r, row in enumerate(self.grid) if row[0] and not any(row[1:]))
+        return frozenset(r for r, row in enumerate(self.grid)
+                         if row[0] and (not any(row[1:]) or all(v == row[0] for v in row[1:])))
 
     @cached_property
     def total_rows(self) -> frozenset[int]:

@@ -118,6 +118,17 @@ def readable_header(raw: object) -> str:
     return name[:1].upper() + name[1:]
 
 
+def _unique(names: list[str]) -> list[str]:
+    """Repeated column names made distinct the way livetab keys columns ("Party", "Party (2)"), so that
+    a question naming a column names one the reader can see."""
+    seen: Counter[str] = Counter()
+    out: list[str] = []
+    for name in names:
+        seen[name] += 1
+        out.append(name if not name or seen[name] == 1 else f"{name} ({seen[name]})")
+    return out
+
+
 def read_date(raw: object) -> tuple[str, str]:
     """FreshTab's `date` as an ISO timestamp (`2025-03-17T00:00:00Z`) and a note when it was not clean."""
     text = str(raw or "").strip()
@@ -206,14 +217,18 @@ def _record(rec: object, origin: str, lineno: int, default_language: str) -> Fet
     rows = [r for r in rows if any(r)]
     if not rows:
         raise ValueError("every data row is empty")
-    if raw_header and all(h.strip().isdigit() for h in raw_header):
-        first = rows[0]
-        if len(rows) > 1 and any(first) and all(not any(ch.isdigit() for ch in v) for v in first):
-            header = [_SPACES.sub(" ", v).strip() for v in first]
-            rows = rows[1:]
-            notes.append("the header is pandas' column numbers; the first row, all labels, became the header")
-        else:
-            notes.append("the header is pandas' column numbers: the table had no header, its columns are unnamed")
+    numbered = bool(raw_header) and all(h.strip().isdigit() for h in raw_header)
+    one_name = len(header) > 1 and len(set(header)) == 1  # a title spread over every column
+    first = rows[0]
+    if (numbered or one_name) and len(rows) > 1 and all(first) and len(set(first)) > 1 \
+            and all(not any(ch.isdigit() for ch in v) for v in first):
+        why = "pandas' column numbers" if numbered else f"one title over every column ({header[0]!r})"
+        header = [_SPACES.sub(" ", v).strip() for v in first]
+        rows = rows[1:]
+        notes.append(f"the header was {why}; the first row, all labels, became the header")
+    elif numbered:
+        notes.append("the header is pandas' column numbers: the table had no header, its columns are unnamed")
+    header = _unique(header)
     dups = [h for h in raw_header if _PANDAS_DUP.search(_INVISIBLE.sub("", h))]
     if dups:
         notes.append(f"pandas suffixes removed from repeated headers: {dups[:5]}")
