@@ -257,7 +257,7 @@ class Frame:
                 continue
             if self.kinds[c] == "text":
                 return c
-            if best is None:
+            if best is None and self.kinds[c] in ("year", "date"):  # a measure ("85 096" votes) names no row
                 best = c
         return best
 
