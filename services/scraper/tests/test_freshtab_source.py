@@ -153,7 +153,14 @@ def test_bad_input_is_rejected_with_a_reason(tmp_path: Path) -> None:
     (tmp_path / "release.json").write_text(json.dumps([good, good]), encoding="utf-8")
     assert sum(isinstance(i, Fetched) for i in iter_freshtab(tmp_path / "release.json")) == 2
     assert isinstance(next(iter_freshtab(tmp_path / "missing.jsonl")), Failure)
-    src = build_source({"kind": "freshtab", "location": str(tmp_path / "release.json"), "language": "sv"})
+    # the scraper command always passes a language: it never overrides the records' own ...
+    src = build_source({"kind": "freshtab", "location": str(tmp_path / "release.json"), "language": "en"})
+    assert [i.tables[0].language for i in src.fetch() if isinstance(i, Fetched)] == ["de", "de"]
+    # ... it only stands for records that name none; force_language overrides
+    (tmp_path / "release2.json").write_text(json.dumps([{**good, "language": ""}]), encoding="utf-8")
+    src = build_source({"kind": "freshtab", "location": str(tmp_path / "release2.json"), "language": "nl"})
+    assert [i.tables[0].language for i in src.fetch() if isinstance(i, Fetched)] == ["nl"]
+    src = build_source({"kind": "freshtab", "location": str(tmp_path / "release.json"), "force_language": "sv"})
     assert [i.tables[0].language for i in src.fetch() if isinstance(i, Fetched)] == ["sv", "sv"]
     assert len(list(build_source({"kind": "freshtab", "location": str(tmp_path), "limit": 1}).fetch())) >= 1
 
@@ -179,3 +186,21 @@ def test_hand_checked_column_types(items: list[Item]) -> None:
             asserted += expected != "other"
     assert wrong == []
     assert asserted > 300 and gaps == 2
+
+
+@pytest.mark.slow
+def test_a_scrape_command_turns_a_freshtab_release_into_cleaned_tables() -> None:
+    """The scraper handler path (one config entry: kind freshtab, location): every line is a cleaned
+    table in its own language with its source date, or a failure with a reason."""
+    from livetab.v1 import table_pb2
+    from livetab_scraper.handler import ScraperHandler
+
+    cmd = table_pb2.ScrapeCommand(source="freshtab", location=str(FOLDER), language="en")
+    found = list(ScraperHandler()._found(cmd, None))
+    assert len(found) == 527
+    tables = [f.table for f in found if f.table is not None]
+    # measured: 526 cleaned, 1 rejected by cleaning (a German table with 18 non-empty cells)
+    assert Counter(t.language for t in tables) == {"en": 250, "de": 49, "es": 50, "fr": 50, "nl": 50, "ru": 50, "sv": 27}
+    assert [f.reason[:21] for f in found if f.table is None] == ["rejected by cleaning:"]
+    dated = [t for t in tables if t.source.created_at]
+    assert len(dated) >= 0.75 * len(tables) and all(t.source.kind == "freshtab" for t in tables)

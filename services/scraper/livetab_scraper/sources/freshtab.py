@@ -256,9 +256,12 @@ def _record(rec: object, origin: str, lineno: int, default_language: str) -> Fet
                    event_date=event, page_created_at="" if event else created, notes=notes, extra=extra)
 
 
+_NAMED_LANGUAGE = re.compile(r"[._]([a-z]{2})\.jsonl?$")
+
+
 def _language_of(path: Path) -> str:
     """`FreshTab.01.26.en.jsonl` and `FT2-5_25_de.jsonl` name their language; "en" otherwise."""
-    m = re.search(r"[._]([a-z]{2})\.jsonl?$", path.name)
+    m = _NAMED_LANGUAGE.search(path.name)
     return m.group(1) if m else "en"
 
 
@@ -292,7 +295,8 @@ def _records(path: Path) -> Iterator[tuple[int, Any] | Failure]:
 
 
 def iter_freshtab(location: str | Path, language: str | None = None) -> Iterator[Item]:
-    """Every record of a FreshTab file, or of every *.jsonl / *.json file in a folder (sorted by name)."""
+    """Every record of a FreshTab file, or of every *.jsonl / *.json file in a folder (sorted by name);
+    `language` is the language of records that do not name theirs (default: from the file name)."""
     root = Path(location)
     if root.is_dir():
         files = sorted(p for p in root.iterdir() if p.suffix in (".jsonl", ".json") and p.is_file())
@@ -304,7 +308,7 @@ def iter_freshtab(location: str | Path, language: str | None = None) -> Iterator
         yield Failure(str(root), "no such file or folder", "freshtab")
         return
     for path in files:
-        default = language or _language_of(path)
+        default = _language_of(path) if _NAMED_LANGUAGE.search(path.name) else language or "en"
         for got in _records(path):
             if isinstance(got, Failure):
                 yield got
@@ -318,7 +322,10 @@ def iter_freshtab(location: str | Path, language: str | None = None) -> Iterator
 
 class FreshTabConfig(SourceConfig):
     location: str
-    language: str | None = None  # overrides the records' own `language`
+    # The language of a record without its own `language` field (every FreshTab record has one; the
+    # scraper command always passes a language, so this cannot override the records).
+    language: str | None = None
+    force_language: str | None = None  # overrides the records' own `language`
     limit: int | None = Field(None, ge=1)
 
 
@@ -332,13 +339,13 @@ class FreshTabSource:
         limit = limit or self.config.limit
         produced = 0
         counts: Counter[str] = Counter()
-        for item in iter_freshtab(self.config.location):
+        for item in iter_freshtab(self.config.location, self.config.language):
             if isinstance(item, Fetched):
                 if limit is not None and produced >= limit:
                     return
-                if self.config.language:
-                    item.language = self.config.language
-                    item.tables = [_with_language(t, self.config.language) for t in item.tables]
+                if self.config.force_language:
+                    item.language = self.config.force_language
+                    item.tables = [_with_language(t, self.config.force_language) for t in item.tables]
                 produced += 1
                 counts[item.language] += 1
             yield item
