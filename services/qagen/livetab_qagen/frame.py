@@ -195,7 +195,15 @@ class Frame:
     def total_rows(self) -> frozenset[int]:
         """Rows that summarise the others ("Total", "المجموع"): aggregates over such tables are ambiguous."""
         total = _structure_words(self.language)[0]
-        return frozenset(r for r, row in enumerate(self.grid) if any(total.match(cell) for cell in row[:3]))
+        return frozenset(r for r, row in enumerate(self.grid)
+                         if any(total.match(cell) for cell in row[:3]) or self._spanning_label(row))
+
+    def _spanning_label(self, row: list[str]) -> bool:
+        """A label spread over the first three cells of a row that goes on with other values ("Abstentions |
+        Abstentions | Abstentions | 12 345"): an election table's footer, not an entity."""
+        first = row[0]
+        return (len(row) > 3 and bool(first) and any(ch.isalpha() for ch in first) and row[1] == first == row[2]
+                and any(v != first for v in row[3:]))
 
     @cached_property
     def data_rows(self) -> list[int]:

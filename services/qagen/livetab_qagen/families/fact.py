@@ -43,7 +43,8 @@ def simple(ctx: Context, negated: bool = False) -> list[Pair]:
         return []
     out: list[Pair] = []
     for r in pick_rows(ctx, 3):
-        cols = [c for c in range(frame.n_cols) if c != key and frame.grid[r][c] and frame.kinds[c] != "empty"]
+        cols = [c for c in range(frame.n_cols) if c != key and frame.grid[r][c] and frame.kinds[c] != "empty"
+                and frame.grid[r][c] != frame.grid[r][key]]
         if not cols:
             continue
         c = ctx.rng.choice(cols)
