@@ -99,6 +99,17 @@ def test_percent_words(lang: str, response: str) -> None:
     assert ask(num(0.25, "0,25"), response, lang).verdict == "correct"
 
 
+@pytest.mark.parametrize(("lang", "response", "value"), [
+    ("de", "Die Strecke ist 12,5 km lang.", 12.5), ("de", "Das Preisgeld beträgt 1.234,5 €.", 1234.5),
+    ("es", "Mide 12,5 km.", 12.5), ("fr", "Il a couru 12,5 km.", 12.5), ("fr", "Le prix est de 1 234,5 €.", 1234.5),
+    ("nl", "De afstand is 12,5 km.", 12.5), ("ru", "Длина трассы 12,5 км.", 12.5), ("ru", "Стоимость 1 234,5 руб.", 1234.5),
+    ("sv", "Sträckan är 12,5 km.", 12.5), ("sv", "Priset är 1 234,5 kr.", 1234.5),
+])
+def test_numbers_with_units(lang: str, response: str, value: float) -> None:
+    assert ask(num(value), response, lang).verdict == "correct"
+    assert ask(num(value + 1), response, lang).verdict == "incorrect"
+
+
 # --- AraTable's rubric examples, translated ---------------------------------------------------------------
 
 AROUND_40 = {"de": ["etwa 40", "40", "vierzig Jahre"], "es": ["alrededor de 40", "40", "cuarenta años"],
