@@ -7,7 +7,8 @@ each batch before it takes the next one. This loop instead keeps up to `max_in_f
   message (its synchronous preparation, e.g. store reads, batched) → the coroutines run on the handler's
   event loop → whatever completed is handed to `handler.finish(values)` (store effects, batched), its
   outputs published and flushed → offsets committed per partition up to, never past, the oldest record
-  still pending (completed offsets are tracked; only the contiguous finished prefix is committed).
+  still pending (completed offsets are tracked; only the contiguous finished prefix is committed, at most
+  every `commit_interval_s`). Slots freed by completed requests are refilled before their finishing work.
 
 So a crash loses nothing (an uncommitted record is polled again; what it published is deduplicated by
 message id downstream, and the handler's own cache makes the second pass cheap), and one slow record
@@ -91,7 +92,7 @@ class InFlightWorker(Worker):
 
     def __init__(self, handler: InFlightHandler, bus: Bus, ctx: HandlerContext, *, group: str | None = None,
                  max_in_flight: int = 64, poll_timeout_s: float = 0.5, drain_timeout_s: float = 30.0,
-                 busy_wait_s: float = 0.02) -> None:
+                 busy_wait_s: float = 0.02, commit_interval_s: float = 0.2) -> None:
         if max_in_flight < 1:
             raise ValueError("max_in_flight must be at least 1")
         super().__init__(handler, bus, ctx, group=group, max_records=max_in_flight,  # type: ignore[arg-type]
@@ -99,6 +100,8 @@ class InFlightWorker(Worker):
         self.max_in_flight = max_in_flight
         self.drain_timeout_s = drain_timeout_s
         self.busy_wait_s = busy_wait_s  # how long to wait for a completion before polling again, when there is room
+        self.commit_interval_s = commit_interval_s
+        self._committed_at = 0.0
         self.offsets = OffsetTracker()
         self._pending: dict[cf.Future[Any], Record] = {}
         self._ready: list[tuple[Record, list[Outgoing]]] = []  # finished without a coroutine (dead letters)
@@ -148,7 +151,7 @@ class InFlightWorker(Worker):
         if records:
             self._start(records)
         while self._pending or self._ready:
-            self._complete(self._wait(self.poll_timeout_s or 0.5))
+            self._complete(self._collect(self._wait(self.poll_timeout_s or 0.5)), force_commit=True)
         if not records:
             self._idle()
         return len(records)
@@ -156,18 +159,28 @@ class InFlightWorker(Worker):
     # ---- the loop's parts ----
 
     def _step(self) -> int:
-        room = self.max_in_flight - len(self._pending)
-        records: list[Record] = []
-        if room > 0:
-            records = self.consumer.poll(room, 0 if self._pending else self.poll_timeout_s)
-            if records:
-                self._start(records)
+        n = self._fill(block=not self._pending and not self._ready)
         if not self._pending and not self._ready:
-            if not records:
+            if not n:
                 self._idle()
-            return len(records)
-        wait = 0.0 if records else (self.busy_wait_s if room > 0 else self.poll_timeout_s)
-        return len(records) + self._complete(self._wait(wait))
+            self._commit()
+            return n
+        wait = 0.0 if n else (self.busy_wait_s if len(self._pending) < self.max_in_flight else self.poll_timeout_s)
+        done = self._collect(self._wait(wait))
+        if done:
+            n += self._fill(block=False)  # refill the freed slots before the finishing work
+        n += self._complete(done)
+        self._commit()  # a prefix held back by the commit interval goes out even when nothing else completes
+        return n
+
+    def _fill(self, *, block: bool) -> int:
+        room = self.max_in_flight - len(self._pending)
+        if room <= 0:
+            return 0
+        records = self.consumer.poll(room, self.poll_timeout_s if block else 0)
+        if records:
+            self._start(records)
+        return len(records)
 
     def _wait(self, timeout_s: float) -> list[cf.Future[Any]]:
         if not self._pending:
@@ -206,17 +219,19 @@ class InFlightWorker(Worker):
         for (rec, _), coro in zip(good, coros, strict=True):
             self._pending[self.handler.submit(coro)] = rec
 
-    def _complete(self, done: list[cf.Future[Any]]) -> int:
+    def _collect(self, done: list[cf.Future[Any]]) -> list[tuple[Record, cf.Future[Any]]]:
+        """Take the completed out of the pending set (their slots are free from here on)."""
+        return [(self._pending.pop(fut), fut) for fut in done]
+
+    def _complete(self, done: list[tuple[Record, cf.Future[Any]]], *, force_commit: bool = False) -> int:
         """Finish the completed: store, publish, flush, then commit each partition's finished prefix."""
         finished, self._ready = self._ready, []
         values: list[tuple[Record, Any]] = []
-        for fut in done:
-            rec = self._pending.pop(fut)
+        for rec, fut in done:
             try:
                 values.append((rec, fut.result()))
             except Retryable:
-                self._pending[fut] = rec  # abandoned with the rest by the caller
-                raise
+                raise  # the caller abandons everything pending and rewinds to the committed offsets
             except Exception as e:
                 log.error("handler %s failed on %s/%d@%d: %s", self.handler.service, rec.topic, rec.partition,
                           rec.offset, e, exc_info=e)
@@ -237,9 +252,7 @@ class InFlightWorker(Worker):
             self.offsets.finish(rec)
         if self._on_batch:
             self._on_batch([rec for rec, _ in finished])
-        commit = self.offsets.committable()
-        if commit:
-            self.consumer.commit(commit)
+        self._commit(force=force_commit)
         n = len(finished)
         self.stats.batches += 1
         self.stats.published += published
@@ -248,6 +261,18 @@ class InFlightWorker(Worker):
         self._window.published += published
         self._report()
         return n
+
+    def _commit(self, *, force: bool = False) -> None:
+        """Commit each partition's finished prefix, at most every `commit_interval_s` unless forced (a commit
+        is a broker round trip; committing later only means a crash re-reads a little more, answered from
+        the cache)."""
+        now = time.monotonic()
+        if not force and now - self._committed_at < self.commit_interval_s:
+            return
+        commit = self.offsets.committable()
+        if commit:
+            self.consumer.commit(commit)
+        self._committed_at = now
 
     def _finish(self, values: list[tuple[Record, Any]]) -> list[tuple[Record, list[Outgoing]]]:
         try:
@@ -295,7 +320,8 @@ class InFlightWorker(Worker):
         """Stopping: finish what is pending within `drain_timeout_s`, commit the finished prefix."""
         deadline = time.monotonic() + self.drain_timeout_s
         while (self._pending or self._ready) and time.monotonic() < deadline:
-            self._complete(self._wait(max(0.0, deadline - time.monotonic())))
+            self._complete(self._collect(self._wait(max(0.0, deadline - time.monotonic()))), force_commit=True)
+        self._commit(force=True)
         if self._pending:
             log.warning("%s: %d requests unfinished after %.0fs of draining; they are not committed and run again "
                         "after a restart", self.handler.service, len(self._pending), self.drain_timeout_s)
