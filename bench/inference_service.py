@@ -52,7 +52,7 @@ def _serve_batch(config: str, pool: str) -> None:
     bus = KafkaBus(settings.kafka, client_id="livetab-inference-batch")
     # A group of its own: sharing the in-flight service's group would make the two rebalance each other.
     worker = Worker(InferenceHandler(timeout_s=30, pool=pool), bus, HandlerContext(store=store, settings=settings),
-                    group="livetab-inference-batch-baseline", max_records=settings.inference.max_in_flight,
+                    group=f"livetab-inference-batch-{pool}", max_records=settings.inference.max_in_flight,
                     poll_timeout_s=settings.kafka.poll_timeout_ms / 1000)
     worker.install_signal_handlers()
     worker.run()
@@ -85,6 +85,12 @@ def _seed(store: Any, release: str, n: int) -> None:
         id=content_id("q", release, k), table_id=table.id, family="direct",
         text=f"What is the {header[1]} in the row whose {header[0]} is {body[k % TABLE_ROWS][0]}? (#{k})",
         gold=Gold(kind="text", text=body[k % TABLE_ROWS][1]), release=release).to_proto()) for k in range(n)])
+
+
+def _proc_cpu_s(pid: int) -> float:
+    """User + system CPU seconds of process `pid` so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 class _Service:
@@ -122,7 +128,7 @@ def _round(bus: Any, store: Any, reader: Any, spec: Any, release: str, seed: int
     topic = requests_topic(spec.pool)
     got: set[str] = set()
     errors = 0
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), _proc_cpu_s(service.proc.pid)
     for r in requests:
         bus.publish(Outgoing(topic, r, key=r.question_id, message_id=r.id))
     bus.flush()
@@ -141,7 +147,8 @@ def _round(bus: Any, store: Any, reader: Any, spec: Any, release: str, seed: int
                     got.add(res.id)
                     errors += bool(res.error)
     seconds = time.perf_counter() - t0
-    return {"ok": len(got) - errors, "failed": errors, "seconds": seconds}
+    return {"ok": len(got) - errors, "failed": errors, "seconds": seconds,
+            "cpu_s": _proc_cpu_s(service.proc.pid) - cpu0}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -252,6 +259,10 @@ def main(argv: list[str] | None = None) -> None:
                      "inflight_vs_ideal_paired_ratios": [round(x, 4) for x in paired],
                      "inflight_vs_batch_wait_ratio": round(med["inflight"] / med["batch"], 4) if med["batch"] else None,
                      "batch_wait_vs_ideal_ratio": round(med["batch"] / med["aiohttp"], 4) if med["aiohttp"] else None,
+                     "cpu_ms_per_request_median": {name: round(statistics.median(
+                         1000 * r["cpu_s"] / max(1, r["ok"]) for r in rs), 3) for name, rs in runs.items()},
+                     "cpu_ms_note": "the service process alone (inflight, batch) or the loop's process (aiohttp); "
+                                    "the publishing and reading bench process is not counted",
                      "failed_requests": {name: sum(int(r["failed"]) for r in rs) for name, rs in runs.items()},
                      "cpu_count": os.cpu_count(), "load_average_1m_at_end": round(os.getloadavg()[0], 2),
                  })

@@ -17,7 +17,7 @@ from livetab.bus.kafka import KafkaBus, ensure_topics
 from livetab.settings import Settings
 from livetab.store import open_store
 from livetab.telemetry import configure_logging, configure_telemetry
-from livetab.topics import requests_topic
+from livetab.topics import consumer_group, requests_topic
 
 from livetab_cli.wiring import handlers_for
 
@@ -35,12 +35,13 @@ class _Server(uvicorn.Server):
         yield
 
 
-def _worker(handler: Any, bus: KafkaBus, ctx: HandlerContext, settings: Settings) -> Worker:
+def _worker(handler: Any, bus: KafkaBus, ctx: HandlerContext, settings: Settings, pool: str) -> Worker:
     """A handler that can keep work in flight (`begin`/`finish`, the inference handler) gets the in-flight
-    worker; the others the batch worker."""
+    worker, in its pool's consumer group; the others the batch worker."""
     k = settings.kafka
     if hasattr(handler, "begin") and hasattr(handler, "finish"):
-        return InFlightWorker(handler, bus, ctx, max_in_flight=settings.inference.max_in_flight,
+        return InFlightWorker(handler, bus, ctx, group=consumer_group(handler.service, pool),
+                              max_in_flight=settings.inference.max_in_flight,
                               poll_timeout_s=k.poll_timeout_ms / 1000, drain_timeout_s=settings.inference.drain_timeout_s)
     return Worker(handler, bus, ctx, max_records=k.max_poll_records, poll_timeout_s=k.poll_timeout_ms / 1000)
 
@@ -54,7 +55,7 @@ def serve(service: str, settings: Settings, *, port: int | None = None, pool: st
                   connect_timeout_s=settings.kafka.connect_timeout_s)
     bus = KafkaBus(settings.kafka, client_id=f"livetab-{service}")
     k = settings.kafka
-    workers = [_worker(h, bus, HandlerContext(store=store, settings=settings), settings)
+    workers = [_worker(h, bus, HandlerContext(store=store, settings=settings), settings, pool)
                for h in handlers_for(service, settings, pool=pool)]
     log.info("%s serving over Kafka at %s with store %s", service, k.bootstrap_servers, store.engine.url.render_as_string())
     if service == "api":

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import logging
+import queue
 import random
 import time
 from collections import deque
@@ -92,7 +93,8 @@ class InFlightWorker(Worker):
 
     def __init__(self, handler: InFlightHandler, bus: Bus, ctx: HandlerContext, *, group: str | None = None,
                  max_in_flight: int = 64, poll_timeout_s: float = 0.5, drain_timeout_s: float = 30.0,
-                 busy_wait_s: float = 0.02, commit_interval_s: float = 0.2) -> None:
+                 busy_wait_s: float = 0.02, commit_interval_s: float = 0.2,
+                 finish_interval_s: float = 0.02) -> None:
         if max_in_flight < 1:
             raise ValueError("max_in_flight must be at least 1")
         super().__init__(handler, bus, ctx, group=group, max_records=max_in_flight,  # type: ignore[arg-type]
@@ -101,9 +103,13 @@ class InFlightWorker(Worker):
         self.drain_timeout_s = drain_timeout_s
         self.busy_wait_s = busy_wait_s  # how long to wait for a completion before polling again, when there is room
         self.commit_interval_s = commit_interval_s
+        self.finish_interval_s = finish_interval_s
+        self._held: list[tuple[Record, cf.Future[Any]]] = []  # completed, not yet finished
+        self._held_at = 0.0
         self._committed_at = 0.0
         self.offsets = OffsetTracker()
         self._pending: dict[cf.Future[Any], Record] = {}
+        self._done: queue.SimpleQueue[cf.Future[Any]] = queue.SimpleQueue()
         self._ready: list[tuple[Record, list[Outgoing]]] = []  # finished without a coroutine (dead letters)
         self._window = WorkerStats()
         self._window_at = time.monotonic()
@@ -150,8 +156,9 @@ class InFlightWorker(Worker):
         records = self.consumer.poll(self.max_in_flight - len(self._pending), self.poll_timeout_s)
         if records:
             self._start(records)
-        while self._pending or self._ready:
-            self._complete(self._collect(self._wait(self.poll_timeout_s or 0.5)), force_commit=True)
+        while self._pending or self._ready or self._held:
+            held, self._held = self._held, []
+            self._complete(held + self._collect(self._wait(self.poll_timeout_s or 0.5)), force_commit=True)
         if not records:
             self._idle()
         return len(records)
@@ -159,17 +166,27 @@ class InFlightWorker(Worker):
     # ---- the loop's parts ----
 
     def _step(self) -> int:
-        n = self._fill(block=not self._pending and not self._ready)
-        if not self._pending and not self._ready:
+        n = self._fill(block=not self._pending and not self._ready and not self._held)
+        if not self._pending and not self._ready and not self._held:
             if not n:
                 self._idle()
             self._commit()
             return n
         wait = 0.0 if n else (self.busy_wait_s if len(self._pending) < self.max_in_flight else self.poll_timeout_s)
+        if self._held:
+            wait = min(wait, max(0.0, self._held_at + self.finish_interval_s - time.monotonic()))
         done = self._collect(self._wait(wait))
         if done:
             n += self._fill(block=False)  # refill the freed slots before the finishing work
-        n += self._complete(done)
+            if not self._held:
+                self._held_at = time.monotonic()
+            self._held.extend(done)
+        # Finishing (store, publish, flush) costs about the same for one result as for fifty: completions
+        # are gathered for up to `finish_interval_s` (their slots are already refilled) and finished together.
+        if self._ready or (self._held and (not self._pending
+                                           or time.monotonic() - self._held_at >= self.finish_interval_s)):
+            held, self._held = self._held, []
+            n += self._complete(held)
         self._commit()  # a prefix held back by the commit interval goes out even when nothing else completes
         return n
 
@@ -183,10 +200,26 @@ class InFlightWorker(Worker):
         return len(records)
 
     def _wait(self, timeout_s: float) -> list[cf.Future[Any]]:
+        """The pending futures that completed, waiting up to `timeout_s` for the first. Completions arrive on
+        a queue (one callback per future), so a wait costs the same however many are pending."""
         if not self._pending:
             return []
-        done, _ = cf.wait(list(self._pending), timeout=timeout_s, return_when=cf.FIRST_COMPLETED)
-        return list(done)
+        try:
+            first = self._done.get(timeout=timeout_s) if timeout_s > 0 else self._done.get_nowait()
+        except queue.Empty:
+            return []
+        done = [first]
+        while True:
+            try:
+                done.append(self._done.get_nowait())
+            except queue.Empty:
+                break
+        return [f for f in done if f in self._pending]  # an abandoned one may still report in
+
+    def _submit(self, coro: Coroutine[Any, Any, Any], rec: Record) -> None:
+        fut = self.handler.submit(coro)
+        self._pending[fut] = rec
+        fut.add_done_callback(self._done.put)
 
     def _start(self, records: list[Record]) -> None:
         good: list[tuple[Record, Message]] = []
@@ -214,10 +247,10 @@ class InFlightWorker(Worker):
                 except Exception as e:
                     self._ready.append((rec, [self._letter(rec, f"{type(e).__name__}: {e}", message)]))
                     continue
-                self._pending[self.handler.submit(coro)] = rec
+                self._submit(coro, rec)
             return
         for (rec, _), coro in zip(good, coros, strict=True):
-            self._pending[self.handler.submit(coro)] = rec
+            self._submit(coro, rec)
 
     def _collect(self, done: list[cf.Future[Any]]) -> list[tuple[Record, cf.Future[Any]]]:
         """Take the completed out of the pending set (their slots are free from here on)."""
@@ -319,6 +352,8 @@ class InFlightWorker(Worker):
     def _drain(self) -> None:
         """Stopping: finish what is pending within `drain_timeout_s`, commit the finished prefix."""
         deadline = time.monotonic() + self.drain_timeout_s
+        held, self._held = self._held, []
+        self._complete(held, force_commit=True)
         while (self._pending or self._ready) and time.monotonic() < deadline:
             self._complete(self._collect(self._wait(max(0.0, deadline - time.monotonic()))), force_commit=True)
         self._commit(force=True)
@@ -331,4 +366,5 @@ class InFlightWorker(Worker):
             fut.cancel()
         self._pending.clear()
         self._ready.clear()
+        self._held.clear()
         self.offsets.clear()
