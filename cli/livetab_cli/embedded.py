@@ -15,6 +15,7 @@ from typing import Any
 
 from google.protobuf.message import Message
 from livetab.bus import HandlerContext, InProcBus, Outgoing, Worker
+from livetab.bus.inflight import InFlightWorker
 from livetab.ids import content_id, judge_name, judgment_id
 from livetab.models.spec import model_spec
 from livetab.paths import repo_root
@@ -101,8 +102,12 @@ class Pipeline:
 
     def worker(self, name: str) -> Worker:
         if name not in self._workers:
-            self._workers[name] = Worker(handlers_for(name, self.settings, backends=self._backends)[0], self.bus,
-                                         self.ctx, poll_timeout_s=0, max_records=4 if name == "inference" else 100)
+            handler = handlers_for(name, self.settings, backends=self._backends)[0]
+            if name == "inference":  # the service's own in-flight loop; run_once waits for what it polled
+                self._workers[name] = InFlightWorker(handler, self.bus, self.ctx,  # type: ignore[arg-type]
+                                                     poll_timeout_s=0, max_in_flight=4)
+            else:
+                self._workers[name] = Worker(handler, self.bus, self.ctx, poll_timeout_s=0, max_records=100)
         return self._workers[name]
 
     def generate(self) -> None:

@@ -8,14 +8,16 @@ import signal
 import threading
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import uvicorn
 from livetab.bus import HandlerContext, Worker
+from livetab.bus.inflight import InFlightWorker
 from livetab.bus.kafka import KafkaBus, ensure_topics
 from livetab.settings import Settings
 from livetab.store import open_store
 from livetab.telemetry import configure_logging, configure_telemetry
-from livetab.topics import requests_topic
+from livetab.topics import consumer_group, requests_topic
 
 from livetab_cli.wiring import handlers_for
 
@@ -33,6 +35,17 @@ class _Server(uvicorn.Server):
         yield
 
 
+def _worker(handler: Any, bus: KafkaBus, ctx: HandlerContext, settings: Settings, pool: str) -> Worker:
+    """A handler that can keep work in flight (`begin`/`finish`, the inference handler) gets the in-flight
+    worker, in its pool's consumer group; the others the batch worker."""
+    k = settings.kafka
+    if hasattr(handler, "begin") and hasattr(handler, "finish"):
+        return InFlightWorker(handler, bus, ctx, group=consumer_group(handler.service, pool),
+                              max_in_flight=settings.inference.max_in_flight,
+                              poll_timeout_s=k.poll_timeout_ms / 1000, drain_timeout_s=settings.inference.drain_timeout_s)
+    return Worker(handler, bus, ctx, max_records=k.max_poll_records, poll_timeout_s=k.poll_timeout_ms / 1000)
+
+
 def serve(service: str, settings: Settings, *, port: int | None = None, pool: str = "") -> int:
     configure_logging(settings.log_level, settings.log_format, service)
     configure_telemetry(service)
@@ -42,8 +55,8 @@ def serve(service: str, settings: Settings, *, port: int | None = None, pool: st
                   connect_timeout_s=settings.kafka.connect_timeout_s)
     bus = KafkaBus(settings.kafka, client_id=f"livetab-{service}")
     k = settings.kafka
-    workers = [Worker(h, bus, HandlerContext(store=store, settings=settings), max_records=k.max_poll_records,
-                      poll_timeout_s=k.poll_timeout_ms / 1000) for h in handlers_for(service, settings, pool=pool)]
+    workers = [_worker(h, bus, HandlerContext(store=store, settings=settings), settings, pool)
+               for h in handlers_for(service, settings, pool=pool)]
     log.info("%s serving over Kafka at %s with store %s", service, k.bootstrap_servers, store.engine.url.render_as_string())
     if service == "api":
         import uvicorn

@@ -259,6 +259,15 @@ class ApiSettings(_Strict):
     max_run_requests: int = Field(default=200000, ge=1)
 
 
+class InferenceSettings(_Strict):
+    """The inference service's in-flight worker (livetab.bus.inflight)."""
+
+    # Requests pending at once across polls; each endpoint's own bound is its backend's concurrency.
+    max_in_flight: int = Field(default=64, ge=1, le=100000)
+    # On SIGTERM: how long to let pending requests finish before the rest is left uncommitted (run again later).
+    drain_timeout_s: float = Field(default=30.0, ge=0, le=MAX_TIMEOUT_S)
+
+
 class Settings(_Strict):
     mode: Literal["embedded", "distributed"] = "embedded"
     out_dir: str = "out/demo"
@@ -274,6 +283,7 @@ class Settings(_Strict):
     judge: JudgeSettings = Field(default_factory=JudgeSettings)
     reporter: ReporterSettings = Field(default_factory=ReporterSettings)
     api: ApiSettings = Field(default_factory=ApiSettings)
+    inference: InferenceSettings = Field(default_factory=InferenceSettings)
 
 
 class ConfigError(Exception):

@@ -81,9 +81,10 @@ def topic_for_type(message_type: str) -> Topic:
     return _BY_TYPE[message_type]
 
 
-def consumer_group(service: str) -> str:
-    """The consumer group of a service is its one word, prefixed so clusters can be shared."""
-    return f"livetab-{service}"
+def consumer_group(service: str, pool: str = "") -> str:
+    """The consumer group of a service is its one word, prefixed so clusters can be shared; an inference
+    pool's workers have a group of their own, so starting or stopping one pool never rebalances another."""
+    return f"livetab-{service}-{pool}" if pool else f"livetab-{service}"
 
 
 def consumed_by(service: str) -> list[Topic]:

@@ -41,7 +41,7 @@ from livetab_api.planner import plan_requests
 pytestmark = [pytest.mark.kafka]
 ROOT = Path(__file__).resolve().parents[2]
 N = 40              # requests in the run
-BATCH = 4           # kafka.max_poll_records: the most requests one batch holds, so the most in flight at a kill
+BATCH = 4           # inference.max_in_flight (and kafka.max_poll_records): the most requests in flight at a kill
 LATENCY_MS = 300    # the fake endpoint's fixed latency
 KILL_AFTER = 8      # results stored before the first worker is killed (two of ten batches)
 RESULTS_TOPIC = "livetab.inference.results.v1"
@@ -82,9 +82,9 @@ def _seed_store(store: Store, release: str) -> list[Question]:
     return questions
 
 
-def _start_fault_server(log: Path) -> tuple[subprocess.Popen[bytes], str]:
+def _start_fault_server(log: Path, latency_ms: float = LATENCY_MS) -> tuple[subprocess.Popen[bytes], str]:
     cmd = [sys.executable, str(ROOT / "tests" / "fakes" / "fault_server.py"), "--mode", "latency",
-           "--latency-ms", str(LATENCY_MS), "--port", "0"]
+           "--latency-ms", str(latency_ms), "--port", "0"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=log.open("wb"))
     assert proc.stdout is not None
     line = proc.stdout.readline().decode().strip()
@@ -103,6 +103,7 @@ def _config(tmp: Path, bootstrap: str, store_url: str, spec: common_pb2.ModelSpe
         "log_level": "INFO",
         "kafka": {"bootstrap_servers": bootstrap, "session_timeout_ms": 6000, "heartbeat_interval_ms": 1000,
                   "max_poll_records": BATCH, "poll_timeout_ms": 300},
+        "inference": {"max_in_flight": BATCH},
         "models": [{"name": spec.name, "backend": "openai", "base_url": spec.base_url, "model": spec.model,
                     "pool": spec.pool, "timeout_s": 30}],
     }

@@ -1,17 +1,22 @@
 """The inference handler: requests in, results out. Every answer is cached in the store under
 (model, prompt hash, sampling parameters, seed), so a re-run or a resumed run pays for nothing twice.
 
-Requests of one batch run concurrently on one event loop (bounded by the backend's own limits).
+The service runs it under the in-flight worker (livetab.bus.inflight): `begin` prepares a poll's requests
+(store reads batched) and gives one coroutine per request, which runs on the handler's event loop (bounded
+by the backend's own limits); `finish` stores what completed (results and cache rows, batched) and returns
+the results to publish. `handle_batch` is the same two steps for one batch, waiting for all of it.
 A failed call becomes a result with `error` set: it is recorded, judged as an error, and never lost.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import hashlib
 import json
 import logging
 import time
+from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 from google.protobuf.message import Message
@@ -30,6 +35,9 @@ __all__ = ["InferenceHandler", "cache_key"]
 log = logging.getLogger(__name__)
 TOPIC_OUT = "livetab.inference.results.v1"
 T = TypeVar("T")
+# What one request's coroutine gives `finish`: the result, and the response-cache row to store (None when
+# the answer came from the cache or the call failed).
+Answer = tuple[inference_pb2.InferenceResult, dict[str, Any] | None]
 
 
 def cache_key(model: common_pb2.ModelSpec, messages: list[Any], sampling: common_pb2.Sampling) -> str:
@@ -70,19 +78,23 @@ class InferenceHandler:
         return self.handle_batch([message], ctx)
 
     def handle_batch(self, messages: list[Message], ctx: HandlerContext) -> list[Outgoing]:
+        """A whole batch at once (the plain worker): begin all, wait for all, finish all."""
+        coros = self.begin(messages, ctx)
+        answers = self._loop.run(_gather(coros))
+        return [o for outs in self.finish(answers, ctx) for o in outs]
+
+    def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        """Run one request's coroutine on this handler's loop, where its backends' clients live."""
+        return self._loop.submit(coro)
+
+    def begin(self, messages: list[Message], ctx: HandlerContext) -> list[Coroutine[Any, Any, Answer]]:
+        """One coroutine per request. The store is read once per kind for all of them: their questions,
+        their tables (each parsed once, however many requests share it) and the cached answers."""
         reqs: list[inference_pb2.InferenceRequest] = []
         for m in messages:
             if not isinstance(m, inference_pb2.InferenceRequest):
                 raise PoisonMessage(f"inference got {m.DESCRIPTOR.full_name}")
             reqs.append(m)
-        results = self._loop.run(self._all(reqs, ctx))
-        ctx.store.upsert(schema.results, [result_row(r) for r in results])
-        return [Outgoing(TOPIC_OUT, r, key=r.question_id, message_id=r.id) for r in results]
-
-    async def _all(self, reqs: list[inference_pb2.InferenceRequest], ctx: HandlerContext
-                   ) -> list[inference_pb2.InferenceResult]:
-        # The store is read once per kind for the whole batch: its questions, their tables (each parsed
-        # once, however many requests share it) and the cached answers of the prompts built from them.
         questions = {k: load_question(row) for k, row in
                      ctx.store.get_many(schema.questions, [r.question_id for r in reqs]).items()}
         tables = {k: load_table(row) for k, row in
@@ -90,8 +102,17 @@ class InferenceHandler:
         prepared = [self._prepare(r, questions, tables) for r in reqs]
         cached = ctx.store.get_many(schema.response_cache, [key for _, _, key in prepared if key])
         contexts = [(q, tables.get(q.table_id) if q else None) for q in (questions.get(r.question_id) for r in reqs)]
-        return list(await asyncio.gather(*(self._one(r, p, cached, ctx, q, t)
-                                           for r, p, (q, t) in zip(reqs, prepared, contexts, strict=True))))
+        return [self._one(r, p, cached, q, t) for r, p, (q, t) in zip(reqs, prepared, contexts, strict=True)]
+
+    def finish(self, answers: list[Answer], ctx: HandlerContext) -> list[list[Outgoing]]:
+        """Store the answers (cache rows first, so a stored result always has its cached answer); the
+        result to publish for each."""
+        cache_rows = [row for _, row in answers if row is not None]
+        if cache_rows:
+            ctx.store.upsert(schema.response_cache, cache_rows)
+        results = [r for r, _ in answers]
+        ctx.store.upsert(schema.results, [result_row(r) for r in results])
+        return [[Outgoing(TOPIC_OUT, r, key=r.question_id, message_id=r.id)] for r in results]
 
     def _prepare(self, req: inference_pb2.InferenceRequest, questions: dict[str, Question | None],
                  tables: dict[str, Table | None]) -> tuple[inference_pb2.InferenceResult, Any, str]:
@@ -120,11 +141,10 @@ class InferenceHandler:
         return res, prompt, cache_key(req.model, prompt.messages, req.sampling)
 
     async def _one(self, req: inference_pb2.InferenceRequest, prepared: tuple[inference_pb2.InferenceResult, Any, str],
-                   cached_rows: dict[str, dict[str, Any]], ctx: HandlerContext, question: Question | None,
-                   table: Table | None) -> inference_pb2.InferenceResult:
+                   cached_rows: dict[str, dict[str, Any]], question: Question | None, table: Table | None) -> Answer:
         res, prompt, key = prepared
         if prompt is None:
-            return res
+            return res, None
         cached = cached_rows.get(key)
         if cached is not None:
             hit = inference_pb2.InferenceResult.FromString(cached["payload"])
@@ -133,7 +153,7 @@ class InferenceHandler:
                 hit.latency_ms
             res.cached = True
             self.cache_hits += 1
-            return res
+            return res, None
         s = req.sampling
         # question and table are in-process context (the scripted oracle reads them); no remote backend sends them
         request = GenerateRequest(prompt.messages, SamplingParams(
@@ -144,10 +164,10 @@ class InferenceHandler:
             completions = await asyncio.wait_for(self.backend(req.model).generate(request), self.timeout_s)
         except TimeoutError:
             res.error = f"timeout: no answer from {req.model.name} within {self.timeout_s:.0f}s"
-            return res
+            return res, None
         except ModelError as e:
             res.error = f"model error: {e}"
-            return res
+            return res, None
         self.calls += 1
         c = completions[0]
         from livetab.reasoning import split_reasoning
@@ -156,6 +176,8 @@ class InferenceHandler:
         res.response, res.reasoning = answer, reasoning
         res.prompt_tokens, res.completion_tokens = c.prompt_tokens, c.completion_tokens
         res.latency_ms = c.latency_ms or (time.perf_counter() - t0) * 1000
-        ctx.store.upsert(schema.response_cache, [{"key": key, "model": req.model.name,
-                                                  "payload": res.SerializeToString()}])
-        return res
+        return res, {"key": key, "model": req.model.name, "payload": res.SerializeToString()}
+
+
+async def _gather(coros: list[Coroutine[Any, Any, T]]) -> list[T]:
+    return list(await asyncio.gather(*coros))

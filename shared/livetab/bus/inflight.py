@@ -1,0 +1,370 @@
+"""The in-flight worker: many records' work pending at once, across polls, each published as it completes.
+
+For a handler whose work is mostly waiting (model calls), a batch loop waits for the slowest record of
+each batch before it takes the next one. This loop instead keeps up to `max_in_flight` records pending:
+
+  poll while fewer than `max_in_flight` are pending → `handler.begin(messages)` gives one coroutine per
+  message (its synchronous preparation, e.g. store reads, batched) → the coroutines run on the handler's
+  event loop → whatever completed is handed to `handler.finish(values)` (store effects, batched), its
+  outputs published and flushed → offsets committed per partition up to, never past, the oldest record
+  still pending (completed offsets are tracked; only the contiguous finished prefix is committed, at most
+  every `commit_interval_s`). Slots freed by completed requests are refilled before their finishing work.
+
+So a crash loses nothing (an uncommitted record is polled again; what it published is deduplicated by
+message id downstream, and the handler's own cache makes the second pass cheap), and one slow record
+holds back only the commit, not the others. Dead letters, `Retryable` (every pending record is abandoned,
+the consumer rewound to its committed offsets, then a back-off) and SIGTERM (stop polling, finish what is
+pending within `drain_timeout_s`, commit the finished prefix, abandon the rest) work as in `Worker`.
+`run_once` (embedded mode) polls once and waits for everything it took.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import logging
+import queue
+import random
+import time
+from collections import deque
+from collections.abc import Coroutine
+from typing import Any, Protocol
+
+from google.protobuf.message import Message
+
+from livetab.bus.base import Bus, Outgoing, PoisonMessage, Record, Retryable, decode, producer_headers
+from livetab.bus.worker import HandlerContext, Worker, WorkerStats, run_of
+
+__all__ = ["InFlightHandler", "InFlightWorker", "OffsetTracker"]
+
+log = logging.getLogger(__name__)
+LOG_EVERY_S = 5.0  # one progress line per this many seconds (a line per completion would flood the log)
+
+
+class InFlightHandler(Protocol):
+    service: str
+    topics: list[str]
+
+    def begin(self, messages: list[Message], ctx: HandlerContext) -> list[Coroutine[Any, Any, Any]]:
+        """One coroutine per message, in order; raise PoisonMessage for a message that cannot be handled."""
+
+    def finish(self, values: list[Any], ctx: HandlerContext) -> list[list[Outgoing]]:
+        """Store the effects of completed coroutines' values; the outputs of each, in order."""
+
+    def submit(self, coro: Coroutine[Any, Any, Any]) -> cf.Future[Any]:
+        """Run `coro` on the handler's event loop (where its clients live)."""
+
+
+class OffsetTracker:
+    """Per partition: the offsets taken, in order, and which are finished; `committable` gives the last
+    offset of each partition's finished prefix (and forgets it), so a commit never passes a pending one."""
+
+    def __init__(self) -> None:
+        self._taken: dict[tuple[str, int], deque[int]] = {}
+        self._done: dict[tuple[str, int], set[int]] = {}
+
+    def take(self, rec: Record) -> None:
+        self._taken.setdefault((rec.topic, rec.partition), deque()).append(rec.offset)
+
+    def finish(self, rec: Record) -> None:
+        self._done.setdefault((rec.topic, rec.partition), set()).add(rec.offset)
+
+    def committable(self) -> list[Record]:
+        out = []
+        for tp, taken in self._taken.items():
+            done = self._done.get(tp, set())
+            last = None
+            while taken and taken[0] in done:
+                last = taken.popleft()
+                done.discard(last)
+            if last is not None:
+                out.append(Record(tp[0], tp[1], last, None, b""))
+        return out
+
+    def pending(self) -> int:
+        return sum(len(t) for t in self._taken.values()) - sum(len(d) for d in self._done.values())
+
+    def clear(self) -> None:
+        self._taken.clear()
+        self._done.clear()
+
+
+class InFlightWorker(Worker):
+    handler: InFlightHandler  # type: ignore[assignment]
+
+    def __init__(self, handler: InFlightHandler, bus: Bus, ctx: HandlerContext, *, group: str | None = None,
+                 max_in_flight: int = 64, poll_timeout_s: float = 0.5, drain_timeout_s: float = 30.0,
+                 busy_wait_s: float = 0.02, commit_interval_s: float = 0.2,
+                 finish_interval_s: float = 0.02) -> None:
+        if max_in_flight < 1:
+            raise ValueError("max_in_flight must be at least 1")
+        super().__init__(handler, bus, ctx, group=group, max_records=max_in_flight,  # type: ignore[arg-type]
+                         poll_timeout_s=poll_timeout_s)
+        self.max_in_flight = max_in_flight
+        self.drain_timeout_s = drain_timeout_s
+        self.busy_wait_s = busy_wait_s  # how long to wait for a completion before polling again, when there is room
+        self.commit_interval_s = commit_interval_s
+        self.finish_interval_s = finish_interval_s
+        self._held: list[tuple[Record, cf.Future[Any]]] = []  # completed, not yet finished
+        self._held_at = 0.0
+        self._committed_at = 0.0
+        self.offsets = OffsetTracker()
+        self._pending: dict[cf.Future[Any], Record] = {}
+        self._done: queue.SimpleQueue[cf.Future[Any]] = queue.SimpleQueue()
+        self._ready: list[tuple[Record, list[Outgoing]]] = []  # finished without a coroutine (dead letters)
+        self._window = WorkerStats()
+        self._window_at = time.monotonic()
+
+    @property
+    def in_flight(self) -> int:
+        return len(self._pending)
+
+    def run(self, *, until_idle: bool = False, max_seconds: float | None = None) -> WorkerStats:
+        deadline = time.monotonic() + max_seconds if max_seconds else None
+        backoff = 0.5
+        try:
+            while not self._stopping:
+                if deadline and time.monotonic() > deadline:
+                    break
+                try:
+                    n = self._step()
+                    backoff = 0.5
+                except Retryable as e:
+                    self.stats.retries += 1
+                    wait = min(30.0, backoff) * (0.5 + random.random())
+                    log.warning("retryable failure in %s, abandoning %d in flight, retrying in %.1fs: %s",
+                                self.handler.service, len(self._pending), wait, e)
+                    self._abandon()
+                    self.consumer.rewind()
+                    time.sleep(wait)
+                    backoff *= 2
+                    continue
+                except Exception as e:
+                    self.failure = f"{type(e).__name__}: {e}"[:2000]
+                    log.error("worker %s (%s) stopped on an error it cannot handle: %s", self.handler.service,
+                              self.group, self.failure, exc_info=True)
+                    raise
+                if n == 0 and until_idle and not self._pending:
+                    break
+            self._drain()
+        finally:
+            self._abandon()
+            self.consumer.close()
+        return self.stats
+
+    def run_once(self) -> int:
+        """Poll once and wait for all it took (embedded mode drives its stages with this)."""
+        records = self.consumer.poll(self.max_in_flight - len(self._pending), self.poll_timeout_s)
+        if records:
+            self._start(records)
+        while self._pending or self._ready or self._held:
+            held, self._held = self._held, []
+            self._complete(held + self._collect(self._wait(self.poll_timeout_s or 0.5)), force_commit=True)
+        if not records:
+            self._idle()
+        return len(records)
+
+    # ---- the loop's parts ----
+
+    def _step(self) -> int:
+        n = self._fill(block=not self._pending and not self._ready and not self._held)
+        if not self._pending and not self._ready and not self._held:
+            if not n:
+                self._idle()
+            self._commit()
+            return n
+        wait = 0.0 if n else (self.busy_wait_s if len(self._pending) < self.max_in_flight else self.poll_timeout_s)
+        if self._held:
+            wait = min(wait, max(0.0, self._held_at + self.finish_interval_s - time.monotonic()))
+        done = self._collect(self._wait(wait))
+        if done:
+            n += self._fill(block=False)  # refill the freed slots before the finishing work
+            if not self._held:
+                self._held_at = time.monotonic()
+            self._held.extend(done)
+        # Finishing (store, publish, flush) costs about the same for one result as for fifty: completions
+        # are gathered for up to `finish_interval_s` (their slots are already refilled) and finished together.
+        if self._ready or (self._held and (not self._pending
+                                           or time.monotonic() - self._held_at >= self.finish_interval_s)):
+            held, self._held = self._held, []
+            n += self._complete(held)
+        self._commit()  # a prefix held back by the commit interval goes out even when nothing else completes
+        return n
+
+    def _fill(self, *, block: bool) -> int:
+        room = self.max_in_flight - len(self._pending)
+        if room <= 0:
+            return 0
+        records = self.consumer.poll(room, self.poll_timeout_s if block else 0)
+        if records:
+            self._start(records)
+        return len(records)
+
+    def _wait(self, timeout_s: float) -> list[cf.Future[Any]]:
+        """The pending futures that completed, waiting up to `timeout_s` for the first. Completions arrive on
+        a queue (one callback per future), so a wait costs the same however many are pending."""
+        if not self._pending:
+            return []
+        try:
+            first = self._done.get(timeout=timeout_s) if timeout_s > 0 else self._done.get_nowait()
+        except queue.Empty:
+            return []
+        done = [first]
+        while True:
+            try:
+                done.append(self._done.get_nowait())
+            except queue.Empty:
+                break
+        return [f for f in done if f in self._pending]  # an abandoned one may still report in
+
+    def _submit(self, coro: Coroutine[Any, Any, Any], rec: Record) -> None:
+        fut = self.handler.submit(coro)
+        self._pending[fut] = rec
+        fut.add_done_callback(self._done.put)
+
+    def _start(self, records: list[Record]) -> None:
+        good: list[tuple[Record, Message]] = []
+        for rec in records:
+            self.offsets.take(rec)
+            try:
+                message = decode(rec)
+            except PoisonMessage as e:
+                self._ready.append((rec, [self._letter(rec, f"PoisonMessage: {e}")]))
+                continue
+            self._runs[run_of(message)] += 1
+            good.append((rec, message))
+        if not good:
+            return
+        try:
+            coros = self.handler.begin([m for _, m in good], self.ctx)
+        except Retryable:
+            raise
+        except Exception:  # isolate the message that cannot begin
+            for rec, message in good:
+                try:
+                    (coro,) = self.handler.begin([message], self.ctx)
+                except Retryable:
+                    raise
+                except Exception as e:
+                    self._ready.append((rec, [self._letter(rec, f"{type(e).__name__}: {e}", message)]))
+                    continue
+                self._submit(coro, rec)
+            return
+        for (rec, _), coro in zip(good, coros, strict=True):
+            self._submit(coro, rec)
+
+    def _collect(self, done: list[cf.Future[Any]]) -> list[tuple[Record, cf.Future[Any]]]:
+        """Take the completed out of the pending set (their slots are free from here on)."""
+        return [(self._pending.pop(fut), fut) for fut in done]
+
+    def _complete(self, done: list[tuple[Record, cf.Future[Any]]], *, force_commit: bool = False) -> int:
+        """Finish the completed: store, publish, flush, then commit each partition's finished prefix."""
+        finished, self._ready = self._ready, []
+        values: list[tuple[Record, Any]] = []
+        for rec, fut in done:
+            try:
+                values.append((rec, fut.result()))
+            except Retryable:
+                raise  # the caller abandons everything pending and rewinds to the committed offsets
+            except Exception as e:
+                log.error("handler %s failed on %s/%d@%d: %s", self.handler.service, rec.topic, rec.partition,
+                          rec.offset, e, exc_info=e)
+                finished.append((rec, [self._letter(rec, f"{type(e).__name__}: {e}")]))
+        if values:
+            finished.extend(self._finish(values))
+        if not finished:
+            return 0
+        published = 0
+        for rec, outs in finished:
+            try:
+                self._check_topics(outs)
+            except PoisonMessage as e:
+                outs = [self._letter(rec, f"PoisonMessage: {e}")]
+            published += self._publish(rec, [(o, producer_headers(o)) for o in outs])
+        self.bus.flush()
+        for rec, _ in finished:
+            self.offsets.finish(rec)
+        if self._on_batch:
+            self._on_batch([rec for rec, _ in finished])
+        self._commit(force=force_commit)
+        n = len(finished)
+        self.stats.batches += 1
+        self.stats.published += published
+        self._m_processed.add(n, self._attrs)
+        self._window.processed += n
+        self._window.published += published
+        self._report()
+        return n
+
+    def _commit(self, *, force: bool = False) -> None:
+        """Commit each partition's finished prefix, at most every `commit_interval_s` unless forced (a commit
+        is a broker round trip; committing later only means a crash re-reads a little more, answered from
+        the cache)."""
+        now = time.monotonic()
+        if not force and now - self._committed_at < self.commit_interval_s:
+            return
+        commit = self.offsets.committable()
+        if commit:
+            self.consumer.commit(commit)
+        self._committed_at = now
+
+    def _finish(self, values: list[tuple[Record, Any]]) -> list[tuple[Record, list[Outgoing]]]:
+        try:
+            outs = self.handler.finish([v for _, v in values], self.ctx)
+            self.stats.processed += len(values)
+            return list(zip([r for r, _ in values], outs, strict=True))
+        except Retryable:
+            raise
+        except Exception:
+            log.warning("finishing %d in %s failed; finishing them one by one", len(values), self.handler.service)
+        out: list[tuple[Record, list[Outgoing]]] = []
+        for rec, value in values:
+            try:
+                (one,) = self.handler.finish([value], self.ctx)
+                self.stats.processed += 1
+            except Retryable:
+                raise
+            except Exception as e:
+                log.exception("handler %s could not finish %s/%d@%d", self.handler.service, rec.topic,
+                              rec.partition, rec.offset)
+                one = [self._letter(rec, f"{type(e).__name__}: {e}")]
+            out.append((rec, one))
+        return out
+
+    def _letter(self, rec: Record, reason: str, message: Message | None = None) -> Outgoing:
+        self.stats.dead_lettered += 1
+        self._window.dead_lettered += 1
+        self._m_dead.add(1, self._attrs)
+        return self._dead_letter(rec, reason, message)
+
+    def _report(self) -> None:
+        now = time.monotonic()
+        if now - self._window_at < LOG_EVERY_S:
+            return
+        w = self._window
+        runs = ", ".join(f"{r[:12]}:{n}" for r, n in self._runs.most_common(5))
+        log.info("%s: %d done, %d out, %d dead-lettered in %.1fs; %d in flight%s", self.handler.service, w.processed,
+                 w.published, w.dead_lettered, now - self._window_at, len(self._pending),
+                 f" (runs {runs})" if runs else "")
+        self._window = WorkerStats()
+        self._window_at = now
+        self._runs.clear()
+
+    def _drain(self) -> None:
+        """Stopping: finish what is pending within `drain_timeout_s`, commit the finished prefix."""
+        deadline = time.monotonic() + self.drain_timeout_s
+        held, self._held = self._held, []
+        self._complete(held, force_commit=True)
+        while (self._pending or self._ready) and time.monotonic() < deadline:
+            self._complete(self._collect(self._wait(max(0.0, deadline - time.monotonic()))), force_commit=True)
+        self._commit(force=True)
+        if self._pending:
+            log.warning("%s: %d requests unfinished after %.0fs of draining; they are not committed and run again "
+                        "after a restart", self.handler.service, len(self._pending), self.drain_timeout_s)
+
+    def _abandon(self) -> None:
+        for fut in self._pending:
+            fut.cancel()
+        self._pending.clear()
+        self._ready.clear()
+        self._held.clear()
+        self.offsets.clear()

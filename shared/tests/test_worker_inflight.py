@@ -1,0 +1,197 @@
+"""The in-flight worker: results published as they complete, commits only up to the oldest pending record,
+at most `max_in_flight` pending across polls, failures dead-lettered, SIGTERM draining what it can.
+
+The handler is a stand-in whose requests finish when the test says so (fault injection: it decides the
+order of completion); the bus is the in-process one, which records committed offsets per group."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures as cf
+import threading
+import time
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+from google.protobuf.message import Message
+from livetab.aioloop import BackgroundLoop
+from livetab.bus import HandlerContext, InProcBus, Outgoing
+from livetab.bus.base import Record
+from livetab.bus.inflight import InFlightWorker, OffsetTracker
+from livetab.store import open_store, schema
+from livetab.v1 import inference_pb2, judgment_pb2
+
+IN = "livetab.inference.results.v1"
+OUT = "livetab.judgments.v1"
+
+
+class Gated:
+    """Each message's coroutine waits until `release(id)`; a message whose format is "boom" raises."""
+
+    service = "judge"
+    topics = [IN]
+
+    def __init__(self) -> None:
+        self.loop = BackgroundLoop("gated")
+        self._gates: dict[str, asyncio.Event] = {}
+        self.started: list[str] = []
+        self.finished_batches: list[list[str]] = []
+
+    def _gate(self, key: str) -> asyncio.Event:
+        return self._gates.setdefault(key, asyncio.Event())
+
+    def release(self, *keys: str) -> None:
+        async def go() -> None:
+            for k in keys:
+                self._gate(k).set()
+
+        self.loop.run(go())
+
+    def begin(self, messages: list[Message], ctx: HandlerContext) -> list[Coroutine[Any, Any, Any]]:
+        async def one(m: inference_pb2.InferenceResult) -> str:
+            await self._gate(m.id).wait()
+            if m.format == "boom":
+                raise RuntimeError(f"{m.id} blew up")
+            return m.id
+
+        out = []
+        for m in messages:
+            assert isinstance(m, inference_pb2.InferenceResult)
+            self.started.append(m.id)
+            out.append(one(m))
+        return out
+
+    def finish(self, values: list[Any], ctx: HandlerContext) -> list[list[Outgoing]]:
+        self.finished_batches.append(list(values))
+        return [[Outgoing(OUT, judgment_pb2.Judgment(id=v, run_id="run-1"), message_id=v)] for v in values]
+
+    def submit(self, coro: Coroutine[Any, Any, Any]) -> cf.Future[Any]:
+        return self.loop.submit(coro)
+
+
+def _until(cond: Callable[[], bool], what: str, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not cond():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.01)
+
+
+def _setup(tmp_path: Path, n: int, *, max_in_flight: int, drain_timeout_s: float = 5.0, boom: tuple[int, ...] = ()
+           ) -> tuple[InProcBus, Gated, InFlightWorker, threading.Thread]:
+    bus = InProcBus()
+    for i in range(n):
+        bus.publish(Outgoing(IN, inference_pb2.InferenceResult(id=f"r{i}", run_id="run-1",
+                                                               format="boom" if i in boom else "")))
+    handler = Gated()
+    store = open_store(f"sqlite:///{tmp_path / 'w.db'}")
+    worker = InFlightWorker(handler, bus, HandlerContext(store=store, settings=None), max_in_flight=max_in_flight,
+                            poll_timeout_s=0.05, drain_timeout_s=drain_timeout_s)
+    thread = threading.Thread(target=worker.run, daemon=True)
+    thread.start()
+    return bus, handler, worker, thread
+
+
+def _published(bus: InProcBus) -> list[str]:
+    return [judgment_pb2.Judgment.FromString(r.value).id for r in bus.records(OUT)]
+
+
+def _committed(bus: InProcBus, worker: InFlightWorker) -> int:
+    return len(bus.records(IN)) - bus.lag(worker.group, IN)
+
+
+def test_results_publish_as_they_complete_and_commits_stop_at_the_oldest_pending(tmp_path: Path) -> None:
+    bus, handler, worker, thread = _setup(tmp_path, 5, max_in_flight=8)
+    try:
+        _until(lambda: len(handler.started) == 5, "five started")
+        handler.release("r2", "r3")
+        _until(lambda: sorted(_published(bus)) == ["r2", "r3"], "r2 and r3 published")
+        assert _committed(bus, worker) == 0  # r0 is pending: nothing committed past it
+        handler.release("r0")
+        _until(lambda: "r0" in _published(bus), "r0 published")
+        _until(lambda: _committed(bus, worker) == 1, "offset 0 committed")
+        time.sleep(0.1)
+        assert _committed(bus, worker) == 1  # r1 still pending holds back r2 and r3
+        handler.release("r1", "r4")
+        _until(lambda: _committed(bus, worker) == 5, "all committed")
+        assert sorted(_published(bus)) == [f"r{i}" for i in range(5)]  # each exactly once
+    finally:
+        worker.stop()
+        thread.join(10)
+    assert worker.alive and not thread.is_alive()
+
+
+def test_at_most_max_in_flight_pending_and_a_free_slot_is_filled_at_once(tmp_path: Path) -> None:
+    bus, handler, worker, thread = _setup(tmp_path, 10, max_in_flight=4)
+    try:
+        _until(lambda: len(handler.started) == 4, "four started")
+        time.sleep(0.2)
+        assert len(handler.started) == 4 and worker.in_flight == 4
+        handler.release("r3")  # the newest one finishes: one slot frees, the oldest three still wait
+        _until(lambda: len(handler.started) == 5, "a fifth started")  # refilled before r3 is even published
+        _until(lambda: _published(bus) == ["r3"], "r3 published")
+        assert worker.in_flight == 4
+        handler.release(*(f"r{i}" for i in range(10)))
+        _until(lambda: _committed(bus, worker) == 10, "all committed")
+        assert sorted(_published(bus)) == sorted(f"r{i}" for i in range(10))
+    finally:
+        worker.stop()
+        thread.join(10)
+
+
+def test_a_failing_request_is_dead_lettered_and_committed(tmp_path: Path) -> None:
+    bus, handler, worker, thread = _setup(tmp_path, 3, max_in_flight=8, boom=(1,))
+    try:
+        _until(lambda: len(handler.started) == 3, "three started")
+        handler.release("r0", "r1", "r2")
+        _until(lambda: _committed(bus, worker) == 3, "all committed")
+    finally:
+        worker.stop()
+        thread.join(10)
+    assert sorted(_published(bus)) == ["r0", "r2"]
+    (letter,) = worker.ctx.store.select(schema.dead_letters)
+    assert (letter["offset"], letter["run_id"]) == (1, "") and "r1 blew up" in letter["error"]
+    assert len(bus.records("livetab.dlq.v1")) == 1 and worker.alive
+
+
+def test_stopping_drains_what_finishes_and_leaves_the_rest_uncommitted(tmp_path: Path) -> None:
+    bus, handler, worker, thread = _setup(tmp_path, 4, max_in_flight=8, drain_timeout_s=0.5)
+    _until(lambda: len(handler.started) == 4, "four started")
+    worker.stop()
+    handler.release("r0", "r2")  # r1 never finishes: r2 is published but cannot be committed past r1
+    thread.join(10)
+    assert not thread.is_alive()
+    assert sorted(_published(bus)) == ["r0", "r2"]
+    assert _committed(bus, worker) == 1
+    # a restarted worker takes the uncommitted ones again (r2 a second time: at least once, deduplicated by id)
+    handler2 = Gated()
+    w2 = InFlightWorker(handler2, bus, worker.ctx, max_in_flight=8, poll_timeout_s=0)
+    handler2.release("r1", "r2", "r3")
+    w2.run(until_idle=True)
+    assert handler2.started == ["r1", "r2", "r3"] and _committed(bus, w2) == 4
+
+
+def test_run_once_waits_for_everything_it_polled(tmp_path: Path) -> None:
+    bus = InProcBus()
+    for i in range(6):
+        bus.publish(Outgoing(IN, inference_pb2.InferenceResult(id=f"r{i}", run_id="run-1")))
+    handler = Gated()
+    handler.release(*(f"r{i}" for i in range(6)))
+    worker = InFlightWorker(handler, bus, HandlerContext(store=None, settings=None), max_in_flight=4,
+                            poll_timeout_s=0)
+    assert worker.run_once() == 4 and _committed(bus, worker) == 4 and worker.in_flight == 0
+    assert worker.run_once() == 2 and worker.run_once() == 0
+    assert sorted(_published(bus)) == sorted(f"r{i}" for i in range(6))
+
+
+def test_offset_tracker_commits_only_the_contiguous_finished_prefix() -> None:
+    t = OffsetTracker()
+    recs = [Record("t", p, o, None, b"") for p in (0, 1) for o in (10, 11, 12)]
+    for r in recs:
+        t.take(r)
+    t.finish(recs[1])  # t/0@11
+    t.finish(recs[3])  # t/1@10
+    assert [(r.partition, r.offset) for r in t.committable()] == [(1, 10)]
+    t.finish(recs[0])
+    assert [(r.partition, r.offset) for r in t.committable()] == [(0, 11)]
+    assert t.committable() == [] and t.pending() == 3
