@@ -50,9 +50,10 @@ class Plot:
 
 
 def _render(fig: Any) -> tuple[bytes, str]:
+    fig.tight_layout()  # one layout pass for both formats (bbox_inches="tight" would redo it per format)
     png, svg = io.BytesIO(), io.StringIO()
-    fig.savefig(png, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
-    fig.savefig(svg, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": None})
+    fig.savefig(png, format="png", dpi=100, metadata={"Software": None})
+    fig.savefig(svg, format="svg", metadata={"Date": None, "Creator": None})
     plt.close(fig)
     return png.getvalue(), svg.getvalue()
 
@@ -75,7 +76,7 @@ def _ranking(doc: dict[str, Any]) -> Plot:
     ax.barh(range(len(models)), acc, color=COLOURS[0], alpha=0.75)
     ax.errorbar(acc, range(len(models)), xerr=err, fmt="o", color="black", capsize=4)
     ax.set_yticks(range(len(models)), [f"{m['model']} (n={m['n']})" for m in models])
-    ax.set_xlim(0, 1)
+    ax.set_xlim(0, 1.05)
     ax.set_xlabel("accuracy (95% Wilson interval)")
     ax.set_title(plot.title)
     ax.grid(axis="x", alpha=0.3)
@@ -119,14 +120,17 @@ def _by_slice(doc: dict[str, Any], key: str) -> Plot:
                     yerr=[[err[0][k] for k in shown], [err[1][k] for k in shown]], fmt="none", ecolor="black",
                     capsize=3)
     totals = [sum(data[m].get(v, {}).get("n", 0) for m in models) for v in values]
-    ax.set_xticks(range(len(values)), [f"{v}\nn={t}" for v, t in zip(values, totals, strict=True)],
-                  rotation=0 if len(values) <= 6 else 30, ha="center" if len(values) <= 6 else "right")
-    ax.set_ylim(0, 1)
+    if len(values) <= 6:
+        ax.set_xticks(range(len(values)), [f"{v}\nn={t}" for v, t in zip(values, totals, strict=True)])
+    else:
+        ax.set_xticks(range(len(values)), [f"{v} (n={t})" for v, t in zip(values, totals, strict=True)],
+                      rotation=30, ha="right", rotation_mode="anchor")
+    ax.set_ylim(0, 1.05)
     ax.set_ylabel("accuracy (95% Wilson interval)")
     ax.set_xlabel(key)
     ax.set_title(plot.title)
     ax.grid(axis="y", alpha=0.3)
-    ax.legend(fontsize=8, loc="upper right")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), title="model", title_fontsize=8)
     plot.png, plot.svg = _render(fig)
     return plot
 
@@ -169,12 +173,12 @@ def _complexity(answers: list[dict[str, Any]]) -> Plot:
         xs = [(r["lo"] + r["hi"]) / 2 for r in rows]
         acc, err = _errors(rows)
         ax.errorbar(xs, acc, yerr=err, fmt="o-", capsize=3, color=COLOURS[i % len(COLOURS)], label=model)
-    ax.set_ylim(0, 1)
+    ax.set_ylim(0, 1.05)
     ax.set_xlabel("prompt tokens (table rendering + question)")
     ax.set_ylabel("accuracy (95% Wilson interval)")
     ax.set_title(plot.title)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), title="model", title_fontsize=8)
     plot.png, plot.svg = _render(fig)
     return plot
 
