@@ -39,7 +39,8 @@ text-align:left;vertical-align:top}th{background:#f3f3f3}td.num{text-align:right
 margin:1rem 0}.live{background:#fff4d6;border:1px solid #e0b64a}.private{background:#fde2e2;border:1px solid #c0392b}
 .retired{background:#e3f1e3;border:1px solid #5a9a5a}figure{margin:1.2rem 0}figure img{max-width:100%;
 border:1px solid #eee}figcaption{font-size:.9rem;color:#444}nav a{margin-right:.9rem}.bar{display:inline-block;
-height:.7rem;background:#3b6ea8;opacity:.7;vertical-align:middle}.muted{color:#666}"""
+height:.7rem;background:#3b6ea8;opacity:.7;vertical-align:middle}.muted{color:#666}
+#answers{font-size:.82rem}#answers td.wide{min-width:16rem;white-space:pre-wrap}"""
 
 
 def _num(v: Any) -> str:
@@ -140,7 +141,8 @@ def _samples(answers: list[dict[str, Any]], full: bool) -> str:
             v = a.get(c, "")
             if c == "question_id":
                 v = str(v)[:12]
-            cls = f" class='{e(str(v))}'" if c == "verdict" else (" class='num'" if isinstance(v, int | float) else "")
+            cls = (f" class='{e(str(v))}'" if c == "verdict" else " class='wide'" if c in ("question", "response", "reason")
+                   else " class='num'" if isinstance(v, int | float) else "")
             cells.append(f"<td{cls}>{_num(v)}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     more = (f"<p class='muted'>{len(shown)} of {len(answers)} answers shown; the results export has every one.</p>"
@@ -152,8 +154,8 @@ def page_html(doc: dict[str, Any], answers: list[dict[str, Any]], plots: list[Pl
               calibration: str, *, public_release: bool, private: bool, svg_dir: str = "plots") -> str:
     """The page. `public_release`: the release is retired; `private`: the operator's copy, with everything."""
     full = public_release or private
-    if not full:
-        assert not any(a.get(k) for a in answers for k in SECRET), "a live release's answers must be redacted"
+    if not full and any(a.get(k) for a in answers for k in SECRET):
+        raise ValueError("the public page of a live release got unredacted answers (see answers.public_view)")
     release = e(doc["release"])
     if private:
         banner = ("<div class='banner private'><b>Private operator report.</b> It shows the question texts, gold "
