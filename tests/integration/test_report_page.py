@@ -12,6 +12,7 @@ for most questions — the worst case for privacy, since every correct response 
 from __future__ import annotations
 
 import asyncio
+import html
 import json
 import re
 import shutil
@@ -131,9 +132,7 @@ def test_public_files_of_a_live_release_hold_no_question_and_no_gold(cycle: tupl
         leaked = [t for t in texts if t in text] + [g for g in golds if _found(g, text)]
         assert not leaked, f"{p.relative_to(out)} discloses {leaked[:3]}"
     # the search does find them where they belong: the operator's private report and private release copy
-    private = (out / "private" / "report.html").read_text(encoding="utf-8")
-    import html
-    private = html.unescape(private)
+    private = html.unescape((out / "private" / "report.html").read_text(encoding="utf-8"))
     assert sum(_found(g, private) for g in golds) >= 0.8 * len(golds)
     assert any(t in private for t in texts)
     assert len((out / "private" / "release" / "questions.jsonl").read_text().splitlines()) == len(qs)
@@ -174,7 +173,7 @@ def test_page_renders_in_headless_chromium(cycle: tuple[Settings, Path]) -> None
     dom = subprocess.run([*flags, "--dump-dom", probe.as_uri()], check=True, capture_output=True, text=True,
                          timeout=120).stdout
     probe.unlink()
-    found = json.loads(html_unescape(re.search(r'<pre id="probe">(.*?)</pre>', dom, re.S).group(1)))  # type: ignore[union-attr]
+    found = json.loads(html.unescape(re.search(r'<pre id="probe">(.*?)</pre>', dom, re.S).group(1)))  # type: ignore[union-attr]
     imgs = found["imgs"]
     assert len(imgs) >= 4, imgs
     assert all(w > 200 and h > 100 and shown > 200 for _, w, h, shown in imgs), imgs
@@ -188,14 +187,11 @@ def test_page_renders_in_headless_chromium(cycle: tuple[Settings, Path]) -> None
     assert "accuracy (95% Wilson interval)" in svg and "skill" in svg  # labels are text, not paths
 
 
-def html_unescape(s: str) -> str:
-    import html
-
-    return html.unescape(s)
-
-
-def test_retired_release_exports_reload_and_reimport(cycle: tuple[Settings, Path], tmp_path: Path) -> None:
-    datasets = pytest.importorskip("datasets")
+def test_retired_release_exports_reload_and_reimport(cycle: tuple[Settings, Path], tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # local files only: no test needs the network
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    import datasets
     import pandas as pd
 
     settings, out = cycle
@@ -214,6 +210,8 @@ def test_retired_release_exports_reload_and_reimport(cycle: tuple[Settings, Path
     assert header["license"] == ["cc-by-sa-4.0", "mit"] and header["language"] == ["en"]
     assert header["size_categories"] == ["n<1K"] and "table-question-answering" in header["task_categories"]
     assert "## Judge calibration" in card and "## Freshness cutoff" in card
+    by_card = datasets.load_dataset(str(folder), "questions", split="train", cache_dir=str(tmp_path / "hf-card"))
+    assert by_card.num_rows == len(stored_q)  # the card's `configs` name each file
 
     for ext, loader in (("jsonl", "json"), ("parquet", "parquet")):
         ds = {n: datasets.load_dataset(loader, data_files=str(folder / f"{n}.{ext}"), split="train",
