@@ -1,6 +1,6 @@
 """report.html and the release export over a real embedded cycle: real sample tables, generated and verified
-questions, the real rule judge and reporter. The model is a scripted one that answers with the *gold answer*
-for most questions — the worst case for privacy, since every correct response then discloses a gold answer.
+questions, the real rule judge and reporter. The models are the project's scripted oracle for most questions
+(anti-oracle for the rest) — the worst case for privacy, since every correct response discloses a gold answer.
 
 - no public file of a live release (everything under OUT_DIR but private/) holds a question text or a
   distinctive gold answer, while the operator's private report holds them (so the search would find them);
@@ -26,6 +26,7 @@ import yaml
 from livetab.ids import content_id
 from livetab.metrics import wilson_interval
 from livetab.models.base import Completion, GenerateRequest
+from livetab.models.scripted import prompt_text, scripted_answer
 from livetab.settings import Settings, load_settings
 from livetab.store import open_store, schema
 from livetab.v1 import question_pb2, table_pb2
@@ -37,35 +38,29 @@ from tests.support.sample import ROOT, sample_pages
 pytestmark = [pytest.mark.slow]
 
 PAGES = sorted(p.stem for p in (ROOT / "deploy" / "sample" / "wiki").glob("*.html"))  # all 15
-MODELS = {"scripted-often-right": 4, "scripted-seldom-right": 1}  # answers with the gold for k of 5 questions
+MODELS = {"oracle-4-of-5": 4, "oracle-1-of-5": 1}  # the oracle for k of 5 questions, the anti-oracle otherwise
 
 
-class GoldAnswering:
-    """A scripted model: finds the question in the prompt (the stored question whose text it contains) and
-    answers with its gold answer for `k` of every 5 questions (by question id), "I do not know" otherwise.
-    Prompt tokens are the prompt's whitespace-separated words."""
+class MostlyOracle:
+    """The project's scripted oracle for `k` of every 5 questions (by question id) and its anti-oracle for the
+    rest (livetab.models.scripted: real phrasings, options by the letter the prompt showed), so accuracy is
+    mixed and every correct response carries its gold answer. Prompt tokens are counted as the prompt's
+    whitespace-separated words (the scripted model reports none), for the complexity figure."""
 
-    def __init__(self, name: str, k: int, store_url: str) -> None:
-        self.name, self.k, self.store_url = name, k, store_url
-        self._questions: list[question_pb2.Question] | None = None
-
-    def _find(self, prompt: str) -> question_pb2.Question | None:
-        if self._questions is None:
-            store = open_store(self.store_url)
-            qs = [question_pb2.Question.FromString(r["payload"]) for r in store.select(schema.questions)]
-            store.close()
-            self._questions = sorted(qs, key=lambda q: -len(q.text))
-        return next((q for q in self._questions if q.text and q.text in prompt), None)
+    def __init__(self, name: str, k: int) -> None:
+        self.name, self.k = name, k
 
     async def generate(self, request: GenerateRequest) -> list[Completion]:
         t0 = time.perf_counter()
-        prompt = "\n".join(m.content if isinstance(m.content, str) else "" for m in request.messages)
-        q = self._find(prompt)
-        right = q is not None and int(content_id("pick", q.id)[-4:], 16) % 5 < self.k
-        text = q.gold.text if right and q is not None else "I do not know."
+        q = request.question
+        assert q is not None, "the inference handler passes the question to in-process backends"
+        shown = prompt_text(request.messages)
+        policy = "oracle" if int(content_id("pick", q.id)[-4:], 16) % 5 < self.k else "anti_oracle"
+        text = scripted_answer(q, request.table, policy=policy, phrasing="rotate", seed=request.sampling.seed,
+                               shown=shown)
         await asyncio.sleep(0)
-        return [Completion(text=text, prompt_tokens=len(prompt.split()), completion_tokens=len(text.split()),
-                           latency_ms=(time.perf_counter() - t0) * 1000)] * request.sampling.n
+        return [Completion(text=text, prompt_tokens=len(shown.split()), completion_tokens=len(text.split()),
+                           latency_ms=(time.perf_counter() - t0) * 1000)]
 
 
 def _settings(tmp: Path, **extra: Any) -> Settings:
@@ -85,7 +80,7 @@ def _settings(tmp: Path, **extra: Any) -> Settings:
 def cycle(tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, Path]:
     tmp = tmp_path_factory.mktemp("page")
     settings = _settings(tmp)
-    backends = {n: GoldAnswering(n, k, settings.store.url) for n, k in MODELS.items()}
+    backends = {n: MostlyOracle(n, k) for n, k in MODELS.items()}
     run_embedded(settings, backends=backends)  # type: ignore[arg-type]
     return settings, tmp / "out"
 

@@ -37,7 +37,7 @@ def answer_records(store: Any, run_ids: list[str], *, judge: str) -> list[dict[s
                 "run_id": run_id, "model": j["model"], "question_id": j["question_id"],
                 "table_id": q.table_id if q else "", "family": j["family"], "skill": q.skill if q else "",
                 "format": res.format, "setting": res.setting, "sample": jm.sample_index,
-                "question": q.text if q else "", "gold": q.gold.text if q else "", "response": res.response,
+                "question": q.text if q else "", "gold": q.gold.shown(q.options) if q else "", "response": res.response,
                 "extracted_answer": jm.extracted_answer, "verdict": j["verdict"], "reason": jm.rationale,
                 "prompt_tokens": res.prompt_tokens, "completion_tokens": res.completion_tokens,
                 "latency_ms": round(res.latency_ms, 1),

@@ -2,7 +2,7 @@
 
 The word lists live in `locales/<lang>.json`; they are folded with `text.fold` when loaded so that
 lookups run on folded text. Languages without their own file borrow English words but keep their
-own thousands/decimal separators (1.234,5 in German, 1 234,5 in French).
+own thousands/decimal separators (1.234,5 in German, 1 234,5 in French), taken from `livetab.numbers`.
 """
 
 from __future__ import annotations
@@ -14,18 +14,13 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
+from livetab.numbers import SEPARATORS
 from livetab.rubric.text import fold
 
 __all__ = ["Locale", "get_locale"]
 
 log = logging.getLogger(__name__)
 
-# (group, decimal) separators of languages that have no word file of their own.
-_SEPARATORS: dict[str, tuple[str, str]] = {
-    "de": (".", ","), "es": (".", ","), "it": (".", ","), "nl": (".", ","), "pt": (".", ","),
-    "tr": (".", ","), "id": (".", ","), "fr": (" ", ","), "ru": (" ", ","), "sv": (" ", ","),
-    "pl": (" ", ","), "cs": (" ", ","), "fi": (" ", ","), "nb": (" ", ","), "da": (".", ","),
-}
 _WORD_FILES = ("en", "ar")
 
 
@@ -89,7 +84,11 @@ def get_locale(language: str) -> Locale:
     """The rubric data for `language` (an ISO 639-1 code; unknown codes fall back to English words)."""
     lang = (language or "en").lower().split("-")[0].split("_")[0]
     words = _load(lang if lang in _WORD_FILES else "en")
-    group, decimal = _SEPARATORS.get(lang, (str(words["group"]), str(words["decimal"])))
+    if lang in SEPARATORS and lang not in _WORD_FILES:  # the shared table (livetab.numbers), printed group first
+        decimal, groups = SEPARATORS[lang]
+        group = groups[:1] or " "
+    else:
+        group, decimal = str(words["group"]), str(words["decimal"])
     months = {k: int(v) for k, v in _mapping(words, "months").items()}
     percent = _words(words, "percent_words")
     return Locale(

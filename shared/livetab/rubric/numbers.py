@@ -22,6 +22,7 @@ import re
 from functools import cache, lru_cache
 from typing import NamedTuple
 
+from livetab.numbers import number_pattern
 from livetab.rubric.locale import Locale
 from livetab.rubric.text import has_digit, key_tokens
 
@@ -65,14 +66,10 @@ def number_from_float(value: float, percent: bool = False) -> NumberMention:
 
 @cache
 def _digit_re(group: str, decimal: str, scale_alt: str, percent_alt: str) -> re.Pattern[str]:
-    g = re.escape(group) if group != " " else "[ ]"
-    d = re.escape(decimal)
-    grouped = rf"\d{{1,3}}(?:{g}\d{{3}})+(?:{d}\d+)?"
-    plain = rf"\d+(?:{d}\d+)?|{d}\d+"
     scale = rf"(?:[ ]?(?P<scale>{scale_alt})(?![^\W\d_]))?" if scale_alt else ""
     pct = rf"(?:[ ]?(?P<pct>%|{percent_alt}))?" if percent_alt else r"(?:[ ]?(?P<pct>%))?"
     return re.compile(
-        rf"(?<![A-Za-z0-9_.,])(?P<num>{grouped}|{plain})(?!\d)"
+        rf"(?<![A-Za-z0-9_.,])(?P<num>{number_pattern(decimal, group)})(?!\d)"
         rf"(?:st|nd|rd|th)?{scale}{pct}"
     )
 

@@ -18,7 +18,7 @@ from livetab.tables import Table
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 if TYPE_CHECKING:
-    from livetab_scraper.sources.gsm8k import MathProblem
+    from livetab.gsm8k import MathProblem
 
 __all__ = [
     "Failure",
