@@ -84,11 +84,24 @@ def _ranking(doc: dict[str, Any]) -> Plot:
     return plot
 
 
+def _fresh_vs_older(m: dict[str, Any]) -> dict[str, Any]:
+    """A model's fresh-vs-older split from its `contamination` view ({"fresh": figures, "older": figures,
+    "split_date": ...}), when the leaderboard carries one; else {}."""
+    view = m.get("contamination")
+    if not isinstance(view, dict) or not isinstance(view.get("fresh"), dict) or not isinstance(view.get("older"), dict):
+        return {}
+    split = view.get("split_date") or "the split date"
+    return {f"fresh (after {split})": view["fresh"], f"older (up to {split})": view["older"]}
+
+
 def _slice_values(doc: dict[str, Any], key: str) -> dict[str, dict[str, dict[str, Any]]]:
-    """model -> value -> {n, accuracy, ci_low, ci_high} for one slice key ("family" included)."""
+    """model -> value -> {n, accuracy, ci_low, ci_high} for one slice key ("family" included; "freshness"
+    falls back to the models' fresh-vs-older `contamination` view)."""
     out: dict[str, dict[str, dict[str, Any]]] = {}
     for m in doc["models"]:
         values = m.get("families", {}) if key == "family" else m.get("slices", {}).get(key, {})
+        if key == "freshness" and not values:
+            values = _fresh_vs_older(m)
         kept = {v: f for v, f in values.items() if isinstance(f, dict) and f.get("n")}
         if kept:
             out[m["model"]] = kept

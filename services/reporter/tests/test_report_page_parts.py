@@ -42,6 +42,15 @@ def test_a_new_slice_gets_its_table_and_its_figure() -> None:
     assert page.count("<img ") == sum(p.drawn for p in plots.values())
 
 
+def test_fresh_vs_older_is_drawn_from_a_contamination_view() -> None:
+    doc = _doc({})
+    doc["models"][0]["contamination"] = {"split_date": "2026-10-01", "fresh": _f(4, 1), "older": _f(6, 6), "p_value": 0.02}
+    [fresh] = [p for p in make_plots(doc, []) if p.name == "by_freshness"]
+    assert fresh.drawn and "fresh (after 2026-10-01)" in fresh.svg and "older (up to 2026-10-01)" in fresh.svg
+    page = page_html(doc, [], [fresh], [], "", public_release=False, private=False)
+    assert "contamination" in page and "p_value" in page  # an unknown per-model view is shown as a table
+
+
 def test_complexity_bins_hold_equal_shares_with_intervals() -> None:
     answers = [{"model": "m", "family": "direct", "prompt_tokens": 10 * i, "verdict": "correct" if i % 2 else "incorrect"}
                for i in range(1, 31)]
