@@ -106,7 +106,8 @@ def write_reports(store: Any, run_ids: list[str], out_dir: Path, release: str = 
     doc["public"] = public
     (out_dir / "leaderboard.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     (out_dir / "leaderboard.md").write_text(_markdown(doc, failures) + calibration_md(calibration), encoding="utf-8")
-    answers = answer_records(store, run_ids, judge=judge)
+    rank = {m["model"]: i for i, m in enumerate(doc["models"])}
+    answers = sorted(answer_records(store, run_ids, judge=judge), key=lambda a: rank.get(a["model"], len(rank)))
     plots = make_plots(doc, answers)
     plot_dir = out_dir / "plots"
     plot_dir.mkdir(exist_ok=True)

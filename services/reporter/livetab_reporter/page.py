@@ -53,23 +53,32 @@ def _ci(f: dict[str, Any]) -> str:
     return f"[{f['ci_low']:.3f}, {f['ci_high']:.3f}]" if "ci_low" in f and "ci_high" in f else ""
 
 
-def _slice_table(key: str, values: dict[str, Any]) -> str:
-    """One breakdown: a row per value, n / correct / accuracy / interval first, then every other field."""
-    rows = {v: f for v, f in values.items() if isinstance(f, dict)}
-    if not rows:
+def _cell(f: dict[str, Any] | None) -> str:
+    """One model's figures for one slice value: accuracy with a bar, its interval and n, then any other field."""
+    if not f:
+        return "<td class='muted'>—</td>"
+    acc = f.get("accuracy")
+    head = ""
+    if isinstance(acc, float | int):
+        head = (f"<span class='bar' style='width:{4 * acc:.2f}rem'></span> <b>{acc:.3f}</b> {_ci(f)} "
+                f"<span class='muted'>{f.get('correct', '')}/{f.get('n', '')}</span>")
+    extra = [f"{k.replace('_', ' ')} {_num(v)}" for k, v in sorted(f.items())
+             if k not in FIRST and not isinstance(v, dict | list) and v is not None]
+    more = f"<br><span class='muted'>{e('; '.join(extra))}</span>" if extra else ""
+    return f"<td>{head}{more}</td>"
+
+
+def _slice_table(key: str, per_model: dict[str, dict[str, Any]]) -> str:
+    """One breakdown, models side by side: a row per value; each cell the model's accuracy, Wilson interval,
+    correct/n and every other field the leaderboard gives for that value."""
+    models = [m for m, values in per_model.items() if any(isinstance(f, dict) for f in values.values())]
+    values = sorted({v for m in models for v, f in per_model[m].items() if isinstance(f, dict)})
+    if not values:
         return ""
-    extra = sorted({k for f in rows.values() for k in f if k not in FIRST and not isinstance(f[k], dict | list)})
-    head = f"<tr><th>{e(key)}</th><th>n</th><th>correct</th><th>accuracy</th><th>95% CI (Wilson)</th>" + "".join(
-        f"<th>{e(k.replace('_', ' '))}</th>" for k in extra) + "</tr>"
-    body = []
-    for v, f in sorted(rows.items()):
-        acc = f.get("accuracy")
-        bar = f"<span class='bar' style='width:{4 * acc:.2f}rem'></span> " if isinstance(acc, float | int) else ""
-        body.append(f"<tr><td>{e(str(v))}</td><td class='num'>{_num(f.get('n', ''))}</td>"
-                    f"<td class='num'>{_num(f.get('correct', ''))}</td><td class='num'>{bar}{_num(acc if acc is not None else '')}"
-                    f"</td><td>{_ci(f)}</td>" + "".join(f"<td class='num'>{_num(f.get(k, ''))}</td>" for k in extra)
-                    + "</tr>")
-    return f"<table class='slice' data-slice='{e(key)}'>{head}{''.join(body)}</table>"
+    head = f"<tr><th>{e(key)}</th>" + "".join(f"<th>{e(m)}</th>" for m in models) + "</tr>"
+    body = "".join(f"<tr><td>{e(str(v))}</td>" + "".join(_cell(per_model[m].get(v)) for m in models) + "</tr>"
+                   for v in values)
+    return f"<h3>By {e(key)}</h3><table class='slice' data-slice='{e(key)}'>{head}{body}</table>"
 
 
 def _generic(value: Any, depth: int = 0) -> str:
@@ -102,13 +111,15 @@ def _ranking(doc: dict[str, Any]) -> str:
 
 
 def _breakdowns(doc: dict[str, Any]) -> str:
-    parts = []
-    for m in doc["models"]:
-        tables = [_slice_table("family", m.get("families", {}))]
-        tables += [_slice_table(k, v) for k, v in sorted(m.get("slices", {}).items()) if isinstance(v, dict)]
+    models = doc["models"]
+    keys = sorted({k for m in models for k, v in m.get("slices", {}).items() if isinstance(v, dict)})
+    tables = [_slice_table("family", {m["model"]: m.get("families", {}) for m in models})]
+    tables += [_slice_table(k, {m["model"]: m.get("slices", {}).get(k, {}) for m in models}) for k in keys]
+    parts = [t for t in tables if t]
+    for m in models:
         other = {k: v for k, v in m.items() if k not in KNOWN_MODEL_KEYS and not k.startswith("cons_at_")}
-        more = f"<h4>Other statistics</h4>{_generic(other)}" if other else ""
-        parts.append(f"<h3>{e(m['model'])}</h3>" + "".join(t for t in tables if t) + more)
+        if other:
+            parts.append(f"<h3>Other statistics — {e(m['model'])}</h3>{_generic(other)}")
     return "".join(parts)
 
 
