@@ -64,8 +64,8 @@ _TO_INDIC[ord("-")] = "-"
 # first is the one the language prints, a space where it groups with spaces only)
 SEPARATORS: dict[str, tuple[str, str]] = {
     "en": (".", ","), "ar": (".", ","), "zh": (".", ","), "ja": (".", ","), "ko": (".", ","), "he": (".", ","),
-    "de": (",", "."), "nl": (",", "."), "es": (",", "."), "it": (",", "."), "pt": (",", "."), "da": (",", "."),
-    "id": (",", "."), "tr": (",", "."), "fr": (",", " ."), "ru": (",", " "), "sv": (",", " "), "pl": (",", " "),
+    "de": (",", ".'"), "nl": (",", ".'"), "es": (",", ".'"), "it": (",", "."), "pt": (",", "."), "da": (",", "."),
+    "id": (",", "."), "tr": (",", "."), "fr": (",", " .'"), "ru": (",", " '"), "sv": (",", " '"), "pl": (",", " "),
     "uk": (",", " "), "cs": (",", " "), "fi": (",", " "), "no": (",", " "), "nb": (",", " "),
     "de-ch": (".", "’"),
 }
@@ -108,12 +108,13 @@ def separators(language: str) -> tuple[str, str]:
 
 def number_pattern(decimal: str, group: str) -> str:
     """The regular expression of one unsigned digit number: grouped ("1,234.5") or plain ("1234.5", ".5").
+    `group` holds every thousands separator of the language ("." and "'" in German: 1.234,5 and 1'234,5).
 
     Searching text with it is how every number *mentioned* is found (the rubric's `find_numbers`, and
     `first_decimal` here); reading one cell uses the anchored `read_number`, which also takes the
     spaces and "'" that every language groups thousands with.
     """
-    g = re.escape(group) if group != " " else "[ ]"
+    g = "[" + "".join(" " if c == " " else re.escape(c) for c in dict.fromkeys(group or ",")) + "]"
     d = re.escape(decimal)
     return rf"\d{{1,3}}(?:{g}\d{{3}})+(?:{d}\d+)?|\d+(?:{d}\d+)?|{d}\d+"
 

@@ -54,9 +54,9 @@ class _Rejected(Exception):
         self.reason, self.detail = reason, detail
 
 
-def _option_matches(option: str, value: Any) -> bool:
+def _option_matches(option: str, value: Any, language: str = "en") -> bool:
     if isinstance(value, float):
-        parsed = parse_number(option)
+        parsed = parse_number(option, language)
         return parsed is not None and values_equal(parsed, value, 1e-9)
     return bool(option == value)
 
@@ -68,7 +68,7 @@ def _gold(cand: Candidate, value: Any, locale: Locale) -> Gold:
             raise _Rejected("imperfect_not_detected", f"derivation found {value!r}, expected {cand.gold_kind}")
         return Gold(kind=value, text=str(locale.get(f"imperfect.{value}")))
     if cand.gold_kind == "option":
-        hits = [pos for pos, opt in enumerate(cand.options, start=1) if _option_matches(opt, value)]
+        hits = [pos for pos, opt in enumerate(cand.options, start=1) if _option_matches(opt, value, locale.language)]
         if len(hits) != 1:
             raise _Rejected("mcq_not_exactly_one", f"{len(hits)} options match the derived answer {value!r}")
         return Gold.for_option(list(cand.options), hits[0])

@@ -30,7 +30,9 @@ __all__ = [
 
 COLUMN_TYPES = ("integer", "decimal", "percentage", "currency", "date", "duration", "text", "empty")
 NULL_MARKERS = frozenset({"", "—", "–", "-", "−", "‒", "―", "n/a", "N/A", "n.a.", "N.A.", "na", "NA", "?", "none",
-                          "None", "null", "nil", "—*", "TBD", "TBA", "tbd", "tba", "..", "...", "…", "×", "∅"})
+                          "None", "null", "nil", "—*", "TBD", "TBA", "tbd", "tba", "..", "...", "…", "×", "∅",
+                          # "no data" as the FreshTab languages write it (ru, de, es, fr/es, nl)
+                          "н/д", "н. д.", "k. A.", "k.A.", "s/d", "n.d.", "n.v.t."})
 
 _HAS_DIGIT = re.compile(r"\d")
 _DURATION = re.compile(

@@ -40,7 +40,7 @@ def options_for(ctx: Context, correct: Any, pool: list[Any]) -> list[str] | None
         return loc.number(float(v)) if isinstance(v, int | float) else str(v)
 
     def ident(text: str) -> Any:
-        n = parse_number(text)
+        n = parse_number(text, loc.language)
         return ("n", n) if n is not None else ("t", text)
 
     def letter(text: str) -> bool:  # a bare "C" would name option C or the option whose text is "C"
@@ -69,7 +69,7 @@ def options_for(ctx: Context, correct: Any, pool: list[Any]) -> list[str] | None
 
 
 def _number_pool(ctx: Context, value: float, decimals: int, near: list[str]) -> list[float]:
-    near_values = [n for t in near if (n := parse_number(t)) is not None]
+    near_values = [n for t in near if (n := parse_number(t, ctx.locale.language)) is not None]
     step = 10.0 ** -decimals if decimals else 1.0
     unit = [value * 10, value / 10, value * 100]
     off = [value + step, value - step]
@@ -89,7 +89,8 @@ def candidates(ctx: Context) -> list[Candidate]:
     out: list[Candidate] = []
     if key is not None:
         for r in pick_rows(ctx, ctx.budget):
-            cols = [c for c in range(frame.n_cols) if c != key and frame.grid[r][c] and frame.kinds[c] != "empty"]
+            cols = [c for c in range(frame.n_cols) if c != key and frame.grid[r][c] and frame.kinds[c] != "empty"
+                    and frame.grid[r][c] != frame.grid[r][key]]
             if not cols:
                 continue
             c = ctx.rng.choice(cols)
