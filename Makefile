@@ -29,9 +29,11 @@ proto-check: install
 	else diff -r -x __init__.py -x __pycache__ $$tmp/livetab/v1 shared/livetab/v1 | head -20; rm -rf $$tmp; echo "proto-check: generated stubs differ from protos/ (run make proto)"; exit 1; fi
 
 test: install proto-check
+	@deploy/chromium.sh
 	$(PY) -m pytest
 
 test-fast: install
+	@deploy/chromium.sh
 	$(PY) -m pytest -m "not e2e and not model and not kafka and not postgres"
 
 lint: install

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +20,7 @@ from livetab.bus.inflight import InFlightWorker
 from livetab.ids import content_id, judge_name, judgment_id
 from livetab.models.spec import model_spec
 from livetab.paths import repo_root
+from livetab.publication import is_public
 from livetab.runs import build_run
 from livetab.settings import Settings
 from livetab.store import Store, open_store, schema
@@ -159,8 +161,9 @@ class Pipeline:
 
         out_dir = out_dir_of(self.settings)
         self.calibration = ensure_calibration(self.settings, out_dir)  # the reports carry it
-        doc = write_reports(self.store, run_ids, out_dir, self.settings.run.release,
-                            judge=judge_name(self.settings.judge))
+        release = self.settings.run.release
+        doc = write_reports(self.store, run_ids, out_dir, release, judge=judge_name(self.settings.judge),
+                            public=is_public(release, self.settings))
         return doc, out_dir
 
     def summary(self, run_ids: list[str], leaderboard: dict[str, Any], out_dir: Path) -> Summary:
@@ -189,7 +192,7 @@ def run_embedded(settings: Settings, *, progress: Any = None, backends: dict[str
         p.answer(runs, judge=True, progress=progress)
         run_ids = [r.id for r in runs]
         doc, out_dir = p.write_reports(run_ids)
-        export_release(p.store, settings.run.release, out_dir / "release", calibration=p.calibration)
+        export_release(p.store, settings, out_dir / "release", calibration=p.calibration, run_ids=run_ids)
         return p.summary(run_ids, doc, out_dir)
     finally:
         p.close()
@@ -206,41 +209,41 @@ def write_jsonl(path: Path, rows: list[dict[str, Any]], message: type[Message]) 
             f.write(json.dumps(doc, ensure_ascii=False) + "\n")
 
 
-def export_release(store: Store, release: str, folder: Path, balance: str | None = None,
-                   calibration: dict[str, Any] | None = None) -> dict[str, int]:
-    """The release as files anyone can reload: questions.jsonl, tables.jsonl and a dataset card.
-    `balance` ("diverse", "lot") keeps only tables, and their questions, in that domain distribution;
-    `calibration` (calibration.json's content) goes into the card, which says "not computed" without it.
-    Returns the number of questions per task family."""
-    from livetab.calibration import calibration_markdown
+def export_release(store: Store, settings: Settings, folder: Path, *, release: str | None = None,
+                   balance: str | None = None, calibration: dict[str, Any] | None = None,
+                   run_ids: list[str] | None = None) -> dict[str, int]:
+    """The release as files (`livetab_reporter.export`): in full into `folder` when the release is retired
+    (`livetab.publication.is_public`); for a live release, counts and redacted results into `folder` and the
+    full files into the operator's `OUT_DIR/private/release`. `balance` ("diverse", "lot") keeps only tables,
+    and their questions, in that domain distribution. Returns the number of questions per task family."""
+    from livetab.publication import is_public
     from livetab.records import load_table
-    from livetab.v1 import question_pb2
+    from livetab_reporter.export import export_release as write_release
+    from livetab_reporter.files import PRIVATE_DIR
 
-    folder.mkdir(parents=True, exist_ok=True)
-    qs = sorted(store.select(schema.questions, release=release), key=lambda r: r["id"])
-    ts = sorted(store.select(schema.tables, release=release), key=lambda r: r["id"])
-    domains: dict[str, int] = {}
+    release = release or settings.run.release
+    only: set[str] | None = None
+    note = ""
     if balance:
         from livetab_scraper.balance import balance_domains
 
-        asked = {r["table_id"] for r in qs}
-        tables = [t for t in (load_table(r) for r in ts if r["id"] in asked) if t is not None]
+        asked = {r["table_id"] for r in store.select(schema.questions, release=release)}
+        tables = [t for t in (load_table(r) for r in store.select(schema.tables, release=release) if r["id"] in asked)
+                  if t is not None]
         kept = balance_domains(tables, balance)
-        keep = {t.id for t in kept.kept}
-        qs = [r for r in qs if r["table_id"] in keep]
-        ts = [r for r in ts if r["id"] in keep]
-        domains = kept.counts
-    write_jsonl(folder / "questions.jsonl", qs, question_pb2.Question)
-    write_jsonl(folder / "tables.jsonl", ts, table_pb2.Table)
-    families: dict[str, int] = {}
-    for r in qs:
-        families[r["family"]] = families.get(r["family"], 0) + 1
-    card = [f"# livetab release {release}", "", f"{len(qs)} questions over {len(ts)} tables.", "",
-            "| family | questions |", "|---|---:|", *[f"| {k} | {v} |" for k, v in sorted(families.items())], "",
-            *([f"Domain-balanced ({balance}): " + ", ".join(f"{k} {v}" for k, v in domains.items()), ""]
-              if balance else []),
-            "Every gold answer was computed by executing the derivation stored with its question.",
-            "Tables keep their source, revision, licence and attribution (see tables.jsonl).", "",
-            *calibration_markdown(calibration, level=2), ""]
-    (folder / "README.md").write_text("\n".join(card), encoding="utf-8")
-    return families
+        only = {t.id for t in kept.kept}
+        note = f"Domain-balanced ({balance}): " + ", ".join(f"{k} {v}" for k, v in kept.counts.items())
+    q, r = settings.qagen, settings.run
+    generation = {"families": q.families, "per_table": q.per_table, "seed": q.seed, "formats": r.formats,
+                  "settings": r.settings, "samples": r.samples, "temperature": r.temperature,
+                  "max_tokens": r.max_tokens, "max_rows": r.max_rows}
+    full = is_public(release, settings)
+    kw: dict[str, Any] = {"run_ids": run_ids, "judge": judge_name(settings.judge), "only_tables": only, "note": note,
+                          "calibration": calibration, "generation": generation}
+    done = write_release(store, release, folder, full=full, **kw)
+    private = out_dir_of(settings) / PRIVATE_DIR / "release"
+    if not full:
+        write_release(store, release, private, full=True, **kw)
+    else:
+        shutil.rmtree(private, ignore_errors=True)  # nothing to keep apart once the release is public
+    return done.families

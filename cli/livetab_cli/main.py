@@ -57,7 +57,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                       f"{summary.model_calls}, answers from cache {summary.cache_hits}")
     _print_leaderboard(console, summary.leaderboard)
     _print_failures(console, summary.failures)
-    console.print(f"results: {summary.out_dir}/leaderboard.json, leaderboard.md, report.html, release/")
+    console.print(f"results: {summary.out_dir}/leaderboard.json, leaderboard.md, report.html (+ plots/), release/; "
+                  f"the operator's private report: {summary.out_dir}/private/report.html")
     return 0
 
 
@@ -120,7 +121,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
             p.generate()
         release = settings.run.release
         out = Path(args.out or Path(settings.out_dir) / "release")
-        families = export_release(p.store, release, out, calibration=_calibration(settings))
+        families = export_release(p.store, settings, out, calibration=_calibration(settings))
         summary = p.summary([], {}, out)
         new = summary.new
         console.print(f"[bold]livetab generate[/bold] — release {release}, {time.monotonic() - t0:.1f}s")
@@ -128,7 +129,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
                       f"(+{new['questions']}); in release {release}: {sum(families.values())} questions — "
                       + ", ".join(f"{k} {v}" for k, v in sorted(families.items())))
         _print_failures(console, summary.failures, ("scraper", "qagen", "qagen-llm"))
-        console.print(f"release files: {out}/questions.jsonl, tables.jsonl, README.md")
+        console.print(f"release files: {out}/ ({_release_files(settings, release)})")
         return 0
 
 
@@ -162,7 +163,11 @@ def cmd_infer(args: argparse.Namespace) -> int:
             planned = (p.store.get(schema.runs, run.id) or {"planned": 0})["planned"]
             console.print(f"  {run.model.name} (run {run.id}): {len(rows)}/{planned} answered, {errors} errors")
             answers += rows
-        out = Path(args.out or Path(settings.out_dir) / "answers.jsonl")
+        from livetab.publication import is_public
+
+        # a live release's answers disclose its gold answers: by default they go to the operator's private folder
+        default = Path(settings.out_dir) / ("" if is_public(release, settings) else "private") / "answers.jsonl"
+        out = Path(args.out or default)
         write_jsonl(out, answers, inference_pb2.InferenceResult)
         console.print(f"answers: {out} (judge them with `livetab judge`)")
         return 0
@@ -220,6 +225,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from livetab.ids import judge_name
+    from livetab.publication import is_public
     from livetab.store import open_store, schema
     from livetab_reporter.files import write_reports
 
@@ -229,24 +235,38 @@ def cmd_report(args: argparse.Namespace) -> int:
     ensure_calibration(settings, Path(args.out) if args.out else out_dir_of(settings))
     store = open_store(settings.store.url)
     runs = args.run or [r["id"] for r in store.select(schema.runs, release=args.release or settings.run.release)]
-    doc = write_reports(store, runs, Path(args.out or settings.out_dir), args.release or settings.run.release,
-                        judge=judge_name(settings.judge))
+    release = args.release or settings.run.release
+    doc = write_reports(store, runs, Path(args.out or settings.out_dir), release, judge=judge_name(settings.judge),
+                        public=is_public(release, settings))
     for m in doc["models"]:
         print(f"{m['model']}: {m['correct']}/{m['n']} accuracy {m['accuracy']:.3f}")
     return 0
 
 
+def _release_files(settings: Settings, release: str) -> str:
+    from livetab.publication import is_public
+
+    from livetab_cli.calibrate import out_dir_of
+
+    if is_public(release, settings):
+        return "retired: questions, tables and results in JSONL and Parquet, README.md"
+    return (f"live: README.md with counts and redacted results only; the full files are in "
+            f"{out_dir_of(settings) / 'private' / 'release'} (never publish them while the release is live)")
+
+
 def cmd_release(args: argparse.Namespace) -> int:
-    from livetab.store import open_store
+    from livetab.store import open_store, schema
 
     from livetab_cli.embedded import export_release
 
     settings = _settings(args)
     release = args.release or settings.run.release
     out = Path(args.out or Path(settings.out_dir) / "release")
-    export_release(open_store(settings.store.url), release, out, balance=args.balance,
-                   calibration=_calibration(settings))
-    print(f"release {release} written to {out}")
+    store = open_store(settings.store.url)
+    runs = [r["id"] for r in store.select(schema.runs, release=release)]
+    export_release(store, settings, out, release=release, balance=args.balance, calibration=_calibration(settings),
+                   run_ids=runs)
+    print(f"release {release} written to {out} ({_release_files(settings, release)})")
     return 0
 
 
@@ -331,11 +351,12 @@ def parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_scrape)
     g = embedded("generate", "scrape the configured sources and generate verified questions into the store; "
                  "export the release files")
-    g.add_argument("--out", help="folder for questions.jsonl, tables.jsonl, README.md (default: OUT_DIR/release)")
+    g.add_argument("--out", help="folder for the release files (default: OUT_DIR/release)")
     g.set_defaults(func=cmd_generate)
     i = embedded("infer", "answer the release's stored questions with the configured models (no judging)")
     i.add_argument("--model", action="append", help="only this configured model (repeatable)")
-    i.add_argument("--out", help="answers as JSON lines (default: OUT_DIR/answers.jsonl)")
+    i.add_argument("--out", help="answers as JSON lines (default: OUT_DIR/private/answers.jsonl while the "
+                   "release is live, else OUT_DIR/answers.jsonl)")
     i.set_defaults(func=cmd_infer)
     j = embedded("judge", "judge stored answers with the configured judge, then write the leaderboard")
     j.add_argument("--run", action="append", help="run id (repeatable); default: the configured models' runs")
@@ -360,7 +381,8 @@ def parser() -> argparse.ArgumentParser:
     sm.add_argument("--backend", default="llama_local")
     sm.add_argument("--base-url", default="")
     sm.set_defaults(func=cmd_submit)
-    rl = with_config(sub.add_parser("release", help="export a release as files (questions.jsonl, tables.jsonl, card)"))
+    rl = with_config(sub.add_parser("release", help="export a release as files: JSONL + Parquet + card when retired, "
+                                      "counts only (and a private full copy) while live"))
     rl.add_argument("--release")
     rl.add_argument("--out")
     rl.add_argument("--balance", choices=["diverse", "lot"], help="domain-balance the release (FreshTab)")

@@ -248,6 +248,13 @@ class ReporterSettings(_Strict):
     refresh_s: float = Field(default=30.0, ge=0.0)
 
 
+class ReleaseSettings(_Strict):
+    """Which releases are retired. Every other release is live: its question texts and gold answers stay
+    out of every public file (see `livetab.publication.is_public`)."""
+
+    retired: list[str] = Field(default_factory=list)
+
+
 class ApiSettings(_Strict):
     host: str = "127.0.0.1"
     port: int = 8080
@@ -282,6 +289,7 @@ class Settings(_Strict):
     run: RunSettings = Field(default_factory=RunSettings)
     judge: JudgeSettings = Field(default_factory=JudgeSettings)
     reporter: ReporterSettings = Field(default_factory=ReporterSettings)
+    releases: ReleaseSettings = Field(default_factory=ReleaseSettings)
     api: ApiSettings = Field(default_factory=ApiSettings)
     inference: InferenceSettings = Field(default_factory=InferenceSettings)
 

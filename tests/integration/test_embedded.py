@@ -40,7 +40,9 @@ def test_embedded_cycle_is_real_and_resumable(tmp_path: Path) -> None:
         assert {"n", "correct", "accuracy", "ci_low", "ci_high"} <= set(fam)
     assert sum(f["n"] for f in model["families"].values()) == n
     assert (tmp_path / "out" / "report.html").read_text().count("<tr>") > n
-    lines = (tmp_path / "out" / "release" / "questions.jsonl").read_text().splitlines()
+    # release "t" is live: its questions are in the operator's private folder only
+    assert not (tmp_path / "out" / "release" / "questions.jsonl").exists()
+    lines = (tmp_path / "out" / "private" / "release" / "questions.jsonl").read_text().splitlines()
     assert len(lines) == n
     # no `livetab calibrate` ran: the run computed the model-free calibration figures for the reports
     calibration = json.loads((tmp_path / "out" / "calibration.json").read_text())["figures"]

@@ -45,7 +45,8 @@ def test_stages_compose_and_resume(tmp_path: Path, capfd: pytest.CaptureFixture[
 
     assert main(["generate", "--config", str(cfg)]) == 0
     out = tmp_path / "out"
-    questions = (out / "release" / "questions.jsonl").read_text().splitlines()
+    questions = (out / "private" / "release" / "questions.jsonl").read_text().splitlines()  # release "st" is live
+    assert not (out / "release" / "questions.jsonl").exists()
     n = len(questions)
     assert n >= 4 and f"questions {n} (+{n})" in said(capfd)[0]
     store = open_store(f"sqlite:///{tmp_path / 's.db'}")
@@ -54,7 +55,7 @@ def test_stages_compose_and_resume(tmp_path: Path, capfd: pytest.CaptureFixture[
     assert main(["infer", "--config", str(cfg)]) == 0
     text = said(capfd)[0]
     assert f"model calls {n}," in text and f"{n}/{n} answered, 0 errors" in text
-    answers = [json.loads(line) for line in (out / "answers.jsonl").read_text().splitlines()]
+    answers = [json.loads(line) for line in (out / "private" / "answers.jsonl").read_text().splitlines()]
     assert len(answers) == n and all(a["response"].strip() for a in answers)
     assert {a["question_id"] for a in answers} == {json.loads(q)["id"] for q in questions}
     assert store.count(schema.judgments) == 0  # infer judges nothing

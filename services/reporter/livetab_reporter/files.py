@@ -1,4 +1,5 @@
-"""Leaderboard files: leaderboard.json, leaderboard.md and a self-contained report.html."""
+"""Leaderboard files: leaderboard.json, leaderboard.md, report.html (see `page`) with its figures (see `plots`),
+and the operator's private report."""
 
 from __future__ import annotations
 
@@ -10,11 +11,15 @@ from typing import Any
 from livetab.calibration import COMPUTED, NOT_COMPUTED, calibration_markdown, headline, load_calibration
 from livetab.store import schema
 
-from livetab_reporter.insight_section import insight_entry, insight_html, insight_markdown
+from livetab_reporter.answers import answer_records, public_view
+from livetab_reporter.insight_section import insight_entry, insight_markdown
 from livetab_reporter.leaderboard import Row, run_stats
+from livetab_reporter.page import page_html
+from livetab_reporter.plots import make_plots
 
-__all__ = ["calibration_html", "calibration_md", "calibration_summary", "leaderboard_doc", "write_reports"]
+__all__ = ["PRIVATE_DIR", "calibration_html", "calibration_md", "calibration_summary", "leaderboard_doc", "write_reports"]
 
+PRIVATE_DIR = "private"  # under out_dir: the operator's files with a live release's questions and answers
 FIELDS = ("n", "correct", "accuracy", "ci_low", "ci_high")
 
 
@@ -84,69 +89,43 @@ def _markdown(doc: dict[str, Any], failures: list[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _html(doc: dict[str, Any], samples: list[dict[str, str]], failures: list[dict[str, Any]]) -> str:
-    e = html.escape
-    rows = "".join(
-        f"<tr><td>{i}</td><td>{e(m['model'])}</td><td>{m['n']}</td><td>{m['correct']}</td>"
-        f"<td>{m['accuracy']:.3f}</td><td>[{m['ci_low']:.3f}, {m['ci_high']:.3f}]</td></tr>"
-        for i, m in enumerate(doc["models"], 1))
-    fam = "".join(
-        f"<tr><td>{e(m['model'])}</td><td>{e(k)}</td><td>{v['n']}</td><td>{v['accuracy']:.3f}</td>"
-        f"<td>[{v['ci_low']:.3f}, {v['ci_high']:.3f}]</td></tr>"
-        for m in doc["models"] for k, v in sorted(m["families"].items()))
-    ex = "".join(
-        f"<tr><td>{e(s['family'])}</td><td>{e(s['question'])}</td><td>{e(s['gold'])}</td><td>{e(s['response'])}</td>"
-        f"<td class='{e(s['verdict'])}'>{e(s['verdict'])}</td></tr>" for s in samples)
-    fails = "".join(f"<tr><td>{e(f['stage'])}</td><td>{e(f['entity'])}</td><td>{e(f['reason'])}</td></tr>"
-                    for f in failures[:200])
-    return f"""<!doctype html><html lang="en"><head><meta charset="utf-8">
-<title>livetab leaderboard — {e(doc['release'])}</title>
-<style>body{{font-family:system-ui,sans-serif;margin:2rem;max-width:70rem}}table{{border-collapse:collapse;margin:1rem 0}}
-td,th{{border:1px solid #ccc;padding:.3rem .6rem;text-align:left;vertical-align:top}}th{{background:#f3f3f3}}
-.correct{{color:#060}}.incorrect,.error{{color:#a00}}.uncertain{{color:#a60}}</style></head><body>
-<h1>livetab leaderboard — release {e(doc['release'])}</h1>
-<table><tr><th>rank</th><th>model</th><th>n</th><th>correct</th><th>accuracy</th><th>95% CI (Wilson)</th></tr>{rows}</table>
-<h2>By task family</h2>
-<table><tr><th>model</th><th>family</th><th>n</th><th>accuracy</th><th>95% CI</th></tr>{fam}</table>
-{insight_html(doc)}<h2>Sample answers</h2>
-<table><tr><th>family</th><th>question</th><th>gold</th><th>model answer</th><th>verdict</th></tr>{ex}</table>
-<h2>Recorded failures ({len(failures)})</h2>
-<table><tr><th>stage</th><th>what</th><th>reason</th></tr>{fails}</table>
-</body></html>
-"""
+def write_reports(store: Any, run_ids: list[str], out_dir: Path, release: str = "", *, judge: str,
+                  public: bool = False) -> dict[str, Any]:
+    """leaderboard.json, leaderboard.md, report.html and its figures (plots/*.png, *.svg) for these runs, from
+    `judge`'s verdicts, and the operator's private/report.html.
 
-
-def _samples(store: Any, run_ids: list[str], judge: str, limit: int = 30) -> list[dict[str, str]]:
-    from livetab.records import load_question
-    from livetab.v1 import inference_pb2
-
-    out = []
-    for run_id in run_ids:
-        judged = sorted(store.select(schema.judgments, run_id=run_id, judge=judge), key=lambda r: r["id"])[:limit]
-        questions = store.get_many(schema.questions, [j["question_id"] for j in judged])
-        results = store.get_many(schema.results, [j["request_id"] for j in judged])
-        for j in judged:
-            q = load_question(questions.get(j["question_id"]))
-            res = results.get(j["request_id"])
-            response = inference_pb2.InferenceResult.FromString(res["payload"]).response if res else ""
-            out.append({"family": j["family"], "question": q.text if q else "", "gold": q.gold.shown(q.options) if q else "",
-                        "response": response, "verdict": j["verdict"]})
-    return out
-
-
-def write_reports(store: Any, run_ids: list[str], out_dir: Path, release: str = "", *, judge: str) -> dict[str, Any]:
-    """leaderboard.json, leaderboard.md and report.html for these runs, from `judge`'s verdicts."""
+    `public` says the release is retired (`livetab.publication.is_public`): only then does the public page show
+    question texts, gold answers, responses and the judge's reasons. The private page always does; it lives
+    in `private/`, which is never to be published while the release is live."""
     out_dir.mkdir(parents=True, exist_ok=True)
     doc = leaderboard_doc(store, run_ids, judge=judge)
     failures = [f for f in store.select(schema.failures) if not release or f["release"] in (release, "")]
     failures.sort(key=lambda f: (f["stage"], f["entity"]))
     calibration = load_calibration(out_dir)
     doc["calibration"] = calibration_summary(calibration)
+    doc["public"] = public
     (out_dir / "leaderboard.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     (out_dir / "leaderboard.md").write_text(_markdown(doc, failures) + calibration_md(calibration), encoding="utf-8")
-    page = _html(doc, _samples(store, run_ids, judge), failures)
-    (out_dir / "report.html").write_text(page.replace("</body>", calibration_html(calibration) + "</body>", 1),
-                                         encoding="utf-8")
+    rank = {m["model"]: i for i, m in enumerate(doc["models"])}
+    answers = sorted(answer_records(store, run_ids, judge=judge), key=lambda a: rank.get(a["model"], len(rank)))
+    plots = make_plots(doc, answers)
+    plot_dir = out_dir / "plots"
+    plot_dir.mkdir(exist_ok=True)
+    for p in plots:
+        for ext in ("png", "svg"):
+            (plot_dir / f"{p.name}.{ext}").unlink(missing_ok=True)
+        if p.drawn:
+            (plot_dir / f"{p.name}.png").write_bytes(p.png)
+            (plot_dir / f"{p.name}.svg").write_text(p.svg, encoding="utf-8")
+    cal = calibration_html(calibration)
+    shown = answers if public else public_view(answers)
+    (out_dir / "report.html").write_text(
+        page_html(doc, shown, plots, failures, cal, public_release=public, private=False), encoding="utf-8")
+    private = out_dir / PRIVATE_DIR
+    private.mkdir(exist_ok=True)
+    (private / "report.html").write_text(
+        page_html(doc, answers, plots, failures, cal, public_release=public, private=True, svg_dir="../plots"),
+        encoding="utf-8")
     return doc
 
 

@@ -1,0 +1,211 @@
+"""A release as files: questions, tables and results in JSONL and Parquet, and a dataset card in the Hugging
+Face format (YAML header: licence, languages, size category, task categories, configs).
+
+`full=True` (a retired release, or the operator's private copy of a live one) writes everything:
+
+- `questions.jsonl` / `.parquet`: one question per row with its gold answer, derivation, verification, and
+  its table's provenance (`licence`, `source_uri`, `source_title`, `attribution`);
+- `tables.jsonl` / `.parquet`: every table with its cells, source, revision, licence and attribution;
+- `results.jsonl` / `.parquet`: one row per judged answer of the given runs (question id, response, verdict,
+  the judge's reason, tokens, latency);
+- `README.md`: the card — counts, sources, licences, the freshness cutoff, generation settings and the judges'
+  calibration.
+
+`full=False` (the public copy of a live release) writes the card with the counts and the results without the
+fields that disclose questions (`answers.SECRET`): no question texts, gold answers, tables or responses.
+
+Each file loads with `datasets.load_dataset("json"|"parquet", data_files=...)` and with pandas; maps
+(`params`, `column_types`) are stored as JSON strings so every row has the same columns. `question_from_row`
+and `table_from_row` turn a row back into the stored protobuf message."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from google.protobuf.json_format import MessageToDict, ParseDict
+from livetab.calibration import calibration_markdown
+from livetab.store import schema
+from livetab.v1 import question_pb2, table_pb2
+
+from livetab_reporter.answers import COLUMNS, SECRET, answer_records, public_view
+
+__all__ = ["Exported", "export_release", "question_from_row", "read_rows", "table_from_row", "write_rows"]
+
+PROVENANCE = ("licence", "source_uri", "source_title", "source_kind", "attribution")
+HF_LICENCES = {"cc by-sa 4.0": "cc-by-sa-4.0", "cc-by-sa-4.0": "cc-by-sa-4.0", "cc by 4.0": "cc-by-4.0",
+               "mit": "mit", "apache-2.0": "apache-2.0", "cc0": "cc0-1.0", "cc0 1.0": "cc0-1.0"}
+
+
+@dataclass
+class Exported:
+    folder: Path
+    full: bool
+    families: dict[str, int] = field(default_factory=dict)  # questions per task family
+    files: list[str] = field(default_factory=list)
+
+
+def _dict(message: Any) -> dict[str, Any]:
+    doc: dict[str, Any] = MessageToDict(message, preserving_proto_field_name=True,
+                                        always_print_fields_with_no_presence=True)
+    return doc
+
+
+def question_row(q: question_pb2.Question, table: table_pb2.Table | None) -> dict[str, Any]:
+    row = _dict(q)
+    row["params"] = json.dumps(row.get("params", {}), ensure_ascii=False, sort_keys=True)
+    src = table.source if table is not None else table_pb2.Source()
+    row.update(licence=src.licence, source_uri=src.uri, source_title=src.title, source_kind=src.kind,
+               attribution=src.attribution)
+    return row
+
+
+def question_from_row(row: dict[str, Any]) -> question_pb2.Question:
+    doc = {k: v for k, v in row.items() if k not in PROVENANCE}
+    doc["params"] = json.loads(doc.get("params") or "{}")
+    q = question_pb2.Question()
+    ParseDict(_plain(doc), q)
+    return q
+
+
+def table_row(t: table_pb2.Table) -> dict[str, Any]:
+    row = _dict(t)
+    row["column_types"] = json.dumps(row.get("column_types", {}), ensure_ascii=False, sort_keys=True)
+    return row
+
+
+def table_from_row(row: dict[str, Any]) -> table_pb2.Table:
+    doc = dict(row)
+    doc["column_types"] = json.loads(doc.get("column_types") or "{}")
+    t = table_pb2.Table()
+    ParseDict(_plain(doc), t)
+    return t
+
+
+def _plain(v: Any) -> Any:
+    """A row read back by pandas or datasets as plain Python (numpy arrays -> lists, NaN-free)."""
+    if hasattr(v, "tolist"):
+        v = v.tolist()
+    if isinstance(v, dict):
+        return {k: _plain(x) for k, x in v.items()}
+    if isinstance(v, list | tuple):
+        return [_plain(x) for x in v]
+    return v
+
+
+def write_rows(folder: Path, name: str, rows: list[dict[str, Any]], columns: tuple[str, ...] = ()) -> list[str]:
+    """`name`.jsonl and `name`.parquet; `columns` fixes the schema when there may be no rows."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / f"{name}.jsonl").open("w", encoding="utf-8") as f:
+        for r in rows:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    table = pa.Table.from_pylist(rows) if rows else pa.table({c: pa.array([], pa.string()) for c in columns})
+    pq.write_table(table, folder / f"{name}.parquet")
+    return [f"{name}.jsonl", f"{name}.parquet"]
+
+
+def read_rows(path: Path) -> list[dict[str, Any]]:
+    """Rows of a .jsonl or .parquet export, as plain Python."""
+    if path.suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        return [_plain(r) for r in pq.read_table(path).to_pylist()]
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _size_category(n: int) -> str:
+    for limit, name in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M")):
+        if n < limit:
+            return name
+    return "1M<n<10M"
+
+
+def _yaml_list(items: list[str]) -> list[str]:
+    return [f"- {json.dumps(i, ensure_ascii=False)}" for i in items] or ["[]"]
+
+
+def _card(release: str, qs: list[question_pb2.Question], ts: list[table_pb2.Table], *, full: bool, files: list[str],
+          calibration: dict[str, Any] | None, generation: dict[str, Any] | None, note: str, runs: int) -> str:
+    licences = Counter(t.source.licence or "unknown" for t in ts)
+    hf = sorted({HF_LICENCES.get(k.lower(), "other") for k in licences})
+    languages = sorted({q.language for q in qs if q.language} | {t.language for t in ts if t.language}) or ["en"]
+    created = sorted(t.source.created_at for t in ts if t.source.created_at)
+    header = ["---", "license:", *_yaml_list(hf), "language:", *_yaml_list(languages),
+              "size_categories:", *_yaml_list([_size_category(len(qs))]),
+              "task_categories:", *_yaml_list(["table-question-answering", "question-answering"]),
+              f"pretty_name: {json.dumps(f'livetab release {release}')}", "tags:", *_yaml_list(["tables", "livetab"])]
+    configs = [(n.split(".")[0], n) for n in files if n.endswith(".parquet")]
+    if configs:
+        header += ["configs:"] + [line for name, path in configs
+                                  for line in (f"- config_name: {name}", "  data_files:", f"  - {path}")]
+    header.append("---")
+
+    def counts(title: str, c: Counter[str]) -> list[str]:
+        return ["", f"| {title} | count |", "|---|---:|", *[f"| {k or 'unknown'} | {v} |" for k, v in sorted(c.items())]]
+
+    body = ["", f"# livetab release {release}", "",
+            f"{len(qs)} questions over {len(ts)} tables" + (f"; results of {runs} run(s)" if runs else "") + "."]
+    if full:
+        body += ["", "Files: " + ", ".join(f"`{f}`" for f in files) + ". Load them with "
+                 "`datasets.load_dataset(\"parquet\", data_files=\"questions.parquet\")` (or `\"json\"` and the "
+                 ".jsonl file) or with pandas."]
+    else:
+        body += ["", "**Live release.** Models are still being evaluated on it, so its questions, gold answers, tables "
+                 "and the models' responses are not published here: this card gives counts only, and "
+                 "`results.*` gives each answer's ids, verdict, tokens and latency. The full files are published "
+                 "when the release is retired."]
+    if note:
+        body += ["", note]
+    body += counts("family", Counter(q.family for q in qs)) + counts("skill", Counter(q.skill for q in qs))
+    body += counts("language", Counter(q.language for q in qs)) + counts("table domain", Counter(t.domain for t in ts))
+    body += ["", "## Sources", *counts("source kind", Counter(t.source.kind for t in ts)), *counts("licence", licences)]
+    if full:
+        body += ["", "Every table keeps its source URI, revision, licence and attribution (`tables.*`); each question "
+                 "carries its table's licence and source (`questions.*`)."]
+    body += ["", "## Freshness cutoff", "",
+             (f"Sources created from {created[0][:10]} to {created[-1][:10]}." if created else
+              "The sources carry no creation date.")]
+    body += ["", "## Generation", "", "Every gold answer was computed by executing the derivation stored with its "
+             "question, and verified before release."]
+    if generation:
+        body += ["", "```yaml", *[f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in generation.items()], "```"]
+    return "\n".join(header + body + ["", *calibration_markdown(calibration, level=2), ""])
+
+
+def export_release(store: Any, release: str, folder: Path, *, full: bool, run_ids: list[str] | None = None,
+                   judge: str = "", only_tables: set[str] | None = None, note: str = "",
+                   calibration: dict[str, Any] | None = None, generation: dict[str, Any] | None = None) -> Exported:
+    """Write the release into `folder` (see the module docstring); `only_tables` keeps those tables and their
+    questions (domain balancing), `note` goes into the card, `run_ids` (judged by `judge`) give results.*."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for stale in ("questions", "tables", "results"):  # a live export must not keep an earlier full one's files
+        for ext in ("jsonl", "parquet"):
+            (folder / f"{stale}.{ext}").unlink(missing_ok=True)
+    qrows = sorted(store.select(schema.questions, release=release), key=lambda r: r["id"])
+    trows = sorted(store.select(schema.tables, release=release), key=lambda r: r["id"])
+    if only_tables is not None:
+        qrows = [r for r in qrows if r["table_id"] in only_tables]
+        trows = [r for r in trows if r["id"] in only_tables]
+    qs = [question_pb2.Question.FromString(r["payload"]) for r in qrows]
+    ts = [table_pb2.Table.FromString(r["payload"]) for r in trows]
+    by_id = {t.id: t for t in ts}
+    out = Exported(folder, full, families=dict(sorted(Counter(q.family for q in qs).items())))
+    if full:
+        out.files += write_rows(folder, "questions", [question_row(q, by_id.get(q.table_id)) for q in qs])
+        out.files += write_rows(folder, "tables", [table_row(t) for t in ts])
+    if run_ids:
+        answers = answer_records(store, run_ids, judge=judge)
+        rows = answers if full else public_view(answers)
+        cols = COLUMNS if full else tuple(c for c in COLUMNS if c not in SECRET)
+        out.files += write_rows(folder, "results", rows, cols)
+    card = _card(release, qs, ts, full=full, files=out.files, calibration=calibration, generation=generation,
+                 note=note, runs=len(run_ids or []))
+    (folder / "README.md").write_text(card, encoding="utf-8")
+    out.files.append("README.md")
+    return out

@@ -1,0 +1,76 @@
+"""The page's parts on their own: slices rendered and drawn generically (a slice the code has never heard of
+gets its table and its figure), figures skipped with a reason, the live/retired decision, and the guard that
+keeps unredacted answers off a live release's public page."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from livetab.publication import is_public
+from livetab.settings import Settings, load_settings
+from livetab_reporter.page import page_html
+from livetab_reporter.plots import complexity_bins, make_plots
+
+
+def _f(n: int, correct: int) -> dict[str, Any]:
+    from livetab.metrics import wilson_interval
+
+    lo, hi = wilson_interval(correct, n)
+    return {"n": n, "correct": correct, "accuracy": correct / n, "ci_low": lo, "ci_high": hi}
+
+
+def _doc(slices: dict[str, dict[str, dict[str, Any]]]) -> dict[str, Any]:
+    return {"release": "r1", "judge": "rule", "models": [
+        {"model": "m1", **_f(10, 7), "samples_per_question": 1, "pass_at_1": 0.7, "cons_at_1": 0.7, "errors": 0,
+         "families": {"direct": _f(6, 5), "fact": _f(4, 2)}, "slices": slices, "insight": None}]}
+
+
+def test_a_new_slice_gets_its_table_and_its_figure() -> None:
+    doc = _doc({"freshness": {"fresh": _f(5, 2), "old": _f(5, 5)}, "table_width": {"narrow": _f(4, 3), "wide": _f(6, 4)},
+                "language": {"en": _f(10, 7)}})
+    plots = {p.name: p for p in make_plots(doc, [])}
+    assert plots["by_freshness"].drawn and plots["by_table_width"].drawn and plots["by_family"].drawn
+    assert plots["by_freshness"].png.startswith(b"\x89PNG") and "<svg" in plots["by_freshness"].svg
+    assert "fresh" in plots["by_freshness"].svg and "n=5" in plots["by_freshness"].svg  # labels are text
+    assert not plots["by_domain"].drawn and "no `domain` slice" in plots["by_domain"].note
+    assert not plots["by_language"].drawn and "only one language" in plots["by_language"].note
+    assert not plots["complexity"].drawn  # no answers with token counts
+    page = page_html(doc, [], list(plots.values()), [], "", public_release=False, private=False)
+    assert "data-slice='table_width'" in page and "data-slice='freshness'" in page
+    assert "Accuracy by domain — the leaderboard has no `domain` slice" in page
+    assert page.count("<img ") == sum(p.drawn for p in plots.values())
+
+
+def test_fresh_vs_older_is_drawn_from_a_contamination_view() -> None:
+    doc = _doc({})
+    doc["models"][0]["contamination"] = {"split_date": "2026-10-01", "fresh": _f(4, 1), "older": _f(6, 6), "p_value": 0.02}
+    [fresh] = [p for p in make_plots(doc, []) if p.name == "by_freshness"]
+    assert fresh.drawn and "fresh (after 2026-10-01)" in fresh.svg and "older (up to 2026-10-01)" in fresh.svg
+    page = page_html(doc, [], [fresh], [], "", public_release=False, private=False)
+    assert "contamination" in page and "p_value" in page  # an unknown per-model view is shown as a table
+
+
+def test_complexity_bins_hold_equal_shares_with_intervals() -> None:
+    answers = [{"model": "m", "family": "direct", "prompt_tokens": 10 * i, "verdict": "correct" if i % 2 else "incorrect"}
+               for i in range(1, 31)]
+    [(model, bins)] = complexity_bins(answers, bins=5).items()
+    assert model == "m" and [b["n"] for b in bins] == [6] * 5 and bins[0]["lo"] == 10 and bins[-1]["hi"] == 300
+    assert all(b["ci_low"] <= b["accuracy"] <= b["ci_high"] for b in bins)
+    assert sum(b["correct"] for b in bins) == 15
+
+
+def test_every_release_is_live_unless_retired(tmp_path: Any) -> None:
+    assert not is_public("r1") and not is_public("r1", Settings())
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("releases:\n  retired: [r0]\n")
+    assert is_public("r0", load_settings(cfg, env={})) and not is_public("r1", load_settings(cfg, env={}))
+    assert is_public("r1", load_settings(cfg, env={"LIVETAB_RELEASES__RETIRED": '["r1"]'}))
+
+
+def test_a_live_public_page_refuses_unredacted_answers() -> None:
+    answer = {"model": "m1", "question_id": "q1", "question": "Who won?", "gold": "Fiji", "verdict": "correct"}
+    with pytest.raises(ValueError, match="unredacted"):
+        page_html(_doc({}), [answer], [], [], "", public_release=False, private=False)
+    assert "Fiji" in page_html(_doc({}), [answer], [], [], "", public_release=False, private=True)
+    assert "Fiji" in page_html(_doc({}), [answer], [], [], "", public_release=True, private=False)
