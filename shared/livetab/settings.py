@@ -50,6 +50,7 @@ class ModelSettings(_Strict):
     n_threads: int = 2
     timeout_s: float = 120.0
     params: dict[str, str] = Field(default_factory=dict)
+    knowledge_cutoff: str = ""  # declared knowledge cutoff, ISO date (YYYY-MM-DD); "" when not declared
 
 
 class SourceSettings(_Strict):
@@ -150,6 +151,9 @@ class ReporterSettings(_Strict):
 
     refresh_growth: float = Field(default=0.1, ge=0.0)
     refresh_s: float = Field(default=30.0, ge=0.0)
+    # the contamination view's split of items by source date (ISO YYYY-MM-DD): fresh are those created after
+    # it; "" splits at each model's declared knowledge cutoff, or else at the median source date of its items
+    contamination_split: str = Field(default="", pattern=r"^(\d{4}-\d{2}-\d{2})?$")
 
 
 class ApiSettings(_Strict):
