@@ -6,7 +6,7 @@ import importlib
 import sys
 import traceback
 
-MODULES = ["bus", "scraper", "qagen", "judge", "inference"]
+MODULES = ["bus", "scraper", "qagen", "judge", "inference", "reporter"]
 
 
 def main() -> int:

@@ -155,7 +155,8 @@ class Pipeline:
         out_dir = out_dir_of(self.settings)
         self.calibration = ensure_calibration(self.settings, out_dir)  # the reports carry it
         doc = write_reports(self.store, run_ids, out_dir, self.settings.run.release,
-                            judge=judge_name(self.settings.judge))
+                            judge=judge_name(self.settings.judge),
+                            split_date=self.settings.reporter.contamination_split)
         return doc, out_dir
 
     def summary(self, run_ids: list[str], leaderboard: dict[str, Any], out_dir: Path) -> Summary:

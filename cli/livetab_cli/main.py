@@ -230,7 +230,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     store = open_store(settings.store.url)
     runs = args.run or [r["id"] for r in store.select(schema.runs, release=args.release or settings.run.release)]
     doc = write_reports(store, runs, Path(args.out or settings.out_dir), args.release or settings.run.release,
-                        judge=judge_name(settings.judge))
+                        judge=judge_name(settings.judge), split_date=settings.reporter.contamination_split)
     for m in doc["models"]:
         print(f"{m['model']}: {m['correct']}/{m['n']} accuracy {m['accuracy']:.3f}")
     return 0

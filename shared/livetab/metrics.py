@@ -225,7 +225,8 @@ def two_proportion_z_test(x1: int, n1: int, x2: int, n2: int) -> ZTest:
 class McNemar:
     """McNemar's test on paired verdicts: `b` items only the first got right, `c` only the second.
     `p_exact` is the two-sided exact binomial p-value (b ~ Binomial(b + c, 1/2)); `chi2` and `p_chi2`
-    the chi-square statistic with Edwards' continuity correction, (|b - c| - 1)^2 / (b + c), and its p-value."""
+    the chi-square statistic with Edwards' continuity correction, (|b - c| - 1)^2 / (b + c) (0 when b = c), and
+    its p-value."""
 
     b: int
     c: int

@@ -83,7 +83,7 @@ def rounded(obj: Any, key: str = "") -> Any:
 
 def _empty_entry() -> dict[str, Any]:
     """A model with insight answers only: no QA answer."""
-    return {"n": 0, "correct": 0, "accuracy": 0.0, "ci_low": 0.0, "ci_high": 1.0, "errors": 0, "questions": 0,
+    return {"n": 0, "correct": 0, "accuracy": 0.0, "ci_low": 0.0, "ci_high": 1.0, "errors": 0, "items": 0,
             "pass_at_1": 0.0, "cons_at_1": 0.0, "cons_at_k": 0.0, "pass_at_k": {}, "samples_per_question": 1,
             "mean_prompt_tokens": None, "mean_completion_tokens": None, "mean_latency_ms": None}
 
@@ -120,7 +120,7 @@ def leaderboard_doc(store: Any, run_ids: list[str], *, judge: str, split_date: s
             "pass_at_1": entry["pass_at_1"], f"cons_at_{k}": entry[f"cons_at_{k}"], "samples_per_question": k,
             "errors": entry["errors"], "families": strata.pop("family", {}), "slices": strata,
             "insight": insight.get(name),
-            "cons_at_k": entry["cons_at_k"], "pass_at_k": entry["pass_at_k"], "questions": entry["questions"],
+            "cons_at_k": entry["cons_at_k"], "pass_at_k": entry["pass_at_k"], "items": entry["items"],
             "mean_prompt_tokens": entry["mean_prompt_tokens"],
             "mean_completion_tokens": entry["mean_completion_tokens"], "mean_latency_ms": entry["mean_latency_ms"],
             "knowledge_cutoff": (config.get("model") or {}).get("knowledge_cutoff") or None,

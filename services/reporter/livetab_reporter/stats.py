@@ -172,7 +172,7 @@ class _Tally:
         groups = self.groups[i]
         out: dict[str, Any] = {
             "n": n, "correct": correct, "accuracy": _r(correct / n), "ci_low": _r(self.lo[i]),
-            "ci_high": _r(self.hi[i]), "errors": int(s["error"][i]), "questions": int(groups),
+            "ci_high": _r(self.hi[i]), "errors": int(s["error"][i]), "items": int(groups),
             "pass_at_1": _r(self.p1[i] / groups), f"cons_at_{k_max}": _r(self.cons[i] / groups),
             "pass_at_k": {str(k): _r(tot[i] / cnt[i]) for k, (tot, cnt) in self.pk.items() if cnt[i]},
             "mean_prompt_tokens": float(s["pt"][i] / rec) if rec else None,
@@ -200,7 +200,7 @@ def aggregate(f: Facts, *, split_date: str = "") -> Aggregate:
     overall = []
     for r in range(runs):
         k = int(k_by_run[r]) or 1
-        e = everything.entry(r, 0, k) or {**_proportion(0, 0), "errors": 0, "questions": 0, "pass_at_1": 0.0,
+        e = everything.entry(r, 0, k) or {**_proportion(0, 0), "errors": 0, "items": 0, "pass_at_1": 0.0,
                                           f"cons_at_{k}": 0.0, "pass_at_k": {}}
         overall.append({**e, "samples_per_question": k, "cons_at_k": e[f"cons_at_{k}"]})
     strata: list[dict[str, dict[str, dict[str, Any]]]] = [{} for _ in range(runs)]

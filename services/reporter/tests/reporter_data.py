@@ -77,6 +77,7 @@ class Answer:
     completion_tokens: int = 0
     latency_ms: float = 0.0
     insights: tuple[tuple[str, str, str], ...] = ()  # (label, category, decided_by) per insight, insight answers
+    deliberation: tuple[tuple[str, str, str], ...] = ()  # (judge, own label, revised label) per LLM judge
 
 
 def context(store: Any, *, refresh_growth: float = 0.1, refresh_s: float = 30.0) -> HandlerContext:
@@ -102,9 +103,12 @@ def add_questions(store: Any, n: int, *, labels: Sequence[tuple[str, str, str, s
     return qs
 
 
-def plan_run(store: Any, model: str = "m1", **knobs: Any) -> tuple[str, list[inference_pb2.InferenceRequest]]:
-    """The run row as the planner writes it (planned = its number of requests); returns (run id, requests)."""
-    run = build_run("team", RELEASE, common_pb2.ModelSpec(name=model, backend="openai", model=model), **knobs)
+def plan_run(store: Any, model: str = "m1", *, cutoff: str = "", **knobs: Any
+             ) -> tuple[str, list[inference_pb2.InferenceRequest]]:
+    """The run row as the planner writes it (planned = its number of requests); returns (run id, requests).
+    `cutoff`: the model's declared knowledge cutoff."""
+    spec = common_pb2.ModelSpec(name=model, backend="openai", model=model, knowledge_cutoff=cutoff)
+    run = build_run("team", RELEASE, spec, **knobs)
     outs = PlannerHandler().handle(run, HandlerContext(store=store, settings=None))
     return run.id, [o.message for o in outs]  # type: ignore[misc]
 
@@ -128,7 +132,9 @@ def answer_and_judge(store: Any, requests: Sequence[inference_pb2.InferenceReque
             model=res.model, judge=judge, sample_index=res.sample_index, verdict=a.verdict,
             extracted_answer=a.extracted, score=1.0 if a.verdict == "correct" else 0.0,
             insights=[judgment_pb2.InsightLabel(sentence=f"insight {k}", label=lab, category=cat, decided_by=by)
-                      for k, (lab, cat, by) in enumerate(a.insights)])
+                      for k, (lab, cat, by) in enumerate(a.insights)],
+            deliberation=[judgment_pb2.DeliberationRound(judge=jd, own_label=own, revised_label=rev)
+                          for jd, own, rev in a.deliberation])
         results.append(res)
         judgments.append(j)
     store.upsert(schema.results, [result_row(r) for r in results])
