@@ -96,7 +96,8 @@ def leaderboard_doc(store: Any, run_ids: list[str], *, judge: str, split_date: s
     {key: {value: figures}}, insight, ...} — the QA fields count question answering only; `insight` holds the
     model's insight scores and diversity (see `insight_section`). Added in schema 1.0.0: per entry
     `pass_at_k`, `cons_at_k`, token and latency means, `freshness`, `contamination`, `format_robustness`,
-    `imperfect`, `judge_panel`, `configuration`; at the top `rank_significance` and the provenance keys."""
+    `imperfect`, `judge_panel`, `configuration`; at the top `rank_significance`, `release_pooled` (every run
+    pooled, with its strata; null for a single run) and the provenance keys."""
     lb = leaderboard(store, run_ids, judge=judge, split_date=split_date)
     agg, facts = lb.agg, lb.agg.facts
     runs = store.get_many(schema.runs, run_ids)
@@ -139,5 +140,6 @@ def leaderboard_doc(store: Any, run_ids: list[str], *, judge: str, split_date: s
                           "runs": {m["run_id"]: m["configuration"] for m in models}},
         "models": models,
         "rank_significance": rank_significance(facts, order),
+        "release_pooled": agg.release,
     }
     return dict(rounded(doc))

@@ -11,6 +11,7 @@ and the prompt's length in tokens (binned):
   unbiased pass@k of Chen et al. (2021) for k = 1, 2, 4, ... and N, over questions with at least k samples;
 - mean prompt and completion tokens and mean latency per answer (over answers whose usage was recorded).
 
+The same figures for every run of the release pooled (how hard each stratum was for all models together).
 And per run: the freshness cut (items whose source is newer than the model's declared knowledge cutoff,
 beside all items), the contamination view (fresh vs older tables split at a date, FreshTab's two-proportion
 z-test), format robustness (questions asked in several formats: share answered consistently, spread of
@@ -129,6 +130,7 @@ class Aggregate:
     overall: list[dict[str, Any]]
     strata: list[dict[str, dict[str, dict[str, Any]]]]  # run -> key -> value -> figures
     views: list[dict[str, Any]]  # run -> freshness, contamination, format_robustness, imperfect, judge_panel
+    release: dict[str, Any] | None = None  # every run pooled: overall figures and "strata" (two runs or more)
 
 
 def _row_values(f: Facts, key: str) -> tuple[np.ndarray, list[str]]:
@@ -147,10 +149,10 @@ def _row_values(f: Facts, key: str) -> tuple[np.ndarray, list[str]]:
 class _Tally:
     """The figures of one key's strata for every run at once."""
 
-    def __init__(self, f: Facts, g: _Groups, values: np.ndarray, n_values: int, cols: dict[str, np.ndarray]) -> None:
-        runs = len(f.run_ids)
-        size = runs * n_values
-        idx = f.run.astype(np.int64) * n_values + values
+    def __init__(self, entity: np.ndarray, n_entities: int, g: _Groups, values: np.ndarray, n_values: int,
+                 cols: dict[str, np.ndarray]) -> None:
+        size = n_entities * n_values
+        idx = entity * n_values + values
         self.n_values = n_values
         self.n = np.bincount(idx, minlength=size)
         self.sums = {k: np.bincount(idx, weights=v, minlength=size) for k, v in cols.items()}
@@ -196,25 +198,34 @@ def aggregate(f: Facts, *, split_date: str = "") -> Aggregate:
     k_by_run = np.zeros(runs, dtype=np.int64)
     if len(g.n):
         np.maximum.at(k_by_run, f.run[g.first], g.n)
-    everything = _Tally(f, g, np.zeros(len(f), dtype=np.int64), 1, cols)
+    run = f.run.astype(np.int64)
+    pooled = np.zeros(len(f), dtype=np.int64)  # every run of the release as one entity
+    everything = _Tally(run, runs, g, pooled, 1, cols)
     overall = []
     for r in range(runs):
         k = int(k_by_run[r]) or 1
         e = everything.entry(r, 0, k) or {**_proportion(0, 0), "errors": 0, "items": 0, "pass_at_1": 0.0,
                                           f"cons_at_{k}": 0.0, "pass_at_k": {}}
         overall.append({**e, "samples_per_question": k, "cons_at_k": e[f"cons_at_{k}"]})
+    k_all = max([o["samples_per_question"] for o in overall], default=1)
+    release: dict[str, Any] = {**(_Tally(pooled, 1, g, pooled, 1, cols).entry(0, 0, k_all) or {}), "strata": {}}
     strata: list[dict[str, dict[str, dict[str, Any]]]] = [{} for _ in range(runs)]
     for key in STRATA:
         values, names = _row_values(f, key)
-        t = _Tally(f, g, values.astype(np.int64), len(names), cols)
+        codes = values.astype(np.int64)
+        t = _Tally(run, runs, g, codes, len(names), cols)
         for r in range(runs):
             k = overall[r]["samples_per_question"]
             got = {names[v]: x for v in range(len(names)) if (x := t.entry(r, v, k)) is not None}
             if got:
                 strata[r][key] = dict(sorted(got.items()))
+        if runs > 1:
+            t = _Tally(pooled, 1, g, codes, len(names), cols)
+            release["strata"][key] = dict(sorted(
+                (names[v], x) for v in range(len(names)) if (x := t.entry(0, v, k_all)) is not None))
     dates = np.asarray(f.qdate, dtype="U10")[f.question] if len(f) else np.asarray([], dtype="U10")
     views = [_views(f, r, ok, dates, split_date) for r in range(runs)]
-    return Aggregate(f, overall, strata, views)
+    return Aggregate(f, overall, strata, views, release if runs > 1 else None)
 
 
 def _views(f: Facts, r: int, ok: np.ndarray, dates: np.ndarray, split_date: str) -> dict[str, Any]:

@@ -145,6 +145,9 @@ def test_rank_significance_between_adjacent_models(store: Any, tmp_path: Path) -
     assert (second["only_higher_right"], second["only_lower_right"]) == (b, c)
     assert second["p_exact"] == pytest.approx(stats.binomtest(c, b + c, 0.5).pvalue, rel=1e-3)
     assert not second["tied"]
+    pooled = doc["release_pooled"]  # the three runs as one
+    assert (pooled["n"], pooled["correct"]) == (120, 38 + 35 + 10)
+    assert sum(v["n"] for v in pooled["strata"]["family"].values()) == 120
 
 
 def test_judge_panel_agreement_before_and_after_deliberation(store: Any, tmp_path: Path) -> None:
