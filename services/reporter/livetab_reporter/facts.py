@@ -156,8 +156,14 @@ def facts_from_rows(judgments: Iterable[Mapping[str, Any]], results: Iterable[Ma
     insights: list[InsightFact] = []
     insight_of: dict[str, InsightFact] = {}
     parse = judgment_pb2.Judgment.FromString
+    insight_family: dict[str, bool] = {}
+    answer_index = answers.index
     for j in judgments:
-        if is_insight_family(j["family"]):
+        family = j["family"]
+        is_insight = insight_family.get(family)
+        if is_insight is None:
+            is_insight = insight_family[family] = is_insight_family(family)
+        if is_insight:
             fact = InsightFact(j["run_id"], j["model"], j["verdict"], list(parse(j["payload"]).insights), "")
             insights.append(fact)
             insight_of[j["request_id"]] = fact
@@ -171,17 +177,22 @@ def facts_from_rows(judgments: Iterable[Mapping[str, Any]], results: Iterable[Ma
         qc = q_codes.index.get(qid)
         if qc is None:
             qc = q_codes.code(qid)
-            families[qid] = j["family"] or UNKNOWN
+            families[qid] = family or UNKNOWN
         jm = parse(j["payload"])
         verdict = j["verdict"]
         row_of[j["request_id"]] = len(c_run)
         c_run.append(rc)
         c_q.append(qc)
-        c_sample.append(jm.sample_index)
+        sample = jm.sample_index
+        c_sample.append(sample)
         c_ok.append(verdict == CORRECT)
         c_err.append(verdict == ERROR)
         a = jm.extracted_answer
-        c_ans.append(answers.code(a) if a else -1 - jm.sample_index)
+        if a:
+            code = answer_index.get(a)
+            c_ans.append(answers.code(a) if code is None else code)
+        else:
+            c_ans.append(-1 - sample)
         if jm.deliberation:
             deliberation.append((rc, [(d.judge, d.own_label, d.revised_label) for d in jm.deliberation]))
 
@@ -193,17 +204,23 @@ def facts_from_rows(judgments: Iterable[Mapping[str, Any]], results: Iterable[Ma
     r_pt: list[int] = []
     r_ct: list[int] = []
     r_lat: list[float] = []
+    parse_result = inference_pb2.InferenceResult.FromString
+    fmt_index, set_index = fmt_codes.index, set_codes.index
     for r in results:
         i = row_of.get(r["id"])
         if i is None:
             pending = insight_of.get(r["id"])
             if pending is not None:  # the insight section scores the diversity of the responses
-                pending.response = inference_pb2.InferenceResult.FromString(r["payload"]).response
+                pending.response = parse_result(r["payload"]).response
             continue
-        m = inference_pb2.InferenceResult.FromString(r["payload"])
+        m = parse_result(r["payload"])
         at.append(i)
-        r_fmt.append(fmt_codes.code(m.format or UNKNOWN))
-        r_set.append(set_codes.code(m.setting or UNKNOWN))
+        fmt = m.format or UNKNOWN
+        code = fmt_index.get(fmt)
+        r_fmt.append(fmt_codes.code(fmt) if code is None else code)
+        setting = m.setting or UNKNOWN
+        code = set_index.get(setting)
+        r_set.append(set_codes.code(setting) if code is None else code)
         r_pt.append(m.prompt_tokens)
         r_ct.append(m.completion_tokens)
         r_lat.append(m.latency_ms)
