@@ -50,7 +50,9 @@ class ModelSettings(_Strict):
     n_threads: int = 2
     timeout_s: float = 120.0
     params: dict[str, str] = Field(default_factory=dict)
-    knowledge_cutoff: str = ""  # declared knowledge cutoff, ISO date (YYYY-MM-DD); "" when not declared
+    # the model's declared knowledge cutoff, ISO date (YYYY-MM-DD), "" when not declared: the reporter's freshness
+    # cut and contamination split (carried on the run as ModelSpec.knowledge_cutoff)
+    knowledge_cutoff: str = Field(default="", pattern=r"^(\d{4}-\d{2}-\d{2})?$")
 
 
 class SourceSettings(_Strict):
