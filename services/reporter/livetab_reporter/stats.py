@@ -133,15 +133,20 @@ class Aggregate:
     release: dict[str, Any] | None = None  # every run pooled: overall figures and "strata" (two runs or more)
 
 
-def _row_values(f: Facts, key: str) -> tuple[np.ndarray, list[str]]:
+def _row_values(f: Facts, g: _Groups, key: str) -> tuple[np.ndarray, list[str]]:
+    """Each answer's value of `key` as a code, and the codes' names. Every value is constant within a group of
+    samples, so each group's pass@k and cons@N fall in one stratum."""
     if key == "format":
         return f.fmt, f.formats
     if key == "setting":
         return f.setting, f.settings
-    if key == "prompt_tokens":
+    if key == "prompt_tokens":  # the item's prompt: the largest count among its samples (a failed call has 0)
+        item = np.zeros(g.n.shape[0], dtype=np.int64)
+        np.maximum.at(item, g.of_row, f.prompt_tokens)
+        tokens = item[g.of_row]
         bins = np.asarray([0, 256, 512, 1024, 2048, 4096])
-        codes = np.searchsorted(bins, f.prompt_tokens, side="right").astype(np.int32)  # 0 is "unknown"
-        codes[f.prompt_tokens <= 0] = 0
+        codes = np.searchsorted(bins, tokens, side="right").astype(np.int32)
+        codes[tokens <= 0] = 0  # "unknown"
         return codes, ["unknown", *(prompt_token_bin(int(b)) for b in bins[1:] - 1), prompt_token_bin(4096)]
     return f.qlabels[key][f.question], f.qnames[key]
 
@@ -211,7 +216,7 @@ def aggregate(f: Facts, *, split_date: str = "") -> Aggregate:
     release: dict[str, Any] = {**(_Tally(pooled, 1, g, pooled, 1, cols).entry(0, 0, k_all) or {}), "strata": {}}
     strata: list[dict[str, dict[str, dict[str, Any]]]] = [{} for _ in range(runs)]
     for key in STRATA:
-        values, names = _row_values(f, key)
+        values, names = _row_values(f, g, key)
         codes = values.astype(np.int64)
         t = _Tally(run, runs, g, codes, len(names), cols)
         for r in range(runs):

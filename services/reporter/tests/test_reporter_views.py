@@ -122,6 +122,21 @@ def test_pass_at_k_per_stratum_is_the_codex_estimator(store: Any) -> None:
         assert entry["items"] == len(cs)
 
 
+def test_a_failed_sample_without_usage_leaves_no_empty_group_behind(store: Any, tmp_path: Path) -> None:
+    add_questions(store, 3)
+    run_id, requests = plan_run(store, samples=3)
+    # sample 0 of each question failed (no prompt tokens recorded); the others read 300 tokens
+    answer_and_judge(store, requests, lambda r: Answer("error") if r.sample_index == 0 else Answer(
+        "correct", extracted="x", prompt_tokens=300))
+    doc = write_reports(store, [run_id], tmp_path, judge="rule")
+    json.dumps(doc, allow_nan=False)  # no NaN from a stratum without whole groups
+    validate(doc)
+    [m] = doc["models"]
+    assert m["slices"]["prompt_tokens"] == {"256-511": m["slices"]["prompt_tokens"]["256-511"]}
+    assert (m["slices"]["prompt_tokens"]["256-511"]["n"], m["errors"], m["cons_at_3"]) == (9, 3, 1.0)
+    assert m["pass_at_1"] == pytest.approx(2 / 3, abs=1e-4) and m["mean_prompt_tokens"] == 300.0
+
+
 def test_rank_significance_between_adjacent_models(store: Any, tmp_path: Path) -> None:
     qs = add_questions(store, 40)
     ids = [q.id for q in qs]
