@@ -4,7 +4,8 @@ Its shape is `leaderboard.schema.json` (JSON Schema 2020-12, package data beside
 `schema_version` names that file's version. Keys are only ever added within a major version. Besides the
 scores it records where they come from: the livetab version (package metadata), the git commit of the
 checkout when there is one, the configuration (the judge, the contamination split and each run's knobs), a
-hash of the release's manifest (its question ids and gold answers) and when the document was generated.
+hash of the release's manifest (its question ids and gold answers) and the time span of the judgments it
+counts. Nothing in it depends on when it is written: the same store gives the same document.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import json
 import subprocess
-from datetime import UTC, datetime
 from importlib import metadata, resources
 from pathlib import Path
 from typing import Any
@@ -134,7 +134,7 @@ def leaderboard_doc(store: Any, run_ids: list[str], *, judge: str, split_date: s
     manifest, n_questions = release_manifest_hash(store, release) if release else (None, 0)
     doc = {
         "schema_version": SCHEMA_VERSION, "livetab_version": livetab_version(), "git_commit": git_commit(),
-        "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "first_judged_at": facts.first_judged_at or None, "last_judged_at": facts.last_judged_at or None,
         "release": release, "judge": judge, "release_manifest_hash": manifest, "release_questions": n_questions,
         "configuration": {"judge": judge, "contamination_split": split_date or None,
                           "runs": {m["run_id"]: m["configuration"] for m in models}},

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
@@ -85,6 +86,8 @@ class Facts:
     deliberation: list[tuple[int, list[tuple[str, str, str]]]] = field(default_factory=list)
     # (run code, [(judge, own_label, revised_label) per round]) of each judgment with deliberation rounds
     insights: list[InsightFact] = field(default_factory=list)
+    first_judged_at: str = ""  # the earliest and latest `created_at` of the judgments read (ISO 8601, UTC)
+    last_judged_at: str = ""
 
     def __len__(self) -> int:
         return int(self.run.shape[0])
@@ -293,4 +296,9 @@ def read_facts(store: Any, run_ids: list[str], *, judge: str) -> Facts:
     table_ids = {question_pb2.Question.FromString(r["payload"]).table_id for r in questions.values()}
     tables = store.get_many(schema.tables, sorted(table_ids))
     runs = store.get_many(schema.runs, run_ids)
-    return facts_from_rows(judgments, results, questions, tables, runs)
+    facts = facts_from_rows(judgments, results, questions, tables, runs)
+    times = [t if t.tzinfo else t.replace(tzinfo=UTC) for j in judgments if isinstance(t := j.get("created_at"), datetime)]
+    if times:
+        facts.first_judged_at = min(times).isoformat(timespec="seconds")
+        facts.last_judged_at = max(times).isoformat(timespec="seconds")
+    return facts

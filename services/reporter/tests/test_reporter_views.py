@@ -92,6 +92,9 @@ def test_views_of_one_model(store: Any, tmp_path: Path) -> None:
     assert m["slices"]["format"]["markdown"]["mean_completion_tokens"] == 20.0
     assert m["judge_panel"] is None and doc["rank_significance"] == []
     assert doc["schema_version"] == SCHEMA_VERSION and doc["release_questions"] == 16
+    assert doc["first_judged_at"] <= doc["last_judged_at"] and doc["last_judged_at"].endswith("+00:00")
+    # nothing depends on when the document is written: the same store gives the same document
+    assert write_reports(store, [run_id], tmp_path / "again", judge="rule") == doc
 
     # the configured split date wins over the cutoff
     doc2 = write_reports(store, [run_id], tmp_path / "b", judge="rule", split_date="2020-01-01")
