@@ -210,3 +210,21 @@ def test_release_manifest_hash_follows_the_gold_answers(store: Any) -> None:
     store.upsert(schema.questions, [question_row(q)])
     assert release_manifest_hash(store, RELEASE)[0] != h1
     assert release_manifest_hash(store, "no-such-release") == (None, 0)
+
+
+def test_a_stratum_that_empties_is_zeroed_in_the_store(store: Any) -> None:
+    from livetab_reporter.handler import ReporterHandler
+    from reporter_data import context
+
+    add_questions(store, 2)
+    run_id, requests = plan_run(store, samples=2)
+    handler, ctx = ReporterHandler(), context(store, refresh_growth=0.0)
+    first = [r for r in requests if r.sample_index == 0]  # failed calls: no tokens, bin "unknown"
+    handler.handle_batch(answer_and_judge(store, first, lambda r: Answer("error")), ctx)
+    rows = {r["slice"]: r for r in store.select(schema.leaderboard, run_id=run_id)}
+    assert rows["prompt_tokens=unknown"]["n"] == 2
+    rest = [r for r in requests if r.sample_index == 1]  # now each item's prompt is known: 300 tokens
+    handler.handle_batch(answer_and_judge(store, rest, lambda r: Answer("correct", prompt_tokens=300)), ctx)
+    rows = {r["slice"]: r for r in store.select(schema.leaderboard, run_id=run_id)}
+    assert rows["prompt_tokens=unknown"]["n"] == 0 and rows["prompt_tokens=256-511"]["n"] == 4
+    assert rows["all"]["n"] == 4 and rows["all"]["correct"] == 2
