@@ -19,7 +19,8 @@ accuracy across formats), the imperfect-data view (well-posed accuracy beside th
 missing/contradictory tables, TabularMath), the judge panel's agreement before and after deliberation when
 LLM judges deliberated; across runs, McNemar's test between adjacent runs of the ranking on shared items.
 
-Counts use `numpy.bincount` over integer codes (one pass per key); nothing loops over answers in Python.
+Answers are summed once per sample group (`numpy.bincount` over the group of each answer); every key's strata
+are then bincounts over the groups. Nothing here loops over answers in Python.
 """
 
 from __future__ import annotations
@@ -133,41 +134,41 @@ class Aggregate:
     release: dict[str, Any] | None = None  # every run pooled: overall figures and "strata" (two runs or more)
 
 
-def _row_values(f: Facts, g: _Groups, key: str) -> tuple[np.ndarray, list[str]]:
-    """Each answer's value of `key` as a code, and the codes' names. Every value is constant within a group of
-    samples, so each group's pass@k and cons@N fall in one stratum."""
+def _group_values(f: Facts, g: _Groups, key: str) -> tuple[np.ndarray, list[str]]:
+    """Each sample group's value of `key` as a code, and the codes' names. Every key is constant within a
+    group (question, format, setting), so a group's answers, pass@k and cons@N fall in one stratum."""
+    first = g.first
     if key == "format":
-        return f.fmt, f.formats
+        return f.fmt[first], f.formats
     if key == "setting":
-        return f.setting, f.settings
+        return f.setting[first], f.settings
     if key == "prompt_tokens":  # the item's prompt: the largest count among its samples (a failed call has 0)
-        item = np.zeros(g.n.shape[0], dtype=np.int64)
-        np.maximum.at(item, g.of_row, f.prompt_tokens)
-        tokens = item[g.of_row]
+        tokens = np.zeros(g.n.shape[0], dtype=np.int64)
+        np.maximum.at(tokens, g.of_row, f.prompt_tokens)
         bins = np.asarray([0, 256, 512, 1024, 2048, 4096])
         codes = np.searchsorted(bins, tokens, side="right").astype(np.int32)
         codes[tokens <= 0] = 0  # "unknown"
         return codes, ["unknown", *(prompt_token_bin(int(b)) for b in bins[1:] - 1), prompt_token_bin(4096)]
-    return f.qlabels[key][f.question], f.qnames[key]
+    return f.qlabels[key][f.question[first]], f.qnames[key]
 
 
 class _Tally:
-    """The figures of one key's strata for every run at once."""
+    """The figures of one key's strata for every entity (run, or the pooled release) at once, counted over
+    the sample groups (whose sums over their answers are taken once, in `aggregate`)."""
 
     def __init__(self, entity: np.ndarray, n_entities: int, g: _Groups, values: np.ndarray, n_values: int,
-                 cols: dict[str, np.ndarray]) -> None:
+                 sums: dict[str, np.ndarray]) -> None:
         size = n_entities * n_values
         idx = entity * n_values + values
         self.n_values = n_values
-        self.n = np.bincount(idx, minlength=size)
-        self.sums = {k: np.bincount(idx, weights=v, minlength=size) for k, v in cols.items()}
-        gidx = idx[g.first]
-        self.groups = np.bincount(gidx, minlength=size)
-        self.p1 = np.bincount(gidx, weights=g.c / g.n, minlength=size)
-        self.cons = np.bincount(gidx, weights=g.cons, minlength=size)
-        self.pk = {k: (np.bincount(gidx, weights=g.pass_k[k], minlength=size),
-                       np.bincount(gidx, weights=g.has_k[k], minlength=size)) for k in g.ks}
-        self.lo, self.hi = wilson_arrays(self.sums["correct"], self.n)
+        self.sums = {k: np.bincount(idx, weights=v, minlength=size) for k, v in sums.items()}
+        self.n = np.rint(self.sums["n"]).astype(np.int64)
+        self.groups = np.bincount(idx, minlength=size)
+        self.p1 = np.bincount(idx, weights=g.c / g.n, minlength=size)
+        self.cons = np.bincount(idx, weights=g.cons, minlength=size)
+        self.pk = {k: (np.bincount(idx, weights=g.pass_k[k], minlength=size),
+                       np.bincount(idx, weights=g.has_k[k], minlength=size)) for k in g.ks}
+        self.lo, self.hi = wilson_arrays(np.rint(self.sums["correct"]), self.n)
 
     def entry(self, run: int, value: int, k_max: int) -> dict[str, Any] | None:
         i = run * self.n_values + value
@@ -175,11 +176,11 @@ class _Tally:
         if not n:
             return None
         s = self.sums
-        correct, rec = int(s["correct"][i]), s["recorded"][i]
+        correct, rec = round(float(s["correct"][i])), s["recorded"][i]
         groups = self.groups[i]
         out: dict[str, Any] = {
             "n": n, "correct": correct, "accuracy": _r(correct / n), "ci_low": _r(self.lo[i]),
-            "ci_high": _r(self.hi[i]), "errors": int(s["error"][i]), "items": int(groups),
+            "ci_high": _r(self.hi[i]), "errors": round(float(s["error"][i])), "items": int(groups),
             "pass_at_1": _r(self.p1[i] / groups), f"cons_at_{k_max}": _r(self.cons[i] / groups),
             "pass_at_k": {str(k): _r(tot[i] / cnt[i]) for k, (tot, cnt) in self.pk.items() if cnt[i]},
             "mean_prompt_tokens": float(s["pt"][i] / rec) if rec else None,
@@ -194,18 +195,20 @@ def aggregate(f: Facts, *, split_date: str = "") -> Aggregate:
     "" splits at the model's knowledge cutoff, or else at the median source date of the run's items)."""
     ok = f.correct.astype(np.float64)
     recorded = (f.prompt_tokens > 0) | (f.completion_tokens > 0) | (f.latency_ms > 0)
-    cols = {"correct": ok, "error": f.error.astype(np.float64), "recorded": recorded.astype(np.float64),
-            "pt": np.where(recorded, f.prompt_tokens, 0).astype(np.float64),
-            "ct": np.where(recorded, f.completion_tokens, 0).astype(np.float64),
-            "lat": np.where(recorded, f.latency_ms, 0.0)}
     g = _groups(f, ok)
+    n_groups = g.n.shape[0]
+    cols = {"correct": ok, "error": f.error, "recorded": recorded,
+            "pt": np.where(recorded, f.prompt_tokens, 0), "ct": np.where(recorded, f.completion_tokens, 0),
+            "lat": np.where(recorded, f.latency_ms, 0.0)}
+    sums = {k: np.bincount(g.of_row, weights=v.astype(np.float64), minlength=n_groups) for k, v in cols.items()}
+    sums["n"] = g.n.astype(np.float64)
     runs = len(f.run_ids)
+    run = f.run[g.first].astype(np.int64)  # per group
     k_by_run = np.zeros(runs, dtype=np.int64)
-    if len(g.n):
-        np.maximum.at(k_by_run, f.run[g.first], g.n)
-    run = f.run.astype(np.int64)
-    pooled = np.zeros(len(f), dtype=np.int64)  # every run of the release as one entity
-    everything = _Tally(run, runs, g, pooled, 1, cols)
+    if n_groups:
+        np.maximum.at(k_by_run, run, g.n)
+    pooled = np.zeros(n_groups, dtype=np.int64)  # every run of the release as one entity
+    everything = _Tally(run, runs, g, pooled, 1, sums)
     overall = []
     for r in range(runs):
         k = int(k_by_run[r]) or 1
@@ -213,19 +216,19 @@ def aggregate(f: Facts, *, split_date: str = "") -> Aggregate:
                                           f"cons_at_{k}": 0.0, "pass_at_k": {}}
         overall.append({**e, "samples_per_question": k, "cons_at_k": e[f"cons_at_{k}"]})
     k_all = max([o["samples_per_question"] for o in overall], default=1)
-    release: dict[str, Any] = {**(_Tally(pooled, 1, g, pooled, 1, cols).entry(0, 0, k_all) or {}), "strata": {}}
+    release: dict[str, Any] = {**(_Tally(pooled, 1, g, pooled, 1, sums).entry(0, 0, k_all) or {}), "strata": {}}
     strata: list[dict[str, dict[str, dict[str, Any]]]] = [{} for _ in range(runs)]
     for key in STRATA:
-        values, names = _row_values(f, g, key)
+        values, names = _group_values(f, g, key)
         codes = values.astype(np.int64)
-        t = _Tally(run, runs, g, codes, len(names), cols)
+        t = _Tally(run, runs, g, codes, len(names), sums)
         for r in range(runs):
             k = overall[r]["samples_per_question"]
             got = {names[v]: x for v in range(len(names)) if (x := t.entry(r, v, k)) is not None}
             if got:
                 strata[r][key] = dict(sorted(got.items()))
         if runs > 1:
-            t = _Tally(pooled, 1, g, codes, len(names), cols)
+            t = _Tally(pooled, 1, g, codes, len(names), sums)
             release["strata"][key] = dict(sorted(
                 (names[v], x) for v in range(len(names)) if (x := t.entry(0, v, k_all)) is not None))
     dates = np.asarray(f.qdate, dtype="U10")[f.question] if len(f) else np.asarray([], dtype="U10")
