@@ -322,6 +322,12 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--limit", type=int, default=20)
     s.add_argument("--out", default="out/scrape")
     s.add_argument("--contact", default="", help="contact for the User-Agent (an e-mail or URL)")
+    s.add_argument("--wikidata-url", default="", help="the Wikidata SPARQL endpoint (default: query.wikidata.org)")
+    s.add_argument("--mediawiki-url", default="", help="the MediaWiki Action API, '{lang}' for the language "
+                   "(default: https://{lang}.wikipedia.org/w/api.php)")
+    s.add_argument("--rest-url", default="", help="the REST page HTML endpoint ({lang}, {title}, {revid})")
+    s.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="any other setting of the wikipedia source (e.g. categories=Q40231/P585/politics)")
     s.set_defaults(func=cmd_scrape)
     g = embedded("generate", "scrape the configured sources and generate verified questions into the store; "
                  "export the release files")

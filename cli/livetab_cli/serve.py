@@ -6,6 +6,7 @@ import contextlib
 import logging
 import signal
 import threading
+import time
 from collections.abc import Iterator
 
 import uvicorn
@@ -37,7 +38,8 @@ def serve(service: str, settings: Settings, *, port: int | None = None, pool: st
     configure_telemetry(service)
     store = open_store(settings.store.url)
     pools = sorted({m.pool for m in settings.models} | ({pool} if pool else set()))
-    ensure_topics(settings.kafka.bootstrap_servers, extra=[requests_topic(p) for p in pools])
+    ensure_topics(settings.kafka.bootstrap_servers, extra=[requests_topic(p) for p in pools],
+                  connect_timeout_s=settings.kafka.connect_timeout_s)
     bus = KafkaBus(settings.kafka, client_id=f"livetab-{service}")
     k = settings.kafka
     workers = [Worker(h, bus, HandlerContext(store=store, settings=settings), max_records=k.max_poll_records,
@@ -50,14 +52,22 @@ def serve(service: str, settings: Settings, *, port: int | None = None, pool: st
         threads = [threading.Thread(target=w.run, daemon=True, name=f"{service}-worker") for w in workers]
         for t in threads:
             t.start()
-        server = _Server(uvicorn.Config(create_app(bus, store), host=settings.api.host,
+        server = _Server(uvicorn.Config(create_app(bus, store, settings.api, workers=workers), host=settings.api.host,
                                         port=port or settings.api.port, log_level="warning"))
 
         def _stop(*_: object) -> None:
             server.should_exit = True
 
+        def _watch() -> None:
+            """A worker thread that died stops the server: the process exits non-zero and is restarted."""
+            while not server.should_exit:
+                if any(not w.alive for w in workers):
+                    server.should_exit = True
+                time.sleep(0.5)
+
         signal.signal(signal.SIGTERM, _stop)
         signal.signal(signal.SIGINT, _stop)
+        threading.Thread(target=_watch, daemon=True, name="api-watch").start()
         server.run()
         for w in workers:
             w.stop()
@@ -65,8 +75,16 @@ def serve(service: str, settings: Settings, *, port: int | None = None, pool: st
             t.join(timeout=30)
     else:
         workers[0].install_signal_handlers()
-        stats = workers[0].run()
-        log.info("%s stopped: %s", service, stats)
-    bus.close()
-    store.close()
-    return 0
+        try:
+            stats = workers[0].run()
+            log.info("%s stopped: %s", service, stats)
+        except Exception:
+            pass  # the worker logged it and kept it in `failure`
+    failed = [w for w in workers if not w.alive]
+    for w in failed:
+        log.error("%s exits with status 1: worker %s stopped: %s", service, w.group, w.failure)
+    try:
+        bus.close()
+    finally:
+        store.close()
+    return 1 if failed else 0

@@ -10,7 +10,15 @@ currency symbol or code before or after the number (`$5`, `5 €`, `USD 3`) and 
 (`3 million`, `120k`, `1,5 Mio.`, `2 млн`, `٣ مليون`), which is applied; a bare `m` counts as a million
 only beside a currency (`$5m`), since `100 m` and `4.60 m` in a sports table are metres.
 Anything else (words, ranges, dates, two numbers in one cell) is not a number: the reader returns
-None instead of guessing.
+None instead of guessing. `read_decimal` and `exact_number` read the same way but exactly (Decimal,
+Fraction), for claims over tables and GSM8K arithmetic; `first_decimal` takes the first number of a
+value that carries more words ("12 km", "24.3 (est.)"), each candidate read by the same reader.
+
+This module is the one source of the pieces every number reader shares: `DIGITS`, the only table of
+Arabic-Indic and Extended Arabic-Indic (Persian) digits and separators; `SEPARATORS`, each language's
+decimal and thousands separators; and `number_pattern`, the digit-number pattern that the rubric's
+mention finder (`livetab.rubric.numbers.find_numbers`) searches text with. So "1,234.5", "٣٫٥" and
+"12.5%" read the same in a table cell, a claim, a model's answer and a GSM8K solution.
 """
 
 from __future__ import annotations
@@ -18,30 +26,48 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
 from functools import lru_cache
+from typing import NamedTuple
 
 __all__ = [
+    "DIGITS",
+    "SEPARATORS",
     "NumberReading",
+    "decimals_in",
+    "exact_number",
+    "first_decimal",
     "format_number",
     "normalise_digits",
+    "number_pattern",
     "parse_number",
+    "read_decimal",
     "read_number",
+    "separators",
     "to_arabic_indic",
 ]
 
-_DIGITS = {ord(c): str(i) for i, c in enumerate("٠١٢٣٤٥٦٧٨٩")}
-_DIGITS.update({ord(c): str(i) for i, c in enumerate("۰۱۲۳۴۵۶۷۸۹")})
-_DIGITS.update({ord("٫"): ".", ord("٬"): ",", ord("−"): "-", ord("–"): "-", ord("٪"): "%"})
-_TO_INDIC = {ord(str(i)): c for i, c in enumerate("٠١٢٣٤٥٦٧٨٩")}
-_TO_INDIC[ord(".")] = "٫"
+_ARABIC_INDIC = "".join(chr(0x0660 + i) for i in range(10))
+_EXTENDED_ARABIC_INDIC = "".join(chr(0x06F0 + i) for i in range(10))  # Persian and Urdu
+# The one digit-folding table: Arabic-Indic and Extended Arabic-Indic digits to ASCII, the Arabic decimal
+# separator (U+066B) to ".", the Arabic thousands separator (U+066C) to ",", the Arabic percent sign to "%".
+DIGITS: dict[int, str] = {ord(c): str(i) for i, c in enumerate(_ARABIC_INDIC)}
+DIGITS.update({ord(c): str(i) for i, c in enumerate(_EXTENDED_ARABIC_INDIC)})
+DIGITS.update({0x066B: ".", 0x066C: ",", 0x066A: "%"})
+_NORMAL = {**DIGITS, ord("−"): "-", ord("–"): "-"}  # the minus sign and the en dash as a sign
+_TO_INDIC = {ord(str(i)): c for i, c in enumerate(_ARABIC_INDIC)}
+_TO_INDIC[ord(".")] = "\u066b"
 _TO_INDIC[ord("-")] = "-"
 
-# (decimal separator, thousands separators besides the spaces and "'" every language groups with)
-_CONVENTIONS: dict[str, tuple[str, str]] = {
+# (decimal separator, thousands separators besides the spaces and "'" every language groups with; the
+# first is the one the language prints, a space where it groups with spaces only)
+SEPARATORS: dict[str, tuple[str, str]] = {
     "en": (".", ","), "ar": (".", ","), "zh": (".", ","), "ja": (".", ","), "ko": (".", ","), "he": (".", ","),
-    "de": (",", "."), "nl": (",", "."), "es": (",", "."), "it": (",", "."), "pt": (",", "."), "da": (",", "."),
-    "id": (",", "."), "fr": (",", "."), "ru": (",", ""), "sv": (",", ""), "pl": (",", ""), "uk": (",", ""),
-    "cs": (",", ""), "fi": (",", ""), "no": (",", ""), "nb": (",", ""), "de-ch": (".", "’"),
+    "de": (",", ".'"), "nl": (",", ".'"), "es": (",", ".'"), "it": (",", "."), "pt": (",", "."), "da": (",", "."),
+    "id": (",", "."), "tr": (",", "."), "fr": (",", " .'"), "ru": (",", " '"), "sv": (",", " '"), "pl": (",", " "),
+    "uk": (",", " "), "cs": (",", " "), "fi": (",", " "), "no": (",", " "), "nb": (",", " "),
+    "de-ch": (".", "’"),
 }
 _SPACE_GROUPS = " \u00a0\u2009\u202f'"
 _SIGN = "-+‒"  # after normalise_digits, which maps "−" and "–" to "-"
@@ -70,18 +96,32 @@ class NumberReading:
 
 
 def normalise_digits(text: str) -> str:
-    """Arabic-Indic digits and separators to ASCII; everything else unchanged."""
-    return text.translate(_DIGITS)
+    """Arabic-Indic digits and separators to ASCII, the minus sign and en dash to "-"; the rest unchanged."""
+    return text.translate(_NORMAL)
 
 
-def _convention(language: str) -> tuple[str, str]:
-    lang = language.lower()
-    return _CONVENTIONS.get(lang) or _CONVENTIONS.get(lang.split("-")[0]) or _CONVENTIONS["en"]
+def separators(language: str) -> tuple[str, str]:
+    """(decimal separator, thousands separators) of `language` (an ISO 639-1 code; English when unknown)."""
+    lang = (language or "en").lower().replace("_", "-")
+    return SEPARATORS.get(lang) or SEPARATORS.get(lang.split("-")[0]) or SEPARATORS["en"]
+
+
+def number_pattern(decimal: str, group: str) -> str:
+    """The regular expression of one unsigned digit number: grouped ("1,234.5") or plain ("1234.5", ".5").
+    `group` holds every thousands separator of the language ("." and "'" in German: 1.234,5 and 1'234,5).
+
+    Searching text with it is how every number *mentioned* is found (the rubric's `find_numbers`, and
+    `first_decimal` here); reading one cell uses the anchored `read_number`, which also takes the
+    spaces and "'" that every language groups thousands with.
+    """
+    g = "[" + "".join(" " if c == " " else re.escape(c) for c in dict.fromkeys(group or ",")) + "]"
+    d = re.escape(decimal)
+    return rf"\d{{1,3}}(?:{g}\d{{3}})+(?:{d}\d+)?|\d+(?:{d}\d+)?|{d}\d+"
 
 
 @lru_cache(maxsize=64)
 def _number_re(language: str) -> re.Pattern[str]:
-    decimal, groups = _convention(language)
+    decimal, groups = separators(language)
     g = "[" + re.escape(groups + _SPACE_GROUPS) + "]"
     d = re.escape(decimal)
     return re.compile(
@@ -90,8 +130,17 @@ def _number_re(language: str) -> re.Pattern[str]:
     )
 
 
-def read_number(text: str, language: str = "en", *, units: bool = False) -> NumberReading | None:
-    """The number a table cell states, read with the language's separators; None unless it is exactly one."""
+class _Parts(NamedTuple):
+    negative: bool
+    whole: str  # ASCII digits, group separators removed ("" for ".5")
+    frac: str  # ASCII digits after the decimal separator
+    percent: bool
+    currency: str
+    scale: float
+
+
+def _parts(text: str, language: str, units: bool) -> _Parts | None:
+    """The pieces of the one number a cell states (see the module docstring); None unless exactly one."""
     s = normalise_digits(text.strip())
     if not s or len(s) > _MAX_CHARS:
         return None
@@ -108,14 +157,92 @@ def read_number(text: str, language: str = "en", *, units: bool = False) -> Numb
     m = _number_re(language).match(s.strip())
     if m is None or not (m.group("whole") or m.group("frac")):
         return None
-    whole = re.sub(r"\D", "", m.group("whole") or "")
-    frac = m.group("frac") or ""
-    value = float(f"{whole or '0'}.{frac or '0'}") * scale
+    whole = m.group("whole") or ""
+    if m.group("g"):
+        whole = whole.replace(m.group("g"), "")
+    return _Parts(m.group("sign") in ("-", "‒"), whole, m.group("frac") or "", percent, currency, scale)
+
+
+def read_number(text: str, language: str = "en", *, units: bool = False) -> NumberReading | None:
+    """The number a table cell states, read with the language's separators; None unless it is exactly one."""
+    p = _parts(text, language, units)
+    if p is None:
+        return None
+    value = float(f"{p.whole or '0'}.{p.frac or '0'}") * p.scale
     if not math.isfinite(value):
         return None
-    if m.group("sign") in ("-", "‒"):
+    if p.negative:
         value = -value
-    return NumberReading(value=value, decimals=len(frac), percent=percent, currency=currency, scale=scale)
+    return NumberReading(value=value, decimals=len(p.frac), percent=p.percent, currency=p.currency, scale=p.scale)
+
+
+def read_decimal(text: str, language: str = "en", *, units: bool = False) -> Decimal | None:
+    """`read_number`'s reading as an exact Decimal ("24.30" keeps its two decimals); None when it has none."""
+    p = _parts(text, language, units)
+    if p is None:
+        return None
+    value = Decimal(f"{'-' if p.negative else ''}{p.whole or '0'}.{p.frac}" if p.frac else
+                    f"{'-' if p.negative else ''}{p.whole or '0'}")
+    return value * int(p.scale) if p.scale != 1.0 else value
+
+
+def exact_number(text: str, language: str = "en") -> Fraction:
+    """The number a value states as an exact fraction, currency and scale words taken ("$1,200" -> 1200;
+    GSM8K's final answers and calculator results). Raises ValueError when it is not exactly one number."""
+    value = read_decimal(text, language, units=True)
+    if value is None:
+        raise ValueError(f"not a number: {text!r}")
+    return Fraction(value)
+
+
+# Languages whose prose, written with Latin digits, also puts a comma before decimals ("8,5 أطفال" in
+# TaTA's Arabic texts, whose tables print 8.5): there a comma followed by other than three digits is one.
+_COMMA_DECIMAL_IN_TEXT = frozenset({"ar", "fa"})
+
+
+@lru_cache(maxsize=64)
+def _mention_re(language: str) -> re.Pattern[str]:
+    decimal, groups = separators(language)
+    lang = (language or "en").lower().split("-")[0]
+    comma = r"\d+,(?:\d{1,2}|\d{4,})(?!\d)|" if lang in _COMMA_DECIMAL_IN_TEXT and decimal == "." else ""
+    return re.compile(rf"(?<![A-Za-z0-9_.,])[-+‒]?(?:{comma}{number_pattern(decimal, groups[:1] or ' ')})(?![.,]?\d)")
+
+
+def _mentioned(token: str, language: str) -> Decimal | None:
+    if "," in token and language.lower().split("-")[0] in _COMMA_DECIMAL_IN_TEXT:
+        whole, _, frac = token.partition(",")
+        if len(frac) != 3:
+            token = f"{whole}.{frac}"
+    return read_decimal(token, language)
+
+
+def first_decimal(value: object, language: str = "en") -> Decimal | None:
+    """The number a cell or claimed value states, exactly: the whole value when `read_decimal` (with
+    units) reads it with the language's separators, or else with English ones (pages in other languages
+    quote dollar sums as "$27,426,395"; processed tables print "0.5"); otherwise the first number
+    mentioned in it ("12 km" -> 12, "24.3 (est.)" -> 24.3, "(872,454)" -> 872454), read by the same
+    reader. None when it mentions none, or only inside a word ("MP3") or a longer run ("01.05.1988")."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return Decimal(value)
+    if isinstance(value, float):
+        return Decimal(repr(value)) if math.isfinite(value) else None
+    text = str(value)
+    whole = read_decimal(text, language, units=True)
+    if whole is None and separators(language)[0] != ".":
+        whole = read_decimal(text, "en", units=True)  # English separators: "$27,426,395" on a French page
+    if whole is not None:
+        return whole
+    m = _mention_re(language).search(normalise_digits(text))
+    return _mentioned(m.group(0), language) if m else None
+
+
+def decimals_in(text: str, language: str = "en") -> list[Decimal]:
+    """Every digit number mentioned in `text`, in order, each read exactly with the language's separators
+    ("١٨٫٤ و 1,200" -> [18.4, 1200]; number words are the rubric's `find_numbers`' business)."""
+    found = (_mentioned(m.group(0), language) for m in _mention_re(language).finditer(normalise_digits(text)))
+    return [d for d in found if d is not None]
 
 
 def _strip_currency(s: str) -> tuple[str, str]:

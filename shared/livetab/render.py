@@ -10,7 +10,8 @@ Formats (TeleTables' set plus two more):
 - `text`: a plain serialisation, one line per row: `row 1: Year is 1989; Result is Won.`;
 - any of these joined by `+` (`html+json`): each part in turn, separated by a blank line.
 
-`render_png(table)` draws the table as a PNG image (see `livetab.render_image`).
+`render_png(table)` draws the table as a PNG image (see `livetab.render_image`). `pipe_table(table)` is the
+plain rendering that judge and validator prompts embed (`Table: <caption>`, then `a | b | c` lines).
 
 Token counts use `count_tokens`, a documented approximation calibrated on SmolLM2's tokenizer (no
 tokenizer files are downloaded at run time). Pass `tokenizer=` (a callable returning the token
@@ -37,6 +38,7 @@ __all__ = [
     "gguf_token_counter",
     "grid_cells",
     "header_tree",
+    "pipe_table",
     "render",
     "render_png",
     "unique_columns",
@@ -266,6 +268,20 @@ def render(
     text = "\n\n".join(texts)
     tokens = tokenizer(text) if tokenizer else count_tokens(text)
     return Rendering(text=text, truncated=truncated, tokens=tokens, fmt=fmt, rows_shown=len(rows))
+
+
+def pipe_table(table: Table, *, max_rows: int | None = 40, max_chars: int | None = None) -> str:
+    """The table as prompt text for judges and validators: a `Table: <caption>` line (`Table:` without one), the
+    column names and one line per row, cells joined by ` | ` (line breaks as spaces), at most `max_rows`
+    rows (AraTable caps tables at 40) then `... (N more rows not shown)`; cut at `max_chars` if given."""
+    rows, truncated = _clip(table, max_rows)
+    lines = [f"Table: {' '.join(table.caption.split())}" if table.caption.strip() else "Table:"]
+    lines.append(" | ".join(" ".join(c.split()) for c in table.columns))
+    lines.extend(" | ".join(" ".join(v.split()) for v in r) for r in rows)
+    if truncated:
+        lines.append(f"... ({table.n_rows - len(rows)} more rows not shown)")
+    text = "\n".join(lines)
+    return text if max_chars is None or len(text) <= max_chars else text[:max_chars] + "\n... (truncated)"
 
 
 def render_png(table: Table, *, max_rows: int | None = 40, font_size: int = 14) -> bytes:

@@ -7,17 +7,58 @@ A bad setting stops the process with a message that names it (see `load_settings
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-__all__ = ["ConfigError", "Settings", "load_settings"]
+__all__ = ["ConfigError", "Settings", "SourceKind", "StrictModel", "load_settings"]
+
+# Bounds on what one run or model may ask for: the api refuses more at its door (422), config files too.
+MAX_SAMPLES = 64  # samples per question
+MAX_TOKENS = 32768  # answer tokens
+MAX_CONTEXT = 1048576  # n_ctx of a local model
+MAX_THREADS = 256  # n_threads of a local model
+MAX_TIMEOUT_S = 3600.0
+MAX_FORMATS = 8  # formats (or settings, or families) in one run
+MAX_TABLE_ROWS = 10000  # rows of a table rendered into a prompt
+MAX_NAME_CHARS = 64  # team, release, pool: the store's key columns are 64 characters
+MAX_MODEL_NAME_CHARS = 128
+MAX_URL_CHARS = 2048
+MAX_PARAMS = 32  # entries in a model's params
+MAX_PARAM_CHARS = 4096  # one params value
+POOL_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*$")  # a pool names a Kafka topic
+URL_SCHEMES = ("http", "https", "grpc")  # what a model's base_url may use
+
+
+def _no_nul(value: Any, where: str = "") -> None:
+    """NUL bytes are refused everywhere: PostgreSQL cannot store them in text and no name needs one."""
+    if isinstance(value, str):
+        if "\x00" in value:
+            raise ValueError(f"{where or 'a value'} contains a NUL byte")
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _no_nul(k, f"a key of {where}" if where else "a key")
+            _no_nul(v, f"{where}.{k}" if where else str(k))
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            _no_nul(v, f"{where}[{i}]")
 
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _refuse_nul(cls, data: Any) -> Any:
+        _no_nul(data)
+        return data
+
+
+StrictModel = _Strict  # for request bodies (the api) that follow the same rules: no unknown keys, no NUL bytes
+SourceKind = Literal["local_html", "local_csv", "local_files", "wikipedia", "gsm8k"]
 
 
 class KafkaSettings(_Strict):
@@ -28,6 +69,8 @@ class KafkaSettings(_Strict):
     poll_timeout_ms: int = 500
     request_timeout_ms: int = 15000
     connect_timeout_s: float = 10.0
+    # How long send() may block waiting for a topic's metadata or buffer space (kafka-python's default: 60 s).
+    max_block_ms: int = 10000
     linger_ms: int = 5
     # Producer batches of up to 256 KiB per partition: with 1 KB records kafka-python's 16 KiB default fills
     # a batch every dozen sends, and its sender thread then contends with send() for the GIL and the
@@ -40,23 +83,47 @@ class StoreSettings(_Strict):
 
 
 class ModelSettings(_Strict):
-    name: str = "smollm2-135m"
-    backend: Literal["llama_local", "openai", "grpc"] = "llama_local"
-    base_url: str = ""
-    model: str = ""
-    api_key_ref: str = ""
-    pool: str = "remote"
-    n_ctx: int = 4096
-    n_threads: int = 2
-    timeout_s: float = 120.0
-    params: dict[str, str] = Field(default_factory=dict)
+    name: str = Field(default="smollm2-135m", min_length=1, max_length=MAX_MODEL_NAME_CHARS)
+    backend: Literal["llama_local", "openai", "grpc", "scripted"] = "llama_local"
+    base_url: str = Field(default="", max_length=MAX_URL_CHARS)
+    model: str = Field(default="", max_length=MAX_MODEL_NAME_CHARS)
+    api_key_ref: str = Field(default="", max_length=MAX_NAME_CHARS)
+    pool: str = Field(default="remote", max_length=MAX_NAME_CHARS)
+    n_ctx: int = Field(default=4096, ge=1, le=MAX_CONTEXT)
+    n_threads: int = Field(default=2, ge=1, le=MAX_THREADS)
+    timeout_s: float = Field(default=120.0, gt=0, le=MAX_TIMEOUT_S)
+    params: dict[str, str] = Field(default_factory=dict, max_length=MAX_PARAMS)
     # the model's declared knowledge cutoff, ISO date (YYYY-MM-DD), "" when not declared: the reporter's freshness
     # cut and contamination split (carried on the run as ModelSpec.knowledge_cutoff)
     knowledge_cutoff: str = Field(default="", pattern=r"^(\d{4}-\d{2}-\d{2})?$")
 
+    @field_validator("pool")
+    @classmethod
+    def _pool(cls, value: str) -> str:
+        if value and not POOL_NAME.match(value):
+            raise ValueError(f"pool name {value[:40]!r} must be letters, digits and '-' (it names a Kafka topic)")
+        return value
+
+    @field_validator("base_url")
+    @classmethod
+    def _base_url(cls, value: str) -> str:
+        scheme = value.split("://", 1)[0].lower() if "://" in value else ""
+        if scheme and scheme not in URL_SCHEMES:
+            raise ValueError(f"base_url scheme {scheme[:20]!r} is not one of {', '.join(URL_SCHEMES)}")
+        return value
+
+    @model_validator(mode="after")
+    def _params(self) -> ModelSettings:
+        from livetab.models.registry import check_params
+
+        check_params(self.backend, self.params)
+        if self.backend == "openai" and self.base_url and not self.base_url.lower().startswith(("http://", "https://")):
+            raise ValueError("an openai backend's base_url must be an http:// or https:// URL")
+        return self
+
 
 class SourceSettings(_Strict):
-    kind: Literal["local_html", "local_csv", "local_files", "wikipedia", "gsm8k"] = "local_html"
+    kind: SourceKind = "local_html"
     location: str = ""
     language: str = "en"
     options: dict[str, str] = Field(default_factory=dict)
@@ -102,16 +169,45 @@ class QagenSettings(_Strict):
 class RunKnobs(_Strict):
     """What a run asks of a model; the same fields over HTTP (api) and in a config file."""
 
-    formats: list[str] = Field(default_factory=lambda: ["markdown"])
-    settings: list[str] = Field(default_factory=lambda: ["with_table"])
-    samples: int = 1
-    temperature: float = 0.0
-    top_p: float = 1.0
-    max_tokens: int = 32
-    seed: int = 0
-    max_rows: int = 40
-    families: list[str] = Field(default_factory=list)
-    limit: int = 0
+    formats: list[str] = Field(default_factory=lambda: ["markdown"], min_length=1, max_length=MAX_FORMATS)
+    settings: list[str] = Field(default_factory=lambda: ["with_table"], min_length=1, max_length=2)
+    samples: int = Field(default=1, ge=1, le=MAX_SAMPLES)
+    temperature: float = Field(default=0.0, ge=0.0, le=2.0)
+    top_p: float = Field(default=1.0, gt=0.0, le=1.0)
+    max_tokens: int = Field(default=32, ge=1, le=MAX_TOKENS)
+    seed: int = Field(default=0, ge=0, le=2**31 - 1)
+    max_rows: int = Field(default=40, ge=1, le=MAX_TABLE_ROWS)
+    families: list[str] = Field(default_factory=list, max_length=MAX_FORMATS)
+    limit: int = Field(default=0, ge=0)
+
+    @field_validator("formats")
+    @classmethod
+    def _formats(cls, value: list[str]) -> list[str]:
+        from livetab.render import FORMATS
+
+        known = (*FORMATS, "image")
+        for fmt in value:
+            if not fmt or any(p not in known for p in fmt.split("+")):
+                raise ValueError(f"format {fmt[:40]!r} is not one of {', '.join(known)} or a '+' combination")
+        return value
+
+    @field_validator("settings")
+    @classmethod
+    def _settings(cls, value: list[str]) -> list[str]:
+        for s in value:
+            if s not in ("with_table", "closed_book"):
+                raise ValueError(f"setting {s[:40]!r} is not with_table or closed_book")
+        return value
+
+    @field_validator("families")
+    @classmethod
+    def _families(cls, value: list[str]) -> list[str]:
+        from livetab.questions import FAMILIES
+
+        for f in value:
+            if f not in FAMILIES:
+                raise ValueError(f"family {f[:40]!r} is not one of {', '.join(FAMILIES)}")
+        return value
 
 
 class RunSettings(RunKnobs):
@@ -161,6 +257,12 @@ class ReporterSettings(_Strict):
 class ApiSettings(_Strict):
     host: str = "127.0.0.1"
     port: int = 8080
+    # Bodies larger than this are refused with 413 before they are read whole (a run or scrape is < 10 KB).
+    max_body_bytes: int = Field(default=65536, ge=1024)
+    # A 422 quotes at most this many characters of what it refuses.
+    error_excerpt_chars: int = Field(default=80, ge=0, le=1000)
+    # A run may plan at most this many inference requests (questions x formats x settings x samples).
+    max_run_requests: int = Field(default=200000, ge=1)
 
 
 class Settings(_Strict):

@@ -4,9 +4,21 @@ from __future__ import annotations
 
 import csv
 import math
+from decimal import Decimal
+from fractions import Fraction
 
 import pytest
-from livetab.numbers import NumberReading, format_number, parse_number, read_number
+from livetab.numbers import (
+    SEPARATORS,
+    NumberReading,
+    decimals_in,
+    exact_number,
+    first_decimal,
+    format_number,
+    parse_number,
+    read_decimal,
+    read_number,
+)
 from livetab.paths import shared_data
 
 
@@ -132,3 +144,63 @@ def test_units_only_add_to_the_strict_reading_on_real_cells() -> None:
                         lenient = parse_number(cell, units=True)
                         assert lenient is not None and math.isclose(lenient, strict), cell
     assert read > 5000  # the tables are mostly numbers: the check ran on real cells
+
+
+def test_exact_readings_agree_with_the_float_reading() -> None:
+    assert read_decimal("24.30") == Decimal("24.30")  # the decimals as written: claims compare at that precision
+    assert read_decimal("$1.47 billion", units=True) == Decimal("1470000000")
+    assert read_decimal("٣٫٥") == Decimal("3.5") and read_decimal("−4") == -4
+    assert read_decimal("1.234,5", "de") == Decimal("1234.5")
+    assert read_decimal("12 km") is None
+    assert exact_number("$10,800") == Fraction(10800) and exact_number(".25") == Fraction(1, 4)
+    with pytest.raises(ValueError):
+        exact_number("many")
+
+
+@pytest.mark.parametrize(("value", "language", "expected"), [
+    ("12 km", "en", "12"), ("24.3 (est.)", "en", "24.3"), ("(872,454)", "en", "872454"), ("–6", "en", "-6"),
+    (".274", "en", "0.274"), ("1 130 710", "ru", "1130710"), ("0.5", "ru", "0.5"), ("$27,426,395", "fr", "27426395"),
+    ("1.026", "nl", "1026"), ("١٢٫٥ %", "ar", "12.5"), (7, "en", "7"), (2.5, "en", "2.5"),
+    ("MP3", "en", None), ("01.05.1988", "en", None), ("n/a", "en", None), (True, "en", None),
+])
+def test_first_decimal_reads_the_first_number_of_a_value(value: object, language: str, expected: str | None) -> None:
+    got = first_decimal(value, language)
+    assert got == (None if expected is None else Decimal(expected))
+
+
+def test_numbers_mentioned_in_text() -> None:
+    assert decimals_in("١٨٫٤ و 1,200") == [Decimal("18.4"), Decimal("1200")]
+    assert decimals_in("من 8,5 إلى 4,0 أطفال وفي 2007", "ar") == [Decimal("8.5"), Decimal("4.0"), Decimal("2007")]
+    assert decimals_in("between 65-75 and 1,200,000 (2.5%)") == [Decimal(65), Decimal(75), Decimal(1200000),
+                                                                Decimal("2.5")]
+
+
+def test_one_separator_table_for_cells_and_the_rubric() -> None:
+    from livetab.rubric.locale import get_locale
+
+    for language, (decimal, groups) in SEPARATORS.items():
+        if "-" in language:
+            continue
+        loc = get_locale(language)
+        assert (loc.decimal, loc.group) == (decimal, groups), language
+
+
+@pytest.mark.parametrize(("text", "value", "cell"), [
+    ("1,234.5", 1234.5, True), ("٣٫٥", 3.5, True), ("12.5%", 12.5, True), ("−4", -4.0, True),
+    ("(872,454)", 872454.0, False),  # a cell in brackets is no plain number: TAT-QA's loss, WTQ's "(18)" grid slot
+])
+def test_the_same_text_reads_the_same_in_cells_claims_and_answers(text: str, value: float, cell: bool) -> None:
+    """Cell reader, exact readers and the rubric's mention finder share the digit table, separators and
+    digit-number pattern of livetab.numbers."""
+    from livetab.rubric.locale import get_locale
+    from livetab.rubric.numbers import find_numbers
+    from livetab.rubric.text import fold
+
+    mentions = find_numbers(fold(text), get_locale("en"))
+    assert [m.value for m in mentions] == [value]
+    assert mentions[0].percent == text.endswith("%")
+    exact = first_decimal(text)
+    assert exact is not None and float(exact) == value
+    assert decimals_in(text) == [exact]
+    reading = read_number(text)
+    assert (reading.value if reading else None) == (value if cell else None)

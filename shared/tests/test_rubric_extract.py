@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from livetab.reasoning import strip_thinking
 from livetab.rubric import judge_text
-from livetab.rubric.extract import extract_answer, strip_thinking
+from livetab.rubric.extract import extract_answer
 from livetab.rubric.locale import get_locale
 from livetab.rubric.text import fold
 

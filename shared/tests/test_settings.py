@@ -62,4 +62,5 @@ def test_bad_configuration_stops_a_service_with_one_clear_line(tmp_path: Path, s
     assert "Traceback" not in proc.stderr
     lines = [line for line in proc.stderr.splitlines() if "configuration error" in line]
     assert len(lines) == 1 and needle in lines[0], proc.stderr
+    assert proc.stderr.strip().splitlines() == lines, proc.stderr  # the one line, not a client's retry log
     assert "secret" not in proc.stderr

@@ -1,58 +1,235 @@
-"""The HTTP API (FastAPI): submit runs and scrapes, follow a run's progress, read its leaderboard."""
+"""The HTTP API (FastAPI): submit runs and scrapes, follow a run's progress, read its leaderboard.
+
+What can be known at the door is checked there, so nothing accepted with 202 fails later for it: the
+body's size (413), unknown keys, NUL bytes and bounds (422, quoting at most a short excerpt of what was
+sent), a release that has no verified questions, a model pool whose request topic does not exist, a run
+that would plan more requests than `api.max_run_requests`. The limits live in `livetab.settings`.
+"""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from typing import Any
 
-from fastapi import FastAPI, HTTPException
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
 from livetab.bus import Bus, Outgoing
 from livetab.ids import content_id
 from livetab.models.spec import model_spec
 from livetab.runs import build_run
-from livetab.settings import ModelSettings, RunKnobs
+from livetab.settings import (
+    MAX_NAME_CHARS,
+    MAX_PARAM_CHARS,
+    MAX_PARAMS,
+    MAX_URL_CHARS,
+    ApiSettings,
+    ModelSettings,
+    RunKnobs,
+    SourceKind,
+    StrictModel,
+)
 from livetab.store import Store, schema
+from livetab.topics import INFERENCE_REQUESTS, requests_topic
 from livetab.v1 import run_pb2, table_pb2
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field, field_validator
 
-__all__ = ["RunRequest", "ScrapeRequest", "create_app"]
+__all__ = ["BodyLimit", "RunRequest", "ScrapeRequest", "create_app", "run_progress"]
 
 log = logging.getLogger(__name__)
 
+MAX_REASONS = 20  # distinct failure reasons shown on a run
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
 
-class RunRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    team: str = "local"
-    release: str
+
+class RunRequest(StrictModel):
+    team: str = Field(default="local", min_length=1, max_length=MAX_NAME_CHARS)
+    release: str = Field(min_length=1, max_length=MAX_NAME_CHARS)
     model: ModelSettings
     settings: RunKnobs = Field(default_factory=RunKnobs)
 
 
-class ScrapeRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    source: str
-    location: str
-    release: str
-    language: str = "en"
-    options: dict[str, str] = Field(default_factory=dict)
+class ScrapeRequest(StrictModel):
+    source: SourceKind
+    location: str = Field(min_length=1, max_length=MAX_URL_CHARS)
+    release: str = Field(min_length=1, max_length=MAX_NAME_CHARS)
+    language: str = Field(default="en", pattern=r"^[a-z]{2,3}(-[a-z0-9]+)*$", max_length=16)
+    options: dict[str, str] = Field(default_factory=dict, max_length=MAX_PARAMS)
+
+    @field_validator("options")
+    @classmethod
+    def _options(cls, value: dict[str, str]) -> dict[str, str]:
+        for k, v in value.items():
+            if len(k) > MAX_NAME_CHARS or len(v) > MAX_PARAM_CHARS:
+                raise ValueError(f"option {k[:40]!r}: names are at most {MAX_NAME_CHARS} characters, values "
+                                 f"{MAX_PARAM_CHARS}")
+        return value
+
+
+class BodyLimit:
+    """Refuse a request body over `limit` bytes with 413: by its Content-Length at once, and while it is
+    read when it comes chunked, so a 20 MB body is never held in memory or echoed back."""
+
+    def __init__(self, app: Callable[[Scope, Receive, Send], Awaitable[None]], limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.limit:
+            await self._refuse(send)
+            return
+        seen = 0
+        over = False
+
+        async def counted() -> Message:
+            nonlocal seen, over
+            if over:
+                return {"type": "http.request", "body": b"", "more_body": False}
+            msg = await receive()
+            if msg["type"] == "http.request":
+                seen += len(msg.get("body", b""))
+                if seen > self.limit:  # stop reading; the app sees a cut body and its answer is replaced
+                    over = True
+                    return {"type": "http.request", "body": b"", "more_body": False}
+            return msg
+
+        async def replaced(msg: Message) -> None:
+            if not over:
+                await send(msg)
+            elif msg["type"] == "http.response.start":
+                await self._refuse(send)
+
+        await self.app(scope, counted, replaced)
+
+    async def _refuse(self, send: Send) -> None:
+        body = f'{{"detail":"request body over {self.limit} bytes (api.max_body_bytes)"}}'.encode()
+        await send({"type": "http.response.start", "status": 413,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})
+
+
+def _excerpt(value: Any, n: int) -> str:
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= n else text[:n] + f"… ({len(text)} characters)"
 
 
 def run_from_request(req: RunRequest) -> run_pb2.Run:
     return build_run(req.team, req.release, model_spec(req.model), **req.settings.model_dump())
 
 
-def create_app(bus: Bus, store: Store) -> FastAPI:
+def run_progress(store: Store, rid: str) -> dict[str, Any] | None:
+    """A run's progress: planned requests, how many are answered, failed (with reasons) or dead-lettered
+    (with reasons), judged, and whether it is complete (every planned request has one of those outcomes).
+    None when the run is neither planned nor dead-lettered."""
+    run = store.get(schema.runs, rid)
+    letters = store.select(schema.dead_letters, run_id=rid)
+    if run is None and not letters:
+        return None
+    errors = store.count_by(schema.results, "error", run_id=rid)
+    answered = sum(errors.values())
+    failed = {reason: n for reason, n in errors.items() if reason}
+    failures: dict[tuple[str, str], int] = {(("inference", reason)): n for reason, n in failed.items()}
+    request_letters = 0
+    for d in letters:
+        key = (d["service"] or d["consumer_group"], d["error"])
+        failures[key] = failures.get(key, 0) + 1
+        request_letters += d["source_topic"].startswith(INFERENCE_REQUESTS.removesuffix(".v1"))
+    planned = int(run["planned"]) if run is not None else 0
+    run_letters = sum(1 for d in letters if d["source_topic"] == "livetab.runs.v1")
+    if run is None or run_letters:
+        status = "failed"  # the run itself was dead-lettered: its requests were never (all) published
+    elif answered + request_letters >= planned:
+        status = "complete"
+    else:
+        status = "running"
+    rows = [{k: r[k] for k in ("model", "slice", "n", "correct", "accuracy", "ci_low", "ci_high")}
+            for r in store.select(schema.leaderboard, run_id=rid)]
+    return {
+        "run_id": rid, "release": run["release"] if run else "", "model": run["model"] if run else "",
+        "status": status, "complete": status == "complete", "planned": planned, "answered": answered,
+        "failed": sum(failed.values()), "dead_lettered": request_letters + run_letters,
+        "judged": store.count(schema.judgments, run_id=rid),
+        "failures": [{"stage": stage, "reason": reason, "count": n}
+                     for (stage, reason), n in sorted(failures.items(), key=lambda kv: -kv[1])[:MAX_REASONS]],
+        "leaderboard": rows,
+    }
+
+
+def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, workers: Sequence[Any] = ()) -> FastAPI:
+    """`workers`: the service's worker loops (objects with `alive`, `failure`, `group`) that /readyz reports."""
+    limits = settings or ApiSettings()
     app = FastAPI(title="livetab", version="0.1.0")
+    app.add_middleware(BodyLimit, limit=limits.max_body_bytes)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
+        n = limits.error_excerpt_chars
+        errors = [{"loc": [str(x) for x in e.get("loc", ())][:8], "msg": _excerpt(e.get("msg", ""), 2 * n),
+                   "type": e.get("type", "")} for e in exc.errors()[:10]]
+        return JSONResponse({"detail": errors}, status_code=422)
+
+    def _workers() -> list[dict[str, Any]]:
+        return [{"group": getattr(w, "group", "?"), "alive": bool(w.alive), "failure": w.failure}
+                for w in workers]
 
     @app.get("/healthz")
-    def healthz() -> dict[str, str]:
-        return {"status": "ok"}
+    def healthz() -> JSONResponse:
+        states = _workers()
+        ok = all(s["alive"] for s in states)
+        return JSONResponse({"status": "ok" if ok else "failing", "workers": states}, status_code=200 if ok else 503)
+
+    @app.get("/readyz")
+    def readyz() -> JSONResponse:
+        states = _workers()
+        problems = [f"worker {s['group']} stopped: {s['failure']}" for s in states if not s["alive"]]
+        try:
+            store.count(schema.runs, id="")
+        except Exception as e:  # the store is part of being ready
+            problems.append(f"store unreachable: {type(e).__name__}")
+        body = {"status": "failing" if problems else "ready", "workers": states, "problems": problems}
+        return JSONResponse(body, status_code=503 if problems else 200)
+
+    def _check_run(req: RunRequest) -> None:
+        topic = requests_topic(req.model.pool)
+        if not bus.topic_exists(topic):
+            raise HTTPException(422, f"model pool {req.model.pool!r} has no request topic ({topic}): no inference "
+                                     "workers serve it")
+        knobs = req.settings
+        families = set(knobs.families)
+        counts = store.count_by(schema.questions, "family", release=req.release, status="verified")
+        questions = sum(n for f, n in counts.items() if not families or f in families)
+        if questions == 0:
+            raise HTTPException(422, f"release {_excerpt(req.release, limits.error_excerpt_chars)!r} has no "
+                                     "verified questions" + (" of those families" if families and counts else ""))
+        if knobs.limit:
+            questions = min(questions, knobs.limit)
+        requests = questions * len(knobs.formats) * len(knobs.settings) * knobs.samples
+        if requests > limits.max_run_requests:
+            raise HTTPException(422, f"the run would plan {requests} requests, over api.max_run_requests "
+                                     f"({limits.max_run_requests})")
+
+    def _send(out: Outgoing) -> None:
+        """Publish and wait for the broker's acknowledgement; a bus that cannot take it now is 503, not 500."""
+        try:
+            bus.publish(out)
+            bus.flush()
+        except Exception as e:
+            log.warning("could not publish to %s: %s: %s", out.topic, type(e).__name__, e)
+            raise HTTPException(503, f"the message bus did not take it ({type(e).__name__}); try again") from None
 
     @app.post("/runs", status_code=202)
     def submit_run(req: RunRequest) -> dict[str, Any]:
+        _check_run(req)
         run = run_from_request(req)
-        bus.publish(Outgoing("livetab.runs.v1", run, key=run.id, message_id=run.id))
-        bus.flush()
+        _send(Outgoing("livetab.runs.v1", run, key=run.id, message_id=run.id))
         return {"run_id": run.id, "release": run.release, "model": run.model.name}
 
     @app.post("/scrapes", status_code=202)
@@ -60,24 +237,37 @@ def create_app(bus: Bus, store: Store) -> FastAPI:
         cmd = table_pb2.ScrapeCommand(id=content_id("scrape", req.source, req.location, req.release, req.language),
                                       source=req.source, location=req.location, release=req.release,
                                       language=req.language, options=req.options)
-        bus.publish(Outgoing("livetab.scrapes.v1", cmd, key=cmd.id, message_id=cmd.id))
-        bus.flush()
+        _send(Outgoing("livetab.scrapes.v1", cmd, key=cmd.id, message_id=cmd.id))
         return {"scrape_id": cmd.id}
+
+    def _path(value: str) -> None:
+        if "\x00" in value or len(value) > 200:
+            raise HTTPException(404, "no such name (NUL byte or over 200 characters)")
 
     @app.get("/releases/{release}")
     def release(release: str) -> dict[str, Any]:
+        _path(release)
         return {"release": release, "tables": store.count(schema.tables, release=release),
                 "questions": store.count(schema.questions, release=release)}
 
+    @app.get("/dead-letters")
+    def dead_letters(service: str = "", run_id: str = "", limit: int = 100) -> dict[str, Any]:
+        """Stored dead letters, newest first (a scrape's have no run): where each came from and why."""
+        _path(service)
+        _path(run_id)
+        where = {k: v for k, v in (("service", service), ("run_id", run_id)) if v}
+        rows = sorted(store.select(schema.dead_letters, **where), key=lambda r: (r["created_at"], r["id"]),
+                      reverse=True)
+        keep = ("id", "source_topic", "partition", "offset", "service", "consumer_group", "run_id", "error")
+        return {"count": len(rows), "dead_letters": [{k: r[k] for k in keep} | {"at": str(r["created_at"])}
+                                                     for r in rows[:max(0, min(limit, 1000))]]}
+
     @app.get("/runs/{rid}")
     def run_status(rid: str) -> dict[str, Any]:
-        run = store.get(schema.runs, rid)
-        if run is None:
-            raise HTTPException(404, f"run {rid} is not planned (yet)")
-        rows = [{k: r[k] for k in ("model", "slice", "n", "correct", "accuracy", "ci_low", "ci_high")}
-                for r in store.select(schema.leaderboard, run_id=rid)]
-        return {"run_id": rid, "release": run["release"], "model": run["model"], "planned": run["planned"],
-                "answered": store.count(schema.results, run_id=rid),
-                "judged": store.count(schema.judgments, run_id=rid), "leaderboard": rows}
+        _path(rid)
+        progress = run_progress(store, rid)
+        if progress is None:
+            raise HTTPException(404, f"run {_excerpt(rid, limits.error_excerpt_chars)} is not planned (yet)")
+        return progress
 
     return app

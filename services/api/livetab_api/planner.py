@@ -1,4 +1,7 @@
-"""The run planner: a run in, one inference request per question × format × setting × sample out."""
+"""The run planner: a run in, one inference request per question × format × setting × sample out.
+
+The closed-book setting is asked once per question (the format does not matter without the table) and
+never for a question whose gold is about the table itself (insufficient, contradictory)."""
 
 from __future__ import annotations
 
@@ -7,7 +10,9 @@ import logging
 from google.protobuf.message import Message
 from livetab.bus import HandlerContext, Outgoing, PoisonMessage
 from livetab.ids import request_id
+from livetab.questions import TABLE_STATE_KINDS
 from livetab.records import load_question, run_row
+from livetab.settings import ApiSettings
 from livetab.store import schema
 from livetab.topics import requests_topic
 from livetab.v1 import common_pb2, inference_pb2, run_pb2
@@ -17,7 +22,9 @@ __all__ = ["PlannerHandler", "plan_requests"]
 log = logging.getLogger(__name__)
 
 
-def plan_requests(run: run_pb2.Run, store: object) -> list[inference_pb2.InferenceRequest]:
+def plan_requests(run: run_pb2.Run, store: object, max_requests: int | None = None) -> list[inference_pb2.InferenceRequest]:
+    """Every request of `run`; more than `max_requests` is a PoisonMessage (the api refuses such runs at its
+    door, but a record on the topic may not have come through the api)."""
     rows = store.select(schema.questions, release=run.release)  # type: ignore[attr-defined]
     s = run.settings
     families = set(s.families)
@@ -32,12 +39,19 @@ def plan_requests(run: run_pb2.Run, store: object) -> list[inference_pb2.Inferen
     formats = list(s.formats) or ["markdown"]
     settings = list(s.settings) or ["with_table"]
     samples = max(1, s.samples)
+    if max_requests is not None and len(questions) * len(formats) * len(settings) * samples > max_requests:
+        raise PoisonMessage(f"run {run.id} would plan {len(questions) * len(formats) * len(settings) * samples} "
+                            f"requests, over api.max_run_requests ({max_requests})")
     out = []
     for q in questions:
         for fmt in formats:
             for setting in settings:
                 if setting == "closed_book" and fmt != formats[0]:
                     continue  # without the table the format does not matter: ask once
+                if setting == "closed_book" and q.gold.kind in TABLE_STATE_KINDS:
+                    # "the table lacks a value" cannot be asked without the table: the well-posed question
+                    # and its imperfect variants have the same closed-book prompt but different golds
+                    continue
                 for i in range(samples):
                     sampling = common_pb2.Sampling()
                     sampling.CopyFrom(s.sampling)
@@ -58,9 +72,14 @@ class PlannerHandler:
     def handle(self, message: Message, ctx: HandlerContext) -> list[Outgoing]:
         if not isinstance(message, run_pb2.Run):
             raise PoisonMessage(f"planner got {message.DESCRIPTOR.full_name}")
-        requests = plan_requests(message, ctx.store)
+        topic = requests_topic(message.model.pool)  # the pool that serves this model
+        exists = ctx.services.get("topic_exists")
+        if exists is not None and not exists(topic):
+            raise PoisonMessage(f"its output topic {topic} does not exist on the bus (no inference workers serve "
+                                f"pool {message.model.pool!r})")
+        api = getattr(ctx.settings, "api", None)
+        requests = plan_requests(message, ctx.store, getattr(api, "max_run_requests", ApiSettings().max_run_requests))
         ctx.store.upsert(schema.runs, [run_row(message, len(requests))])
         log.info("run %s planned: %d requests for model %s on release %s", message.id, len(requests),
                  message.model.name, message.release)
-        topic = requests_topic(message.model.pool)  # the pool that serves this model
         return [Outgoing(topic, r, key=r.question_id, message_id=r.id) for r in requests]

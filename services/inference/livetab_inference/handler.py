@@ -89,7 +89,9 @@ class InferenceHandler:
                   ctx.store.get_many(schema.tables, [q.table_id for q in questions.values() if q]).items()}
         prepared = [self._prepare(r, questions, tables) for r in reqs]
         cached = ctx.store.get_many(schema.response_cache, [key for _, _, key in prepared if key])
-        return list(await asyncio.gather(*(self._one(r, p, cached, ctx) for r, p in zip(reqs, prepared, strict=True))))
+        contexts = [(q, tables.get(q.table_id) if q else None) for q in (questions.get(r.question_id) for r in reqs)]
+        return list(await asyncio.gather(*(self._one(r, p, cached, ctx, q, t)
+                                           for r, p, (q, t) in zip(reqs, prepared, contexts, strict=True))))
 
     def _prepare(self, req: inference_pb2.InferenceRequest, questions: dict[str, Question | None],
                  tables: dict[str, Table | None]) -> tuple[inference_pb2.InferenceResult, Any, str]:
@@ -118,7 +120,8 @@ class InferenceHandler:
         return res, prompt, cache_key(req.model, prompt.messages, req.sampling)
 
     async def _one(self, req: inference_pb2.InferenceRequest, prepared: tuple[inference_pb2.InferenceResult, Any, str],
-                   cached_rows: dict[str, dict[str, Any]], ctx: HandlerContext) -> inference_pb2.InferenceResult:
+                   cached_rows: dict[str, dict[str, Any]], ctx: HandlerContext, question: Question | None,
+                   table: Table | None) -> inference_pb2.InferenceResult:
         res, prompt, key = prepared
         if prompt is None:
             return res
@@ -132,8 +135,10 @@ class InferenceHandler:
             self.cache_hits += 1
             return res
         s = req.sampling
+        # question and table are in-process context (the scripted oracle reads them); no remote backend sends them
         request = GenerateRequest(prompt.messages, SamplingParams(
-            temperature=s.temperature, top_p=s.top_p or 1.0, max_tokens=s.max_tokens or 64, seed=s.seed, n=1))
+            temperature=s.temperature, top_p=s.top_p or 1.0, max_tokens=s.max_tokens or 64, seed=s.seed, n=1),
+            question=question, table=table)
         t0 = time.perf_counter()
         try:
             completions = await asyncio.wait_for(self.backend(req.model).generate(request), self.timeout_s)
@@ -145,7 +150,7 @@ class InferenceHandler:
             return res
         self.calls += 1
         c = completions[0]
-        from livetab_inference.reasoning import split_reasoning
+        from livetab.reasoning import split_reasoning
 
         answer, reasoning = split_reasoning(c.text, c.reasoning)
         res.response, res.reasoning = answer, reasoning

@@ -22,7 +22,7 @@ import struct
 from dataclasses import dataclass
 
 from livetab.models.base import ChatMessage
-from livetab.questions import Question
+from livetab.questions import OPTION_LETTERS, Question, option_letter
 from livetab.render import FORMATS as TEXT_FORMATS
 from livetab.render import count_tokens, render, render_png
 from livetab.tables import Table
@@ -120,7 +120,6 @@ _TEXT: dict[str, dict[str, str]] = {
         "truncated": "(تُعرض أول {n} صفوف فقط من أصل {total})",
     },
 }
-_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
 @dataclass(frozen=True)
@@ -180,10 +179,11 @@ def _question_block(question: Question, task: str, t: dict[str, str]) -> str:
     else:
         lines = [f"{t['question']}: {question.text}"] if question.text else []
     if task == "mcq":
-        if len(question.options) > len(_LETTERS):
+        if len(question.options) > len(OPTION_LETTERS):
             raise ValueError(f"question {question.id} has {len(question.options)} options; at most 26 can be lettered")
         lines.append(f"{t['options']}:")
-        lines.extend(f"{_LETTERS[i]}. {opt}" for i, opt in enumerate(question.options))
+        # Option 1 (Gold.option == 1) is "A": the answer contract's numbering (livetab.questions).
+        lines.extend(f"{option_letter(pos)}. {opt}" for pos, opt in enumerate(question.options, start=1))
     lines.append(f"{t['answer']}:")
     return "\n".join(lines)
 

@@ -24,8 +24,7 @@ from typing import Any
 
 from livetab.models.base import Completion, GenerateRequest, ModelBackend, ModelError
 from livetab.models.resilience import CircuitOpenError, Resilience, StatusError, estimate_request_tokens
-
-from livetab_inference.reasoning import split_completion
+from livetab.reasoning import split_completion
 
 __all__ = ["LatencyHistogram", "ModelStats", "RequestResult", "RunReport", "WorkItem", "error_kind",
            "run_requests"]

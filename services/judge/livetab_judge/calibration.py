@@ -18,7 +18,6 @@ import asyncio
 import csv
 import json
 import logging
-import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -28,10 +27,10 @@ from pathlib import Path
 from livetab.calibration import NOT_COMPUTED, Figure
 from livetab.metrics import cohen_kappa_detail
 from livetab.models.base import ModelBackend, SamplingParams
+from livetab.numbers import decimals_in
 from livetab.paths import shared_data
 from livetab.tables import Source, Table
 
-from livetab_judge.claims import parse_number
 from livetab_judge.insights import Insight, InsightJudge
 from livetab_judge.llm_judge import FALSE, TRUE
 
@@ -47,14 +46,11 @@ __all__ = [
     "tata_baseline_figure",
     "tata_llm_figures",
     "tata_llm_not_computed",
-    "text_numbers",
 ]
 
 log = logging.getLogger(__name__)
 
 TABLE_FILES = {"ar": "tata_ar_dev_test.jsonl", "en": "tata_en_parallel.jsonl"}
-_DIGITS = str.maketrans("٠١٢٣٤٥٦٧٨٩۰۱۲۳۴۵۶۷۸۹٫", "01234567890123456789.")
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
 @dataclass(frozen=True)
@@ -114,30 +110,20 @@ def load_tata_ratings(langs: Sequence[str] = ("ar", "en"), data: Path | None = N
     return out
 
 
-def text_numbers(text: str) -> list[str]:
-    return _NUMBER.findall(text.translate(_DIGITS))
-
-
-def _decimals(token: str) -> int:
-    d = parse_number(token)
-    exp = d.as_tuple().exponent if d is not None else 0
+def _decimals(d: Decimal) -> int:
+    exp = d.as_tuple().exponent
     return -exp if isinstance(exp, int) and exp < 0 else 0
 
 
 def numbers_in_table_judge(table: Table, text: str) -> bool:
     """Attributable iff every number in the text occurs in the table, its title or unit, rounded to the
     text's precision ("18" matches a cell 18.4). A text without numbers is taken as attributable."""
+    language = table.language or "en"
     pool: list[Decimal] = []
     for s in [table.caption, *table.columns, *(c for r in table.rows for c in r)]:
-        for tok in text_numbers(s):
-            v = parse_number(tok)
-            if v is not None:
-                pool.append(v)
-    for tok in text_numbers(text):
-        claimed = parse_number(tok)
-        if claimed is None:
-            continue
-        q = Decimal(1).scaleb(-_decimals(tok))
+        pool.extend(decimals_in(s, language))
+    for claimed in decimals_in(text, language):
+        q = Decimal(1).scaleb(-_decimals(claimed))
         if not any(v.quantize(q) == claimed.quantize(q) or v == claimed for v in pool):
             return False
     return True

@@ -14,8 +14,10 @@ A model asked for insights may emit, beside each sentence, a claim such as
     {"op": "negation", "filter": {"Team": "A", "Opponent": "B"}} (no row matches)
 
 A filter is either {column: value, ...} (equality) or a list of {"column", "op", "value"} with op one of
-==, !=, >, >=, <, <=, contains. Numbers are compared to the claim's own precision ("24.3" accepts
-24.26–24.35), texts after case, space and punctuation normalisation. Execution yields supported,
+==, !=, >, >=, <, <=, contains. Cells and claimed values are read by the shared reader
+(`livetab.numbers.first_decimal`, with the table's language: "3,5" is 3.5 on a German page). Numbers are
+compared to the claim's own precision ("24.3" accepts 24.26–24.35), texts after case, space and
+punctuation normalisation. Execution yields supported,
 refuted, or invalid (the claim cannot be run on this table: unknown column, bad op, no rows).
 """
 
@@ -26,12 +28,13 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
+from livetab.numbers import first_decimal, normalise_digits
 from livetab.tables import Table
 
-__all__ = ["CLAIM_OPS", "INVALID", "REFUTED", "SUPPORTED", "ClaimError", "ClaimResult", "execute_claim", "parse_number"]
+__all__ = ["CLAIM_OPS", "INVALID", "REFUTED", "SUPPORTED", "ClaimError", "ClaimResult", "execute_claim"]
 
 log = logging.getLogger(__name__)
 
@@ -41,8 +44,6 @@ SUPPORTED = "supported"
 REFUTED = "refuted"
 INVALID = "invalid"
 
-_DIGITS = str.maketrans("٠١٢٣٤٥٦٧٨٩۰۱۲۳۴۵۶۷۸۹", "01234567890123456789")
-_NUM = re.compile(r"[-+−]?\d+(?:[.,]\d+)*")
 
 
 class ClaimError(ValueError):
@@ -57,35 +58,13 @@ class ClaimResult:
 
 
 def _norm_text(s: object) -> str:
-    t = unicodedata.normalize("NFKC", str(s)).casefold().translate(_DIGITS)
+    t = normalise_digits(unicodedata.normalize("NFKC", str(s)).casefold())
     t = re.sub(r"[\"'`“”‘’«»()\[\]{}.,;:!?]", " ", t)
     return " ".join(t.split())
 
 
-def parse_number(value: object) -> Decimal | None:
-    """A number from a cell or claim value: thousands separators, %, currency and units are ignored."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        return Decimal(str(value))
-    text = str(value).translate(_DIGITS).replace("٫", ".").replace("٬", ",").replace("−", "-")
-    m = _NUM.search(text)
-    if not m:
-        return None
-    raw = m.group(0).replace("+", "")
-    if "," in raw and "." in raw:
-        raw = raw.replace(",", "")
-    elif "," in raw:
-        parts = raw.split(",")
-        raw = raw.replace(",", "") if all(len(p) == 3 for p in parts[1:]) else raw.replace(",", ".")
-    try:
-        return Decimal(raw)
-    except InvalidOperation:
-        return None
-
-
-def _num_equal(actual: Decimal, claimed: object) -> bool:
-    c = parse_number(claimed)
+def _num_equal(actual: Decimal, claimed: object, language: str) -> bool:
+    c = first_decimal(claimed, language)
     if c is None:
         return False
     exp = c.as_tuple().exponent
@@ -94,19 +73,20 @@ def _num_equal(actual: Decimal, claimed: object) -> bool:
     return abs(actual - c) <= tol if decimals else abs(actual - c) < Decimal("0.5")
 
 
-def _value_equal(cell: str, claimed: object) -> bool:
+def _value_equal(cell: str, claimed: object, language: str) -> bool:
     """Text equality after normalisation, or, for a claimed value without letters, numeric equality."""
     if _norm_text(cell) == _norm_text(claimed):
         return True
     if re.search(r"[^\W\d_]", str(claimed)):
         return False
-    a = parse_number(cell)
-    return a is not None and _num_equal(a, claimed)
+    a = first_decimal(cell, language)
+    return a is not None and _num_equal(a, claimed, language)
 
 
 class _View:
     def __init__(self, table: Table) -> None:
         self.columns = table.columns
+        self.language = table.language or "en"
         self.rows = [r + [""] * (len(self.columns) - len(r)) for r in table.rows]
         self._norm = [_norm_text(c) for c in self.columns]
 
@@ -134,20 +114,20 @@ def _condition(view: _View, cond: dict[str, Any]) -> Callable[[list[str]], bool]
     op = str(cond.get("op", "=="))
     value = cond.get("value")
     if op in ("==", "="):
-        return lambda r: _value_equal(r[idx], value)
+        return lambda r: _value_equal(r[idx], value, view.language)
     if op == "!=":
-        return lambda r: not _value_equal(r[idx], value)
+        return lambda r: not _value_equal(r[idx], value, view.language)
     if op == "contains":
         needle = _norm_text(value)
         return lambda r: needle in _norm_text(r[idx])
     if op in _CMP:
-        target = parse_number(value)
+        target = first_decimal(value, view.language)
         if target is None:
             raise ClaimError(f"filter {op} needs a number, got {value!r}")
         cmp = _CMP[op]
 
         def test(r: list[str]) -> bool:
-            v = parse_number(r[idx])
+            v = first_decimal(r[idx], view.language)
             return v is not None and cmp(v, target)
         return test
     raise ClaimError(f"unknown filter op {op!r}")
@@ -166,14 +146,14 @@ def _filtered(view: _View, flt: object) -> list[list[str]]:
     return [r for r in view.rows if all(t(r) for t in tests)]
 
 
-def _numbers(rows: list[list[str]], idx: int) -> list[tuple[Decimal, list[str]]]:
-    out = [(parse_number(r[idx]), r) for r in rows]
+def _numbers(rows: list[list[str]], idx: int, language: str) -> list[tuple[Decimal, list[str]]]:
+    out = [(first_decimal(r[idx], language), r) for r in rows]
     return [(v, r) for v, r in out if v is not None]
 
 
 def _ranked(view: _View, claim: dict[str, Any], rows: list[list[str]]) -> tuple[list[tuple[Decimal, list[str]]], int]:
     idx = view.col(claim.get("column"))
-    nums = _numbers(rows, idx)
+    nums = _numbers(rows, idx, view.language)
     if not nums:
         raise ClaimError(f"column {claim.get('column')!r} has no numbers in the selected rows")
     arg = str(claim.get("arg", "max")).lower()
@@ -190,13 +170,13 @@ def _rank_check(view: _View, claim: dict[str, Any], rows: list[list[str]], rank:
         raise ClaimError(f"rank {rank} outside 1..{len(distinct)}")
     at_rank = [r for v, r in nums if v == distinct[rank - 1]]
     names = [r[key] for r in at_rank]
-    ok = any(_value_equal(n, claim.get("value")) for n in names)
+    ok = any(_value_equal(n, claim.get("value"), view.language) for n in names)
     return ClaimResult(SUPPORTED if ok else REFUTED, "; ".join(names), f"rank {rank} by {claim.get('column')}")
 
 
 def _aggregate(view: _View, claim: dict[str, Any], rows: list[list[str]]) -> ClaimResult:
     idx = view.col(claim.get("column"))
-    vals = [v for v, _ in _numbers(rows, idx)]
+    vals = [v for v, _ in _numbers(rows, idx, view.language)]
     agg = str(claim.get("agg", "sum")).lower()
     if not vals:
         raise ClaimError(f"no numbers to aggregate in {claim.get('column')!r}")
@@ -208,7 +188,7 @@ def _aggregate(view: _View, claim: dict[str, Any], rows: list[list[str]]) -> Cla
         got = min(vals) if agg == "min" else max(vals)
     else:
         raise ClaimError(f"unknown aggregation {agg!r}")
-    ok = _num_equal(got, claim.get("value"))
+    ok = _num_equal(got, claim.get("value"), view.language)
     return ClaimResult(SUPPORTED if ok else REFUTED, f"{got:f}", f"{agg} of {len(vals)} values")
 
 
@@ -217,7 +197,7 @@ def _compare(view: _View, claim: dict[str, Any]) -> ClaimResult:
     key = view.col(claim.get("key"))
 
     def value_of(name: object) -> Decimal:
-        hits = [parse_number(r[idx]) for r in view.rows if _value_equal(r[key], name)]
+        hits = [first_decimal(r[idx], view.language) for r in view.rows if _value_equal(r[key], name, view.language)]
         nums = [h for h in hits if h is not None]
         if len(nums) != 1:
             raise ClaimError(f"{name!r} matches {len(nums)} rows with a number")
@@ -234,7 +214,7 @@ def _compare(view: _View, claim: dict[str, Any]) -> ClaimResult:
     else:
         ok = True
     if "value" in claim:  # a claimed difference a - b
-        ok = ok and _num_equal(a - b, claim["value"])
+        ok = ok and _num_equal(a - b, claim["value"], view.language)
     return ClaimResult(SUPPORTED if ok else REFUTED, f"{a:f} vs {b:f} (a - b = {a - b:f})", f"a {rel or '-'} b")
 
 
@@ -243,7 +223,7 @@ def _run(view: _View, claim: dict[str, Any]) -> ClaimResult:
     rows = _filtered(view, claim.get("filter"))
     if op == "count":
         n = len(rows)
-        return ClaimResult(SUPPORTED if _num_equal(Decimal(n), claim.get("value")) else REFUTED, str(n), "rows matching")
+        return ClaimResult(SUPPORTED if _num_equal(Decimal(n), claim.get("value"), view.language) else REFUTED, str(n), "rows matching")
     if op == "negation":
         return ClaimResult(SUPPORTED if not rows else REFUTED, str(len(rows)), "rows matching (claimed none)")
     if op == "superlative":
@@ -263,7 +243,7 @@ def _run(view: _View, claim: dict[str, Any]) -> ClaimResult:
     idx = view.col(claim.get("column"))
     cells = [r[idx] for r in rows]
     if op == "simple":
-        ok = any(_value_equal(c, claim.get("value")) for c in cells)
+        ok = any(_value_equal(c, claim.get("value"), view.language) for c in cells)
         return ClaimResult(SUPPORTED if ok else REFUTED, "; ".join(cells), f"{len(cells)} matching rows")
     if op == "all":
         rel = claim.get("relation")
@@ -271,7 +251,7 @@ def _run(view: _View, claim: dict[str, Any]) -> ClaimResult:
             cond = _condition(view, {"column": claim["column"], "op": rel, "value": claim.get("value")})
             ok = all(cond(r) for r in rows)
         else:
-            ok = all(_value_equal(c, claim.get("value")) for c in cells)
+            ok = all(_value_equal(c, claim.get("value"), view.language) for c in cells)
         return ClaimResult(SUPPORTED if ok else REFUTED, "; ".join(cells), f"{len(cells)} rows")
     if op == "unique":
         distinct = sorted({_norm_text(c) for c in cells if _norm_text(c)})
@@ -279,7 +259,7 @@ def _run(view: _View, claim: dict[str, Any]) -> ClaimResult:
         if isinstance(value, list):
             ok = distinct == sorted({_norm_text(v) for v in value})
         else:
-            ok = _num_equal(Decimal(len(distinct)), value)
+            ok = _num_equal(Decimal(len(distinct)), value, view.language)
         return ClaimResult(SUPPORTED if ok else REFUTED, f"{len(distinct)}: {', '.join(distinct)}", "distinct values")
     raise ClaimError(f"unknown op {op!r}; one of {', '.join(CLAIM_OPS)}")
 

@@ -12,6 +12,8 @@ from typing import Any
 
 from livetab import verdicts
 from livetab.models.base import ChatMessage, GenerateRequest, ModelBackend, ModelError, SamplingParams
+from livetab.reasoning import strip_thinking
+from livetab.render import pipe_table
 from livetab.tables import Table
 
 from livetab_judge.claims import INVALID, ClaimResult, execute_claim
@@ -23,7 +25,6 @@ from livetab_judge.llm_judge import (
     json_objects,
     parse_label,
     strip_echo,
-    strip_thinking,
 )
 
 __all__ = [
@@ -35,7 +36,6 @@ __all__ = [
     "check_claims",
     "extract_insights",
     "parse_factuality",
-    "render_table",
 ]
 
 log = logging.getLogger(__name__)
@@ -60,20 +60,6 @@ A statement is factual only if it has none of these errors."""
 _FACT_FORMAT = ('Reply with JSON only: {"label": "True" if factual else "False", '
                 '"category": "none" or one of incorrect, not_checkable, misleading, other, '
                 '"justification": "<one sentence>"}')
-
-
-def render_table(table: Table, *, max_rows: int = 40, max_chars: int = 6000) -> str:
-    """A plain pipe-separated rendering for judge prompts (AraTable caps tables at 40 rows)."""
-    lines = []
-    if table.caption:
-        lines.append(f"Title: {table.caption}")
-    lines.append(" | ".join(table.columns))
-    for r in table.rows[:max_rows]:
-        lines.append(" | ".join(c.replace("\n", " ") for c in r))
-    if table.n_rows > max_rows:
-        lines.append(f"... ({table.n_rows - max_rows} more rows not shown)")
-    text = "\n".join(lines)
-    return text if len(text) <= max_chars else text[:max_chars] + "\n... (truncated)"
 
 
 @dataclass(frozen=True)
@@ -153,10 +139,10 @@ def parse_factuality(text: str) -> tuple[str, str, str]:
 
 def build_factuality_messages(table: Table, sentence: str, *, max_rows: int = 40,
                               max_table_chars: int = 6000) -> list[ChatMessage]:
-    rendered = render_table(table, max_rows=max_rows, max_chars=max_table_chars)
+    rendered = pipe_table(table, max_rows=max_rows, max_chars=max_table_chars)
     return [
         ChatMessage("system", _FACT_RUBRIC),
-        ChatMessage("user", f"Table:\n{rendered}\n\nStatement: {sentence}\n\n{_FACT_FORMAT}"),
+        ChatMessage("user", f"{rendered}\n\nStatement: {sentence}\n\n{_FACT_FORMAT}"),
     ]
 
 

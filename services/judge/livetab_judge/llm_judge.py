@@ -17,6 +17,7 @@ from typing import Any
 
 from livetab.models.base import ChatMessage, GenerateRequest, ModelBackend, ModelError, SamplingParams
 from livetab.questions import Question
+from livetab.reasoning import strip_thinking
 
 __all__ = [
     "ERROR",
@@ -36,7 +37,6 @@ __all__ = [
     "label_word",
     "parse_label",
     "strip_echo",
-    "strip_thinking",
 ]
 
 log = logging.getLogger(__name__)
@@ -77,7 +77,6 @@ _TRUE_MENTION = re.compile(rf"{_B}(?:true|correct|صح|صحيح|بيان صحي�
 _NEGATED_TRUE = re.compile(rf"{_B}(?:not|n't|never|ليس|ليست|غير)\s+(?:(?:entirely|quite|fully|really)\s+)?"
                            rf"(?:true|correct|right|accurate|صح|صحيح|صحيحة){_E}", re.IGNORECASE)
 _FALSE_MENTION = re.compile(rf"{_B}(?:false|incorrect|wrong|خطأ|خاطئ|غير صحيح|بيان كاذب){_E}", re.IGNORECASE)
-_THINK = re.compile(r"<think>.*?(?:</think>|$)", re.DOTALL | re.IGNORECASE)
 _LABEL_KEYS = ("label", "verdict", "correct", "is_correct", "final_label", "decision", "answer")
 _JUST_KEYS = ("justification", "reason", "reasoning", "explanation", "rationale")
 
@@ -136,11 +135,6 @@ def _from_json(obj: dict[str, Any]) -> ParsedLabel | None:
 # lines a judge copies back from its prompt: they carry the prompt's labels, not the judge's decision
 _ECHO = re.compile(r"^\W*(?:question|gold answer|response|statement|your label \(judge\d+\)|"
                    r"the other judge'?s label)\s*:[^\n]*$", re.IGNORECASE | re.MULTILINE)
-
-
-def strip_thinking(text: str) -> str:
-    """The reply without a reasoning model's thinking part."""
-    return _THINK.sub("", text).strip()
 
 
 def strip_echo(text: str) -> str:

@@ -12,15 +12,15 @@ from typing import Any
 import pytest
 from livetab.models.base import Completion, GenerateRequest, ModelError
 from livetab.paths import shared_data
+from livetab.render import pipe_table
 from livetab.tables import Source, Table
-from livetab_judge.claims import execute_claim, parse_number
+from livetab_judge.claims import execute_claim
 from livetab_judge.insights import (
     Insight,
     InsightJudge,
     build_factuality_messages,
     extract_insights,
     parse_factuality,
-    render_table,
 )
 
 
@@ -125,11 +125,18 @@ def test_aggregation_reports_the_computed_value() -> None:
     assert execute_claim(lotnlg(3), "not a claim").status == "invalid"
 
 
-def test_parse_number() -> None:
-    assert parse_number("1,234") == 1234
-    assert parse_number("١٢٫٥ %") == pytest.approx(12.5)
-    assert parse_number("3,5") == pytest.approx(3.5)
-    assert parse_number("n/a") is None
+def test_claims_read_numbers_with_the_table_language() -> None:
+    """Cells and claimed values are read by the shared reader (`livetab.numbers.first_decimal`) with the
+    table's separators: "3,5" is 3.5 on a German page, "1.234" is 1234 there; Arabic digits anywhere."""
+    def table(language: str, cells: list[str]) -> Table:
+        return Table(id="t", source=Source(kind="test"), header=[["Team", "Points"]],
+                     rows=[[f"T{i}", c] for i, c in enumerate(cells)], language=language)
+
+    total = {"op": "aggregation", "agg": "sum", "column": "Points"}
+    assert execute_claim(table("de", ["3,5", "1.234", "n/a"]), {**total, "value": "1237,5"}).status == "supported"
+    assert execute_claim(table("en", ["1,234", "12.5 km", "–2"]), {**total, "value": 1244.5}).status == "supported"
+    assert execute_claim(table("ar", ["١٢٫٥ %", "٣"]), {**total, "value": "15.5"}).status == "supported"
+    assert execute_claim(table("ar", ["١٢٫٥ %", "٣"]), {**total, "value": "16.5"}).status == "refuted"
 
 
 def test_extract_insights_json_tags_and_lines() -> None:
@@ -163,7 +170,7 @@ def test_parse_factuality(text: str, label: str, category: str) -> None:
 
 def test_factuality_prompt_caps_rows_and_carries_categories() -> None:
     t = lotnlg(3)
-    text = render_table(t, max_rows=5)
+    text = pipe_table(t, max_rows=5)
     assert "september 6" in text and "september 7" not in text and "21 more rows" in text
     msgs = build_factuality_messages(t, "x")
     body = "\n".join(str(m.content) for m in msgs)

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from functools import partial
 from typing import Any
 
 import pandas as pd
 
-from livetab_qagen.frame import NAMESPACE, Frame
+from livetab_qagen.frame import NAMESPACE, Frame, dat, num
 
 __all__ = ["Spec", "cond_holds", "constants", "execute", "normalise_value", "probe", "ranked_rows", "reads", "render", "values_equal"]
 
@@ -131,8 +132,13 @@ def normalise_value(value: Any) -> Any:
 
 
 def execute(derivation: str, df: pd.DataFrame) -> Any:
-    """Evaluate a derivation expression over `df` with only the frame helpers in scope."""
+    """Evaluate a derivation expression over `df` with only the frame helpers in scope; `num` and `dat`
+    read cells in the table's language (`df.attrs["language"]`, set by `Frame.dataframe`)."""
+    language = str(df.attrs.get("language") or "en")
     scope: dict[str, Any] = {"__builtins__": {}, **NAMESPACE, "df": df}
+    if language != "en":
+        scope["num"] = partial(num, language=language)
+        scope["dat"] = partial(dat, language=language)
     return normalise_value(eval(derivation, scope))  # our own rendered expressions only
 
 

@@ -13,12 +13,16 @@ import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 from typing import Any
 
 import pandas as pd
 from livetab.numbers import normalise_digits, parse_number, read_number
+from livetab.rubric.locale import get_locale
+from livetab.rubric.text import fold
 from livetab.tables import Table
+
+from livetab_qagen.templates import LocaleError, load_locale
 
 __all__ = [
     "NAMESPACE",
@@ -47,11 +51,30 @@ _MONTHS = {
 }
 _ISO = re.compile(r"^(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T]00:00:00)?$")
 _MDY = re.compile(r"^([^\W\d_]+)\.?\s+(\d{1,2})\s*,?\s*(\d{4})$")
-_DMY = re.compile(r"^(\d{1,2})\s+([^\W\d_]+)\.?\s*,?\s*(\d{4})$")
-_TOTAL = re.compile(r"^(total|totals|sum|overall|grand total|المجموع|الإجمالي|إجمالي|المجموع الكلي)\b", re.IGNORECASE)
-_INDEX_NAMES = re.compile(r"^(rank|no\.?|#|pos\.?|position|pl\.?|seed|rk|n°|الترتيب|المركز|الرقم|م)$", re.IGNORECASE)
-_YEAR_NAMES = re.compile(r"(year|season|السنة|العام|سنة|عام)", re.IGNORECASE)
+_DMY = re.compile(r"^(\d{1,2})(?:\.|er|º)?\s+([^\W\d_]+)\.?\s*,?\s*(\d{4})$")
+_NUMERIC_DMY = re.compile(r"^(\d{1,2})[./](\d{1,2})[./](\d{4})$")
 _EPOCH = dt.date(1970, 1, 1).toordinal()
+
+
+def _alt(words: list[str]) -> str:
+    return "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
+
+
+@cache
+def _structure_words(language: str) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """(summary-row start, rank-column name, year-column name) patterns: English, Arabic and the
+    table's language, from the `frame` section of each question-template pack."""
+    words: dict[str, list[str]] = {"total_words": [], "index_names": [], "year_words": []}
+    for lang in dict.fromkeys(["en", "ar", language]):
+        try:
+            section = load_locale(lang).get("frame")
+        except LocaleError:
+            continue
+        for k in words:
+            words[k] += [str(w) for w in section.get(k, [])]
+    return (re.compile(rf"^({_alt(words['total_words'])})(?!\w)", re.IGNORECASE),
+            re.compile(rf"^({_alt(words['index_names'])})$", re.IGNORECASE),
+            re.compile(rf"({_alt(words['year_words'])})", re.IGNORECASE))
 
 
 def clean_cell(text: object) -> str:
@@ -59,8 +82,21 @@ def clean_cell(text: object) -> str:
     return _WS.sub(" ", str(text)).strip()
 
 
-def parse_date(text: object) -> float | None:
-    """A full calendar date as a day number (days since 1970-01-01), or None. Years alone are not dates."""
+@cache
+def _date_words(language: str) -> tuple[dict[str, int], frozenset[str]]:
+    """Month names (folded: English, Arabic and the language's own) and the words dates put between
+    their parts ("17 de marzo de 2025", "17 марта 2025 г.")."""
+    loc = get_locale(language)
+    months = {fold(k): v for k, v in _MONTHS.items()}
+    months.update(loc.months)
+    return months, loc.date_fillers
+
+
+def parse_date(text: object, language: str = "en") -> float | None:
+    """A full calendar date as a day number (days since 1970-01-01), or None. Years alone are not dates.
+
+    Month names are read in English, Arabic and the table's language; outside English a numeric date
+    is day first (17.03.2025, 17/03/2025)."""
     if not isinstance(text, str):
         return None
     s = normalise_digits(clean_cell(text)).casefold()
@@ -68,26 +104,31 @@ def parse_date(text: object) -> float | None:
     year = month = day = 0
     if m := _ISO.match(s):
         year, month, day = int(m.group(1)), int(m.group(2)), int(m.group(3))
-    elif (m := _MDY.match(s)) and m.group(1) in _MONTHS:
-        year, month, day = int(m.group(3)), _MONTHS[m.group(1)], int(m.group(2))
-    elif (m := _DMY.match(s)) and m.group(2) in _MONTHS:
-        year, month, day = int(m.group(3)), _MONTHS[m.group(2)], int(m.group(1))
     else:
-        return None
+        months, fillers = _date_words(language or "en")
+        f = " ".join(w for w in fold(s).split() if w.rstrip(".,") not in fillers)
+        if (m := _MDY.match(f)) and m.group(1) in months:
+            year, month, day = int(m.group(3)), months[m.group(1)], int(m.group(2))
+        elif (m := _DMY.match(f)) and m.group(2) in months:
+            year, month, day = int(m.group(3)), months[m.group(2)], int(m.group(1))
+        elif language not in ("en", "") and (m := _NUMERIC_DMY.match(f)):
+            year, month, day = int(m.group(3)), int(m.group(2)), int(m.group(1))
+        else:
+            return None
     try:
         return float(dt.date(year, month, day).toordinal() - _EPOCH)
     except ValueError:
         return None
 
 
-def num(column: pd.Series) -> pd.Series:
-    """A column's cells as floats (NaN where a cell is not a number)."""
-    return column.map(parse_number).astype("float64")
+def num(column: pd.Series, language: str = "en") -> pd.Series:
+    """A column's cells as floats (NaN where a cell is not a number), read in the table's language."""
+    return column.map(lambda v: parse_number(v, language)).astype("float64")
 
 
-def dat(column: pd.Series) -> pd.Series:
+def dat(column: pd.Series, language: str = "en") -> pd.Series:
     """A column's cells as day numbers (NaN where a cell is not a full date)."""
-    return column.map(parse_date).astype("float64")
+    return column.map(lambda v: parse_date(v, language)).astype("float64")
 
 
 def status(values: pd.Series) -> str:
@@ -114,8 +155,10 @@ class Frame:
     names: list[str] = field(init=False)
     grid: list[list[str]] = field(init=False)
     unnamed: frozenset[int] = field(init=False)
+    language: str = field(init=False)
 
     def __post_init__(self) -> None:
+        self.language = self.table.language or "en"
         width = self.table.n_cols
         self.grid = [[clean_cell(r[c]) if c < len(r) else "" for c in range(width)] for r in self.table.rows]
         raw = [clean_cell(n) for n in self.table.columns] + [f"column {i + 1}" for i in range(len(self.table.columns), width)]
@@ -153,7 +196,16 @@ class Frame:
     @cached_property
     def total_rows(self) -> frozenset[int]:
         """Rows that summarise the others ("Total", "المجموع"): aggregates over such tables are ambiguous."""
-        return frozenset(r for r, row in enumerate(self.grid) if any(_TOTAL.match(cell) for cell in row[:3]))
+        total = _structure_words(self.language)[0]
+        return frozenset(r for r, row in enumerate(self.grid)
+                         if any(total.match(cell) for cell in row[:3]) or self._spanning_label(row))
+
+    def _spanning_label(self, row: list[str]) -> bool:
+        """A label spread over the first three cells of a row that goes on with other values ("Abstentions |
+        Abstentions | Abstentions | 12 345"): an election table's footer, not an entity."""
+        first = row[0]
+        return (len(row) > 3 and bool(first) and any(ch.isalpha() for ch in first) and row[1] == first == row[2]
+                and any(v != first for v in row[3:]))
 
     @cached_property
     def data_rows(self) -> list[int]:
@@ -161,11 +213,11 @@ class Frame:
 
     @cached_property
     def numbers(self) -> list[list[float | None]]:
-        return [[parse_number(v) for v in self.column(c)] for c in range(self.n_cols)]
+        return [[parse_number(v, self.language) for v in self.column(c)] for c in range(self.n_cols)]
 
     @cached_property
     def dates(self) -> list[list[float | None]]:
-        return [[parse_date(v) for v in self.column(c)] for c in range(self.n_cols)]
+        return [[parse_date(v, self.language) for v in self.column(c)] for c in range(self.n_cols)]
 
     @cached_property
     def kinds(self) -> list[str]:
@@ -179,7 +231,7 @@ class Frame:
                 values = [self.numbers[c][r] for r in filled]
                 years = all(v is not None and v.is_integer() and 1800 <= v <= 2100 for v in values)
                 plain = all(len(self.grid[r][c]) == 4 for r in filled)  # "2004", not "2,004" or "2004.0"
-                named = bool(_YEAR_NAMES.search(self.names[c]))
+                named = bool(_structure_words(self.language)[2].search(self.names[c]))
                 out.append("year" if years and (named or plain) else "number")
             elif all(self.dates[c][r] is not None for r in filled):
                 out.append("date")
@@ -193,14 +245,14 @@ class Frame:
 
     def is_index(self, c: int) -> bool:
         """A rank or running-number column: no sense in adding it up."""
-        if _INDEX_NAMES.match(self.names[c]) or (c == 0 and not self.names[c].strip("()0123456789 ").strip()):
+        if _structure_words(self.language)[1].match(self.names[c]) or (c == 0 and not self.names[c].strip("()0123456789 ").strip()):
             return True
         values = [self.numbers[c][r] for r in self.data_rows]
         return values == [float(i + 1) for i in range(len(values))]
 
     def decimals(self, c: int) -> int:
         """The most decimal places any number of a numeric column shows (at most 4)."""
-        shown = [n.decimals for r in self.data_rows if (n := read_number(self.grid[r][c])) is not None]
+        shown = [n.decimals for r in self.data_rows if (n := read_number(self.grid[r][c], self.language)) is not None]
         return min(max(shown, default=0), 4)
 
     @cached_property
@@ -215,7 +267,7 @@ class Frame:
                 continue
             if self.kinds[c] == "text":
                 return c
-            if best is None:
+            if best is None and self.kinds[c] in ("year", "date"):  # a measure ("85 096" votes) names no row
                 best = c
         return best
 
@@ -223,5 +275,8 @@ class Frame:
         return self.dates[c][r] if kind == "date" else self.numbers[c][r]
 
     def dataframe(self) -> pd.DataFrame:
-        """The grid as a pandas frame of strings (a fresh copy each call)."""
-        return pd.DataFrame(self.grid, columns=self.names, dtype=object)
+        """The grid as a pandas frame of strings (a fresh copy each call); `attrs["language"]` tells the
+        derivation helpers how to read its numbers and dates."""
+        df = pd.DataFrame(self.grid, columns=self.names, dtype=object)
+        df.attrs["language"] = self.language
+        return df

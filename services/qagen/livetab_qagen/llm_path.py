@@ -14,18 +14,19 @@ import asyncio
 import json
 import logging
 import math
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from livetab.ids import question_id
 from livetab.models.base import ChatMessage, Completion, GenerateRequest, ModelBackend, ModelError, SamplingParams
+from livetab.numbers import read_number
 from livetab.questions import FAMILIES, Gold, Question, Verification
+from livetab.render import pipe_table
 from livetab.tables import Table
 
 from livetab_qagen.review import ReviewQueue
 from livetab_qagen.sandbox import run_derivation
-from livetab_qagen.validator import answers_match, render_table, validator_trials
+from livetab_qagen.validator import answers_match, validator_trials
 
 __all__ = ["LlmPathConfig", "LlmPathResult", "Proposal", "gold_from_value", "parse_proposal", "run_llm_path"]
 
@@ -111,8 +112,9 @@ def gold_from_value(value: Any) -> Gold:
     if isinstance(value, (int, float)) and not (isinstance(value, float) and math.isnan(value)):
         text = f"{value:g}" if isinstance(value, float) else str(value)
         return Gold(kind="number", number=float(value), text=text)
-    if isinstance(value, str) and re.fullmatch(r"-?\d{1,3}(,\d{3})+(\.\d+)?|-?\d+(\.\d+)?", value.strip()):
-        return Gold(kind="number", number=float(value.strip().replace(",", "")), text=value.strip())
+    reading = read_number(value.strip()) if isinstance(value, str) else None
+    if reading is not None and not reading.percent:  # "1,234.5", "−3", "٣٫٥": the shared cell reader
+        return Gold(kind="number", number=reading.value, text=str(value).strip())
     if isinstance(value, list):
         items = [str(v) for v in value]
         return Gold(kind="list", items=items, text=", ".join(items))
@@ -124,7 +126,7 @@ def _rows_for_sandbox(table: Table) -> list[list[str]]:
 
 
 async def _ask_generator(generator: ModelBackend, table: Table, cfg: LlmPathConfig, seed: int) -> str:
-    user = f"Table: {table.caption}\n{render_table(table.columns, table.rows, max_rows=cfg.max_rows)}"
+    user = pipe_table(table, max_rows=cfg.max_rows)
     request = GenerateRequest(messages=[ChatMessage("system", GEN_SYSTEM), ChatMessage("user", user)],
                               sampling=SamplingParams(temperature=cfg.generator_temperature, top_p=0.95,
                                                       max_tokens=cfg.generator_max_tokens, seed=seed))
@@ -154,7 +156,7 @@ async def _one(index: int, table: Table, generator: ModelBackend, validator: Mod
         p.decisions.append(f"sandbox: program stopped: {result.error}")
         return p
     gold = gold_from_value(result.value)
-    if not answers_match(str(proposed), gold):
+    if not answers_match(str(proposed), gold, question=text, language=table.language):
         p.outcome = "mismatch"
         p.decisions.append(f"sandbox: program gives {gold.text[:60]!r}, not the proposed {str(proposed)[:60]!r}")
         return p

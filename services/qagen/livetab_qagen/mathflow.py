@@ -23,8 +23,9 @@ class MathOutcome:
 
 
 def math_questions(problem_table: Table, *, seed: int = 0) -> MathOutcome:
+    from livetab.numbers import exact_number
+
     from livetab_qagen.math import FormaliseError, GSM8KProblem, build_math_items, formalise_annotations
-    from livetab_qagen.math.gsm8k import parse_number
 
     out = MathOutcome()
     header = problem_table.header[0] if problem_table.header else []
@@ -34,7 +35,7 @@ def math_questions(problem_table: Table, *, seed: int = 0) -> MathOutcome:
     pid, text, answer, final = problem_table.rows[0]
     try:
         index = int(pid.rsplit(":", 1)[-1]) if pid.rsplit(":", 1)[-1].isdigit() else 0
-        problem = GSM8KProblem(index=index, question=text, answer=answer, final_answer=parse_number(final),
+        problem = GSM8KProblem(index=index, question=text, answer=answer, final_answer=exact_number(final),
                                raw_final=final)
         form = formalise_annotations(problem)
     except (FormaliseError, ValueError) as e:

@@ -54,9 +54,9 @@ class _Rejected(Exception):
         self.reason, self.detail = reason, detail
 
 
-def _option_matches(option: str, value: Any) -> bool:
+def _option_matches(option: str, value: Any, language: str = "en") -> bool:
     if isinstance(value, float):
-        parsed = parse_number(option)
+        parsed = parse_number(option, language)
         return parsed is not None and values_equal(parsed, value, 1e-9)
     return bool(option == value)
 
@@ -68,10 +68,10 @@ def _gold(cand: Candidate, value: Any, locale: Locale) -> Gold:
             raise _Rejected("imperfect_not_detected", f"derivation found {value!r}, expected {cand.gold_kind}")
         return Gold(kind=value, text=str(locale.get(f"imperfect.{value}")))
     if cand.gold_kind == "option":
-        hits = [i for i, opt in enumerate(cand.options) if _option_matches(opt, value)]
+        hits = [pos for pos, opt in enumerate(cand.options, start=1) if _option_matches(opt, value, locale.language)]
         if len(hits) != 1:
             raise _Rejected("mcq_not_exactly_one", f"{len(hits)} options match the derived answer {value!r}")
-        return Gold(kind="option", option=hits[0], text=cand.options[hits[0]])
+        return Gold.for_option(list(cand.options), hits[0])
     if cand.gold_kind == "free":
         if not (isinstance(value, list) and value and all(v is True for v in value)):
             raise _Rejected("reference_insight_false", f"reference insights evaluate to {value!r}")
@@ -85,8 +85,11 @@ def _gold(cand: Candidate, value: Any, locale: Locale) -> Gold:
     if isinstance(value, list):
         if not value:
             raise _Rejected("no_answer", "the derivation selects no rows")
-        return Gold(kind="list", items=[locale.answer(v) for v in value], text=locale.answer(value))
-    if isinstance(value, str) and value:
+        items = [locale.answer(v) for v in value]
+        if not all(any(c.isalnum() for c in item) for item in items):
+            raise _Rejected("no_answer", f"an answer item has no letter or digit: {items!r}")
+        return Gold(kind="list", items=items, text=locale.answer(value))
+    if isinstance(value, str) and any(c.isalnum() for c in value):
         return Gold(kind="text", text=value)
     raise _Rejected("no_answer", f"the derivation gives {value!r}")
 

@@ -2,6 +2,8 @@
 
 Used by the LLM-assisted path (k trials per question) and measured against people on the 302
 human-labelled TabFact statements (`measure_tabfact_agreement`), which works with any ModelBackend.
+A trial answer counts as right when the rule judge (`livetab.rubric`) would mark it correct, so a
+question is validated in every language exactly as its answers will later be judged.
 
 CLI: ``python -m livetab_qagen.validator --limit 40`` runs the local model and prints the report as JSON.
 """
@@ -21,8 +23,10 @@ from typing import Any
 
 from livetab.models.base import ChatMessage, GenerateRequest, ModelBackend, SamplingParams
 from livetab.paths import shared_data
-from livetab.questions import Gold
-from livetab.tables import Table
+from livetab.questions import Gold, Question, option_letter
+from livetab.render import pipe_table
+from livetab.rubric import judge_answer
+from livetab.tables import Source, Table
 
 __all__ = [
     "AgreementReport",
@@ -34,7 +38,6 @@ __all__ = [
     "measure_tabfact_agreement",
     "measure_tabfact_agreement_async",
     "parse_verdict",
-    "render_table",
     "validator_trials",
 ]
 
@@ -45,19 +48,6 @@ QA_SYSTEM = ("Answer the question using only the information in the table. Retur
 FACT_SYSTEM = "You check statements against a table. Answer with one word: True or False."
 _TRUE = ("true", "yes", "entailed", "correct", "صح", "نعم")
 _FALSE = ("false", "no", "refuted", "incorrect", "wrong", "خطأ", "لا")
-
-
-def render_table(columns: list[str], rows: list[list[str]], *, max_rows: int = 40, sep: str = " | ") -> str:
-    """The table as header plus rows, one line each, capped at `max_rows` body rows."""
-    lines = [sep.join(columns)] + [sep.join(str(v) for v in r) for r in rows[:max_rows]]
-    if len(rows) > max_rows:
-        lines.append(f"... ({len(rows) - max_rows} more rows)")
-    return "\n".join(lines)
-
-
-def _table_text(table: Table, max_rows: int) -> str:
-    head = f"Table: {table.caption}\n" if table.caption else ""
-    return head + render_table(table.columns, table.rows, max_rows=max_rows)
 
 
 def parse_verdict(text: str) -> bool | None:
@@ -71,59 +61,13 @@ def parse_verdict(text: str) -> bool | None:
     return None
 
 
-def _norm(text: str) -> str:
-    t = text.lower().strip()
-    t = re.sub(r"[\"'`“”‘’()\[\]{}.,;:!?]", " ", t)
-    t = re.sub(r"\b(the|a|an)\b", " ", t)
-    return " ".join(t.split())
-
-
-def _numbers(text: str) -> list[float]:
-    out: list[float] = []
-    for m in re.finditer(r"-?\d[\d,]*(?:\.\d+)?|-?\.\d+", text):
-        try:
-            out.append(float(m.group().replace(",", "")))
-        except ValueError:
-            continue
-    return out
-
-
-def _close(a: float, b: float) -> bool:
-    return abs(a - b) <= 0.005 * max(1.0, abs(b))
-
-
-def answers_match(prediction: str, gold: Gold) -> bool:
-    """A lenient rubric in the spirit of AraTable's: numbers within ±0.005 (relative above 1), 25% = 0.25,
-    words matched after normalising case, punctuation and articles, lists as sets."""
-    pred = prediction.strip()
-    if gold.kind == "number":
-        nums = _numbers(pred)
-        if not nums:
-            return False
-        first = nums[0]
-        return _close(first, gold.number) or ("%" in pred and _close(first / 100, gold.number))
-    if gold.kind == "boolean":
-        return parse_verdict(pred) is gold.boolean
-    if gold.kind == "option":
-        m = re.search(r"\b([A-Ha-h])\b", pred)
-        return bool(m) and ord(m.group(1).upper()) - ord("A") == gold.option  # type: ignore[union-attr]
-    if gold.kind == "insufficient":
-        return bool(re.search(r"insufficient|not enough|missing|cannot be (determined|answered)|unknown", pred, re.I))
-    if gold.kind == "contradictory":
-        return bool(re.search(r"contradict|inconsistent|conflict", pred, re.I))
-    if gold.kind == "list":
-        got = _norm(pred)
-        return bool(gold.items) and all(f" {_norm(i)} " in f" {got} " for i in gold.items)
-    want = _norm(gold.text)
-    got = _norm(pred)
-    if not want:
-        return False
-    if got == want:
-        return True
-    want_nums, got_nums = _numbers(want), _numbers(got)
-    if want_nums and len(want_nums) == 1 and want == f"{want_nums[0]:g}" and got_nums:
-        return _close(got_nums[0], want_nums[0])
-    return f" {want} " in f" {got} " and len(got.split()) <= 3 * len(want.split()) + 6
+def answers_match(prediction: str, gold: Gold, *, question: str = "", language: str = "en",
+                  options: list[str] | None = None) -> bool:
+    """Whether the rule judge marks `prediction` correct for `gold` (AraTable's rubric: numbers within
+    ±0.005 or rounded as written, 25% = 0.25, number words, Arabic digits and spellings, lists as sets)."""
+    q = Question(id="", table_id="", family="validator", text=question, gold=gold, language=language,
+                 options=list(options or []))
+    return judge_answer(prediction, q).verdict == "correct"
 
 
 @dataclass
@@ -137,16 +81,17 @@ async def validator_trials(backend: ModelBackend, table: Table, question: str, g
                            options: list[str] | None = None, seed: int = 0, max_tokens: int = 24,
                            temperature: float = 0.6, top_p: float = 0.9, max_rows: int = 40) -> TrialResult:
     """Ask `backend` the question `k` times (seeds seed..seed+k-1) without the gold; count right answers."""
-    body = f"{_table_text(table, max_rows)}\n\nQuestion: {question}"
+    body = f"{pipe_table(table, max_rows=max_rows)}\n\nQuestion: {question}"
     if options:
-        body += "\nOptions:\n" + "\n".join(f"{chr(65 + i)}. {o}" for i, o in enumerate(options))
+        body += "\nOptions:\n" + "\n".join(f"{option_letter(pos)}. {o}" for pos, o in enumerate(options, start=1))
         body += "\nAnswer with the letter of the correct option."
     request = GenerateRequest(messages=[ChatMessage("system", QA_SYSTEM), ChatMessage("user", body)],
                               sampling=SamplingParams(temperature=temperature, top_p=top_p, max_tokens=max_tokens,
                                                       seed=seed, n=k))
     completions = await backend.generate(request)
     answers = [c.text for c in completions[:k]]
-    return TrialResult(correct=sum(answers_match(a, gold) for a in answers), trials=len(answers), answers=answers)
+    right = sum(answers_match(a, gold, question=question, language=table.language, options=options) for a in answers)
+    return TrialResult(correct=right, trials=len(answers), answers=answers)
 
 
 # --- TabFact: the validator against people ------------------------------------------------------------
@@ -221,7 +166,9 @@ async def measure_tabfact_agreement_async(backend: ModelBackend, limit: int | No
     examples: list[dict[str, str]] = []
     t0 = time.perf_counter()
     for it in items:
-        user = (f"Table: {it.caption}\n{render_table(it.columns, it.rows, max_rows=max_rows)}\n\n"
+        table = Table(id=it.table_id, source=Source(kind="tabfact"), header=[it.columns], rows=it.rows,
+                      caption=it.caption)
+        user = (f"{pipe_table(table, max_rows=max_rows)}\n\n"
                 f"Statement: {it.statement}\nIs the statement true or false according to the table?")
         request = GenerateRequest(messages=[ChatMessage("system", FACT_SYSTEM), ChatMessage("user", user)],
                                   sampling=SamplingParams(temperature=0.0, max_tokens=max_tokens, seed=0))

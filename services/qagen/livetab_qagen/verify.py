@@ -16,6 +16,7 @@ from typing import Any
 
 import pandas as pd
 from livetab.numbers import format_number, parse_number
+from livetab.rubric.locale import get_locale
 from livetab.tables import Table
 
 from livetab_qagen.derive import Spec, constants, execute, probe, reads, render, values_equal
@@ -32,16 +33,16 @@ def _grid(table: Table) -> list[list[str]]:
     return [[" ".join(str(r[c]).split()) if c < len(r) else "" for c in range(width)] for r in table.rows]
 
 
-def _conv(text: str, as_: str) -> Any:
+def _conv(text: str, as_: str, lang: str) -> Any:
     if as_ == "num":
-        return parse_number(text)
+        return parse_number(text, lang)
     if as_ == "date":
-        return parse_date(text)
+        return parse_date(text, lang)
     return text
 
 
-def _holds(row: list[str], k: Spec) -> bool:
-    left = _conv(row[k["col"]], k["as"])
+def _holds(row: list[str], k: Spec, lang: str) -> bool:
+    left = _conv(row[k["col"]], k["as"], lang)
     if left is None:
         return False
     right = k["val"]
@@ -55,10 +56,10 @@ def _round(spec: Spec, value: float) -> float:
     return round(value, spec["round"]) if "round" in spec else value
 
 
-def _valued(grid: list[list[str]], c: int, as_: str) -> list[tuple[float, list[str]]]:
+def _valued(grid: list[list[str]], c: int, as_: str, lang: str) -> list[tuple[float, list[str]]]:
     out = []
     for row in grid:
-        v = _conv(row[c], as_)
+        v = _conv(row[c], as_, lang)
         if v is not None:
             out.append((float(v), row))
     return out
@@ -66,10 +67,10 @@ def _valued(grid: list[list[str]], c: int, as_: str) -> list[tuple[float, list[s
 
 def recompute(spec: Spec, table: Table) -> Any:
     """The spec's answer by plain Python over `table`'s rows (raises LookupError when nothing matches)."""
-    return _eval(spec, _grid(table))
+    return _eval(spec, _grid(table), table.language or "en")
 
 
-def _eval(spec: Spec, grid: list[list[str]]) -> Any:
+def _eval(spec: Spec, grid: list[list[str]], lang: str) -> Any:
     op = spec["op"]
     if op == "cell":
         hits = [row for row in grid if row[spec["key"]] == spec["kv"]]
@@ -78,48 +79,48 @@ def _eval(spec: Spec, grid: list[list[str]]) -> Any:
         text = hits[0][spec["col"]]
         if spec.get("as", "text") == "text":
             return text
-        value = _conv(text, spec["as"])
+        value = _conv(text, spec["as"], lang)
         return math.nan if value is None else float(value)
     if op == "count":
-        return float(sum(1 for row in grid if all(_holds(row, k) for k in spec["where"])))
+        return float(sum(1 for row in grid if all(_holds(row, k, lang) for k in spec["where"])))
     if op == "agg":
-        values = [v for v, _ in _valued(grid, spec["col"], spec["as"])]
+        values = [v for v, _ in _valued(grid, spec["col"], spec["as"], lang)]
         if not values:
             return math.nan
         fn = spec["fn"]
         total = sum(values) if fn == "sum" else sum(values) / len(values) if fn == "mean" else max(values) if fn == "max" else min(values)
         return _round(spec, total)
     if op in ("arg", "nth"):
-        pairs = _valued(grid, spec["col"], spec["as"])
+        pairs = _valued(grid, spec["col"], spec["as"], lang)
         desc = spec["fn"] == "max" if op == "arg" else spec["desc"]
         ordered = sorted(pairs, key=lambda p: p[0], reverse=desc)
         return ordered[spec.get("n", 1) - 1][1][spec["key"]]
     if op == "nunique":
         return float(len({row[spec["col"]] for row in grid if row[spec["col"]]}))
     if op == "select":
-        return sorted(row[spec["key"]] for row in grid if all(_holds(row, k) for k in spec["where"]))
+        return sorted(row[spec["key"]] for row in grid if all(_holds(row, k, lang) for k in spec["where"]))
     if op in ("sub", "div", "pct"):
-        a, b = float(_eval(spec["a"], grid)), float(_eval(spec["b"], grid))
+        a, b = float(_eval(spec["a"], grid, lang)), float(_eval(spec["b"], grid, lang))
         value = a - b if op == "sub" else a / b if op == "div" else (b - a) / a * 100
         return _round(spec, value)
     if op == "which":
-        pairs = [(v, row) for v, row in _valued(grid, spec["col"], spec["as"]) if row[spec["key"]] in spec["kvs"]]
+        pairs = [(v, row) for v, row in _valued(grid, spec["col"], spec["as"], lang) if row[spec["key"]] in spec["kvs"]]
         best = (max if spec["fn"] == "max" else min)(pairs, key=lambda p: p[0])
         return best[1][spec["key"]]
     if op == "eq":
-        return bool(_eval(spec["a"], grid) == (float(spec["b"]) if isinstance(spec["b"], int) else spec["b"]))
+        return bool(_eval(spec["a"], grid, lang) == (float(spec["b"]) if isinstance(spec["b"], int) else spec["b"]))
     if op == "gt":
-        return bool(_eval(spec["a"], grid) > _eval(spec["b"], grid))
+        return bool(_eval(spec["a"], grid, lang) > _eval(spec["b"], grid, lang))
     if op == "not":
-        return not _eval(spec["a"], grid)
+        return not _eval(spec["a"], grid, lang)
     if op == "all":
         c = spec["where"][0]["col"]
-        return all(all(_holds(row, k) for k in spec["where"]) for row in grid if row[c])
+        return all(all(_holds(row, k, lang) for k in spec["where"]) for row in grid if row[c])
     if op == "status":
         found = {row[spec["col"]] for row in grid if row[spec["key"]] == spec["kv"] and row[spec["col"]]}
         return "insufficient" if not found else "contradictory" if len(found) > 1 else found.pop()
     if op == "list":
-        return [_eval(item, grid) for item in spec["items"]]
+        return [_eval(item, grid, lang) for item in spec["items"]]
     raise ValueError(f"unknown spec op {op!r}")
 
 
@@ -156,12 +157,19 @@ def _safe(derivation: str, df: pd.DataFrame) -> Any:
         return ("error", type(exc).__name__)
 
 
+def _local(value: float, frame: Frame) -> str:
+    """A number written as the table's language writes it (the decimal comma outside English)."""
+    text = format_number(value)
+    decimal = get_locale(frame.language).decimal
+    return text.replace(".", decimal) if decimal != "." else text
+
+
 def _perturbations(frame: Frame, r: int, c: int, hints: list[str]) -> list[str]:
     current = frame.grid[r][c]
     out = [FRESH]
     x = frame.numbers[c][r]
     if x is not None:
-        out += [format_number(x + 1), format_number(x - 1), "99999999", "-99999999", "0"]
+        out += [_local(x + 1, frame), _local(x - 1, frame), "99999999", "-99999999", "0"]
     if frame.dates[c][r] is not None:
         out += list(_FAR_DATES)
     out += hints
@@ -192,7 +200,7 @@ def _delta_hints(spec: Spec, frame: Frame, base_probe: Any) -> dict[tuple[int, i
     for r, c in cells:
         x = frame.numbers[c][r]
         if x is not None:
-            out[(r, c)] = [format_number(x + gap), format_number(x + gap * max(1, len(frame.data_rows)))]
+            out[(r, c)] = [_local(x + gap, frame), _local(x + gap * max(1, len(frame.data_rows)), frame)]
     return out
 
 
@@ -216,7 +224,7 @@ def dependence(spec: Spec, derivation: str, frame: Frame, base: Any, *, rng: ran
     cells = sorted(evidence)
     if len(cells) > max_evidence:
         cells = sorted(rng.sample(cells, max_evidence))
-    hints = [format_number(v) if isinstance(v, int | float) else str(v) for v in constants(spec)
+    hints = [_local(v, frame) if isinstance(v, int | float) else str(v) for v in constants(spec)
              if not isinstance(v, bool)]
     for r, c in cells:
         same_col = [frame.grid[er][ec] for er, ec in sorted(evidence) if ec == c and frame.grid[er][ec]]

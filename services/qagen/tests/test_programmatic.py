@@ -52,7 +52,7 @@ def _gold_matches(q: Question, value: Any) -> bool:
     if g.kind == "boolean":
         return value is g.boolean
     if g.kind == "option":
-        shown = q.options[g.option]
+        shown = g.option_text(q.options)
         return values_equal(parse_number(shown), value, 1e-9) if isinstance(value, float) else shown == value
     if g.kind in ("insufficient", "contradictory"):
         return value == g.kind
@@ -134,9 +134,10 @@ def test_mcq_has_exactly_one_correct_option(runs: list[tuple[Table, GenerationRe
             if q.family != "mcq":
                 continue
             value = execute(q.derivation, Frame(table).dataframe())
-            hits = [i for i, opt in enumerate(q.options)
+            hits = [pos for pos, opt in enumerate(q.options, start=1)
                     if (values_equal(parse_number(opt), value, 1e-9) if isinstance(value, float) else opt == value)]
-            assert hits == [q.gold.option], (q.text, q.options, value)
+            assert hits == [q.gold.option], (q.text, q.options, value)  # positions count from 1
+            assert q.gold.text == q.options[q.gold.option - 1]
             assert 4 <= len(q.options) <= 5 and len(set(q.options)) == len(q.options)
             seen += 1
     assert seen > 0

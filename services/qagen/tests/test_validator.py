@@ -8,7 +8,8 @@ from collections import Counter
 
 import pytest
 from livetab.models.base import Completion, GenerateRequest
-from livetab.questions import Gold
+from livetab.questions import Gold, Question
+from livetab.rubric import judge_answer
 from livetab.tables import Source, Table
 from livetab_qagen.validator import (
     answers_match,
@@ -29,8 +30,6 @@ from livetab_qagen.validator import (
     ("english", Gold(kind="text", text="England"), False),
     ("Yes", Gold(kind="boolean", boolean=True), True),
     ("False, it is not", Gold(kind="boolean", boolean=True), False),
-    ("B", Gold(kind="option", option=1), True),
-    ("b) ", Gold(kind="option", option=0), False),
     ("Bo, Ann", Gold(kind="list", items=["Ann", "Bo"]), True),
     ("The table is missing that value.", Gold(kind="insufficient"), True),
     ("The rows contradict each other", Gold(kind="contradictory"), True),
@@ -38,6 +37,29 @@ from livetab_qagen.validator import (
 ])
 def test_answers_match(pred: str, gold: Gold, ok: bool) -> None:
     assert answers_match(pred, gold) is ok
+
+
+@pytest.mark.parametrize("pred, gold, ok", [
+    ("٤٠", Gold(kind="number", number=40.0), True),
+    ("أربعون", Gold(kind="number", number=40.0), True),
+    ("الإجابة هي ٣٫٥", Gold(kind="number", number=3.5), True),
+    ("٤١", Gold(kind="number", number=40.0), False),
+    ("نعم", Gold(kind="boolean", boolean=True), True),
+    ("القاهرة", Gold(kind="text", text="القاهره"), True),  # taa marbuta written as haa
+])
+def test_arabic_trial_answers_are_judged_as_the_judge_would(pred: str, gold: Gold, ok: bool) -> None:
+    """The validator judges with the shared rubric, so Arabic number words, the Arabic decimal separator and
+    spelling variants count (its former English-only matcher failed "أربعون", "٣٫٥" and "القاهرة")."""
+    assert answers_match(pred, gold, language="ar") is ok
+    question = Question(id="q", table_id="t", family="lookup", text="?", gold=gold, language="ar")
+    assert (judge_answer(pred, question).verdict == "correct") is ok
+
+
+def test_options_are_counted_from_one_as_the_judge_counts_them() -> None:
+    options = ["Ann", "Bo", "Cy"]
+    assert answers_match("B", Gold(kind="option", option=2), options=options)
+    assert answers_match("Bo", Gold(kind="option", option=2), options=options)
+    assert not answers_match("b) ", Gold(kind="option", option=1), options=options)
 
 
 def test_parse_verdict() -> None:

@@ -87,7 +87,7 @@ def _samples(store: Any, run_ids: list[str], judge: str, limit: int = 30) -> lis
             q = load_question(questions.get(j["question_id"]))
             res = results.get(j["request_id"])
             response = inference_pb2.InferenceResult.FromString(res["payload"]).response if res else ""
-            out.append({"family": j["family"], "question": q.text if q else "", "gold": q.gold.text if q else "",
+            out.append({"family": j["family"], "question": q.text if q else "", "gold": q.gold.shown(q.options) if q else "",
                         "response": response, "verdict": j["verdict"]})
     return out
 

@@ -8,7 +8,7 @@ The table pipeline for one page: `extract_tables` (HTML -> `Table`s plus reasons
 from __future__ import annotations
 
 from livetab_scraper.clean import Rejection, clean_table, content_hash, dedupe, drop_empty
-from livetab_scraper.coltypes import detect_column_types, parse_number
+from livetab_scraper.coltypes import detect_column_types
 from livetab_scraper.extract import CellMarker, ExtractResult, extract_tables
 from livetab_scraper.profile import profile_table
 from livetab_scraper.select import select_per_page
@@ -23,7 +23,6 @@ __all__ = [
     "detect_column_types",
     "drop_empty",
     "extract_tables",
-    "parse_number",
     "profile_table",
     "select_per_page",
 ]

@@ -23,9 +23,10 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from livetab.numbers import parse_number
 from livetab.tables import Cell, Table
 
-from livetab_scraper.coltypes import NULL_MARKERS, detect_column_types, parse_number
+from livetab_scraper.coltypes import NULL_MARKERS, detect_column_types
 
 __all__ = ["Rejection", "clean_table", "content_hash", "dedupe", "drop_empty", "reindex", "remove_citations"]
 
@@ -142,7 +143,7 @@ def clean_table(
             v = remove_citations(v)
             if v.strip() in null_markers:
                 v = ""
-            elif len(v) > max_cell_chars and parse_number(v, table.language) is None:
+            elif len(v) > max_cell_chars and parse_number(v, table.language, units=True) is None:
                 v = ""
             out_row.append(v)
         body.append(out_row)

@@ -17,21 +17,22 @@ from collections import Counter
 from functools import lru_cache
 
 from livetab import numbers
+from livetab.render import unique_columns
 from livetab.tables import Table
 
 __all__ = [
     "COLUMN_TYPES",
     "NULL_MARKERS",
-    "column_keys",
     "detect_column_types",
     "is_null",
-    "parse_number",
     "value_type",
 ]
 
 COLUMN_TYPES = ("integer", "decimal", "percentage", "currency", "date", "duration", "text", "empty")
 NULL_MARKERS = frozenset({"", "—", "–", "-", "−", "‒", "―", "n/a", "N/A", "n.a.", "N.A.", "na", "NA", "?", "none",
-                          "None", "null", "nil", "—*", "TBD", "TBA", "tbd", "tba", "..", "...", "…", "×", "∅"})
+                          "None", "null", "nil", "—*", "TBD", "TBA", "tbd", "tba", "..", "...", "…", "×", "∅",
+                          # "no data" as the FreshTab languages write it (ru, de, es, fr/es, nl)
+                          "н/д", "н. д.", "k. A.", "k.A.", "s/d", "n.d.", "n.v.t."})
 
 _HAS_DIGIT = re.compile(r"\d")
 _DURATION = re.compile(
@@ -66,12 +67,6 @@ def is_null(text: str) -> bool:
     return text.strip() in NULL_MARKERS
 
 
-def parse_number(text: str, language: str = "en") -> float | None:
-    """The number a cell states, read with the language's separators, currency and scale words
-    (`livetab.numbers.parse_number` with `units=True`); None if it is not exactly one number."""
-    return numbers.parse_number(text, language, units=True)
-
-
 @lru_cache(maxsize=65536)
 def value_type(text: str, language: str = "en") -> str:
     """The type of one value: integer, decimal, percentage, currency, date, duration or text."""
@@ -94,20 +89,10 @@ def value_type(text: str, language: str = "en") -> str:
     return "decimal" if reading.decimals else "integer"
 
 
-def column_keys(table: Table) -> list[str]:
-    """The keys of `Table.column_types`: the column names, a repeated name suffixed ` (2)`, ` (3)`..."""
-    seen: Counter[str] = Counter()
-    keys: list[str] = []
-    for name in table.columns:
-        seen[name] += 1
-        keys.append(name if seen[name] == 1 else f"{name} ({seen[name]})")
-    return keys
-
-
 def detect_column_types(table: Table, *, min_share: float = 0.8) -> dict[str, str]:
     language = table.language or "en"
     out: dict[str, str] = {}
-    for c, key in enumerate(column_keys(table)):
+    for c, key in enumerate(unique_columns(table.columns)):  # the keys of Table.column_types
         counts: Counter[str] = Counter()
         for row in table.rows:
             v = row[c] if c < len(row) else ""

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import re
 
+from livetab.numbers import parse_number
 from livetab.tables import Profile, Table
 
-from livetab_scraper.coltypes import is_null, parse_number
+from livetab_scraper.coltypes import is_null
 
 __all__ = ["CONTENT_TYPES", "profile_table", "size_class"]
 
@@ -49,7 +50,7 @@ def _content_types(table: Table) -> list[str]:
             continue
         short = 0
         for v in values:
-            if "numeric" not in found and (parse_number(v, language) is not None or _NUMBER_WITH_UNIT.match(v)):
+            if "numeric" not in found and (parse_number(v, language, units=True) is not None or _NUMBER_WITH_UNIT.match(v)):
                 found.add("numeric")
             if "prose" not in found and len(v.split()) >= 8:
                 found.add("prose")
@@ -58,9 +59,9 @@ def _content_types(table: Table) -> list[str]:
             if "bits" not in found and _BITS.match(v.strip()):
                 found.add("bits")
             if "categorical" not in found and _CODE.match(v.strip()) and len(v.strip()) <= 12:
-                if parse_number(v, language) is None:
+                if parse_number(v, language, units=True) is None:
                     found.add("categorical")
-            short += len(v.split()) <= 3 and parse_number(v, language) is None
+            short += len(v.split()) <= 3 and parse_number(v, language, units=True) is None
         if "categorical" not in found and len(values) >= 4 and short == len(values):
             if len(set(values)) <= len(values) / 2:
                 found.add("categorical")

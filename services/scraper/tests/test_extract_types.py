@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from livetab.numbers import parse_number
+from livetab.render import unique_columns
 from livetab.tables import Cell, Source, Table
-from livetab_scraper.coltypes import column_keys, detect_column_types, parse_number, value_type
+from livetab_scraper.coltypes import detect_column_types, value_type
 from livetab_scraper.extract import extract_tables
 from livetab_scraper.profile import profile_table, size_class
 
@@ -18,14 +20,14 @@ SRC = Source(kind="test", uri="mem://p", revision="1")
     ("١٢٣٫٥", "ar", 123.5), ("1.234.567", "nl", 1234567.0), ("0.5", "en", 0.5), (".5", "en", 0.5),
 ])
 def test_parse_number(text: str, lang: str, value: float) -> None:
-    assert parse_number(text, lang) == pytest.approx(value)
+    assert parse_number(text, lang, units=True) == pytest.approx(value)
 
 
 @pytest.mark.parametrize(("text", "lang"), [
     ("1,5", "en"), ("1.5.3", "en"), ("12 May", "en"), ("abc", "en"), ("", "en"), ("1,23", "en"), ("2-1", "en"),
 ])
 def test_not_numbers(text: str, lang: str) -> None:
-    assert parse_number(text, lang) is None
+    assert parse_number(text, lang, units=True) is None
 
 
 @pytest.mark.parametrize(("text", "kind"), [
@@ -45,7 +47,7 @@ def test_value_types(text: str, kind: str) -> None:
 def test_column_types_tolerate_nulls_and_keep_text() -> None:
     t = Table(id="x", source=SRC, header=[["Year", "Score", "Score", "Note"]],
               rows=[["2001", "1.5", "3", "a"], ["2002", "—", "4", "b"], ["2003", "2", "n/a", ""]])
-    assert column_keys(t) == ["Year", "Score", "Score (2)", "Note"]
+    assert unique_columns(t.columns) == ["Year", "Score", "Score (2)", "Note"]
     types = detect_column_types(t)
     assert types == {"Year": "integer", "Score": "decimal", "Score (2)": "integer", "Note": "text"}
     assert t.rows[1][1] == "—"  # detection never changes the cells

@@ -8,7 +8,7 @@ import json
 
 import pytest
 from livetab.paths import shared_data
-from livetab.render import FORMATS, count_tokens, header_tree, render, render_png
+from livetab.render import FORMATS, count_tokens, header_tree, pipe_table, render, render_png
 from livetab.render_image import layout
 from livetab.tables import Cell, Source, Table
 from livetab_scraper.extract import extract_tables
@@ -79,6 +79,17 @@ def test_text_serialisation() -> None:
     text = render(two_level(), "text").text.splitlines()
     assert text[0] == "table: Scores"
     assert text[1] == "row 1: Name is Ann; Goals - Home is 3; Goals - Away is 1."
+
+
+def test_pipe_table_for_judge_and_validator_prompts() -> None:
+    t = two_level()
+    assert pipe_table(t).splitlines() == ["Table: Scores", "Name | Goals - Home | Goals - Away", "Ann | 3 | 1",
+                                          "Bo|b | 0 | 2", "Cy | 5 | 5"]
+    capped = pipe_table(t, max_rows=1)
+    assert capped.splitlines()[-1] == "... (2 more rows not shown)" and "Cy" not in capped
+    assert pipe_table(t, max_chars=20).endswith("\n... (truncated)")
+    bare = Table(id="b", source=SRC, header=[["a"]], rows=[["x\ny"]])
+    assert pipe_table(bare) == "Table:\na\nx y"
 
 
 def test_combination_and_unknown_format() -> None:

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from livetab.gsm8k import MathProblem
 from livetab.paths import shared_data
 from livetab.settings import SourceSettings
 from livetab_scraper.sources import (
     Failure,
     Fetched,
-    MathProblem,
     Source,
     SourceConfigError,
     available_sources,
@@ -19,7 +20,6 @@ from livetab_scraper.sources import (
     read_gsm8k,
     summarize,
 )
-from livetab_scraper.sources.gsm8k import parse_number
 
 PAGES = shared_data() / "wiki_html" / "pages"
 
@@ -83,11 +83,12 @@ def test_gsm8k_sample_reads_into_typed_problems() -> None:
     assert len(problems) == 300 and failures == []
     assert len({p.id for p in problems}) == 300
     robe = next(p for p in problems if p.id == "gsm8k-1")
-    assert robe == MathProblem(id="gsm8k-1", question=robe.question, answer_text=robe.answer_text, final_answer="3")
+    assert robe == MathProblem(id="gsm8k-1", question=robe.question, answer_text=robe.answer_text, final_answer="3",
+                               index=1)
     assert robe.question.startswith("A robe takes 2 bolts")
     assert robe.answer_text.endswith("#### 3")
     for p in problems:  # the final answer is the number after ####, checked, not copied blindly
-        assert parse_number(p.answer_text.rsplit("####", 1)[1]) == p.final_value
+        assert Fraction(p.answer_text.rsplit("####", 1)[1].strip().replace(",", "")) == p.final_value
 
 
 def test_gsm8k_bad_lines_are_failures_with_line_numbers(tmp_path: Path) -> None:

@@ -53,6 +53,11 @@ class FakeWikimedia:
         self.slow_classes: set[str] = set()
         self.server_timeout_classes: set[str] = set()
         self.sleep_s = 1.0
+        # answers given verbatim (recorded-shaped, possibly malformed): by title for revision queries, by
+        # revision id for parse, by class id for SPARQL item queries
+        self.raw_revisions: dict[str, str] = {}
+        self.raw_parse: dict[int, str] = {}
+        self.raw_sparql: dict[str, str] = {}
         self.faults: list[dict[str, Any]] = []
         self.log: list[Logged] = []
         self._lock = threading.Lock()
@@ -86,6 +91,8 @@ class FakeWikimedia:
         m = re.search(r"\?item wdt:P31(/wdt:P279\*)? wd:(Q\d+) \.", query)
         assert m, query
         transitive, cls = bool(m.group(1)), m.group(2)
+        if cls in self.raw_sparql:
+            return 200, {"Content-Type": SPARQL_JSON}, self.raw_sparql[cls], 0.0
         if transitive and cls in self.slow_classes:
             return 200, {"Content-Type": SPARQL_JSON}, '{"head":{"vars":[]},"results":{"bindings":[]}}', self.sleep_s
         if transitive and cls in self.server_timeout_classes:
@@ -135,6 +142,8 @@ class FakeWikimedia:
         ok = {"Content-Type": "application/json; charset=utf-8"}
         if p.get("action") == "query" and p.get("prop") == "revisions":
             title = p["titles"]
+            if title in self.raw_revisions:
+                return 200, ok, self.raw_revisions[title]
             revs = self.revisions.get((lang, title))
             if not revs:
                 return 200, ok, json.dumps({"batchcomplete": True, "query": {"pages": [
@@ -145,6 +154,8 @@ class FakeWikimedia:
             return 200, ok, json.dumps({"batchcomplete": True, "query": {"pages": [page]}})
         if p.get("action") == "parse":
             revid = int(p["oldid"])
+            if revid in self.raw_parse:
+                return 200, ok, self.raw_parse[revid]
             for (lg, title), revs in self.revisions.items():
                 if lg == lang and any(r == revid for r, _ in revs):
                     return 200, ok, json.dumps({"parse": {"title": title, "pageid": 7, "revid": revid,

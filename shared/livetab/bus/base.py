@@ -135,6 +135,9 @@ class Bus(Protocol):
 
     def flush(self, timeout_s: float = 30.0) -> None: ...
 
+    def topic_exists(self, name: str) -> bool:
+        """Whether publishing to `name` can succeed (the topic exists on the broker)."""
+
     def consumer(self, group: str, topic_names: list[str]) -> Consumer: ...
 
     def close(self) -> None: ...

@@ -11,7 +11,9 @@ __all__ = ["InProcBus"]
 
 
 class InProcBus:
-    def __init__(self) -> None:
+    def __init__(self, known_topics: set[str] | None = None) -> None:
+        """`known_topics`: the topics that exist (as on a broker without auto-creation); None: every topic."""
+        self.known_topics = known_topics
         self._logs: dict[str, list[Record]] = defaultdict(list)
         self._committed: dict[tuple[str, str], int] = defaultdict(int)
         self._lock = threading.Lock()
@@ -22,6 +24,9 @@ class InProcBus:
             log = self._logs[out.topic]
             log.append(Record(out.topic, 0, len(log), out.key.encode() or None, out.message.SerializeToString(),
                               headers))
+
+    def topic_exists(self, name: str) -> bool:
+        return self.known_topics is None or name in self.known_topics
 
     def publish_raw(self, topic: str, value: bytes, headers: dict[str, str], key: bytes | None = None) -> None:
         """For tests: put arbitrary bytes on a topic (e.g. a malformed record)."""

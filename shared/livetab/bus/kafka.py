@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import logging
 import socket
+import threading
+import time
 
 from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import NewTopic
-from kafka.errors import KafkaError, TopicAlreadyExistsError
+from kafka.errors import KafkaError, KafkaTimeoutError, TopicAlreadyExistsError
 from kafka.structs import OffsetAndMetadata
 
 from livetab import topics
-from livetab.bus.base import Outgoing, Record, producer_headers
+from livetab.bus.base import Outgoing, Record, Retryable, producer_headers
 from livetab.settings import KafkaSettings
 
 __all__ = ["BrokerUnreachable", "KafkaBus", "check_broker", "ensure_topics"]
@@ -39,8 +41,11 @@ def check_broker(bootstrap: str, timeout_s: float = 10.0) -> None:
     raise BrokerUnreachable(f"no Kafka broker answers at {bootstrap!r} (kafka.bootstrap_servers)")
 
 
-def ensure_topics(bootstrap: str, names: list[str] | None = None, extra: list[str] | None = None) -> None:
-    """Create the registry's topics (and `extra` ones, e.g. per-pool request topics) that do not exist yet."""
+def ensure_topics(bootstrap: str, names: list[str] | None = None, extra: list[str] | None = None,
+                  connect_timeout_s: float = 10.0) -> None:
+    """Create the registry's topics (and `extra` ones, e.g. per-pool request topics) that do not exist yet.
+    Nothing listening at `bootstrap` is one `BrokerUnreachable` at once, not kafka-python's retry log."""
+    check_broker(bootstrap, connect_timeout_s)
     wanted = [t for t in topics.TOPICS if names is None or t.name in names]
     wanted += [topics.by_name(n) for n in extra or [] if n not in {t.name for t in wanted}]
     try:
@@ -72,24 +77,55 @@ class KafkaBus:
                 linger_ms=settings.linger_ms,
                 batch_size=settings.batch_size,
                 request_timeout_ms=settings.request_timeout_ms,
+                max_block_ms=settings.max_block_ms,
                 max_in_flight_requests_per_connection=5,
             )
         except KafkaError:
             raise BrokerUnreachable(
                 f"no Kafka broker answers at {settings.bootstrap_servers!r} (kafka.bootstrap_servers)") from None
         self._failures: list[BaseException] = []
+        self._topics: set[str] = set()
+        self._topics_at = 0.0
+        self._topics_lock = threading.Lock()
+        self._admin: KafkaAdminClient | None = None
+
+    def topic_exists(self, name: str) -> bool:
+        """Whether the broker has `name` (auto-creation is off: publishing to a missing topic would block for
+        max_block_ms and then fail). Known topics are cached; a miss asks the broker again, at most once a second."""
+        with self._topics_lock:
+            if name in self._topics:
+                return True
+            if time.monotonic() - self._topics_at < 1.0:
+                return False
+            try:
+                if self._admin is None:
+                    self._admin = KafkaAdminClient(bootstrap_servers=self.settings.bootstrap_servers,
+                                                   client_id="livetab-topics",
+                                                   request_timeout_ms=self.settings.request_timeout_ms)
+                self._topics = set(self._admin.list_topics())
+            except KafkaError as e:
+                log.warning("cannot list the broker's topics (%s); assuming %s exists", e, name)
+                return True
+            self._topics_at = time.monotonic()
+            return name in self._topics
 
     def _failed(self, exc: BaseException) -> None:
         self._failures.append(exc)
 
     def publish(self, out: Outgoing, headers: dict[str, str] | None = None) -> None:
+        """Queue `out`. A send that times out (no broker metadata, a full buffer) is a passing failure
+        (`Retryable`); any other refusal (e.g. a record over max_request_size) is the record's own."""
         headers = headers if headers is not None else producer_headers(out)
-        self._producer.send(
-            out.topic,
-            value=out.message.SerializeToString(),
-            key=out.key.encode() if out.key else None,
-            headers=[(k, v.encode()) for k, v in headers.items()],
-        ).add_errback(self._failed)
+        try:
+            future = self._producer.send(
+                out.topic,
+                value=out.message.SerializeToString(),
+                key=out.key.encode() if out.key else None,
+                headers=[(k, v.encode()) for k, v in headers.items()],
+            )
+        except KafkaTimeoutError as e:
+            raise Retryable(f"publishing to {out.topic} timed out after {self.settings.max_block_ms} ms: {e}") from e
+        future.add_errback(self._failed)
 
     def publish_raw(self, topic: str, value: bytes, headers: dict[str, str], key: bytes | None = None) -> None:
         self._producer.send(topic, value=value, key=key,
@@ -111,6 +147,8 @@ class KafkaBus:
         except KafkaError as e:
             log.warning("records still unacknowledged at close: %s", e)
         self._producer.close(timeout=10)
+        if self._admin is not None:
+            self._admin.close()
 
 
 class KafkaBusConsumer:

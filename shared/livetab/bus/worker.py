@@ -1,9 +1,13 @@
 """The worker loop: run one pure handler over either bus.
 
 poll → decode → handle (store effects are idempotent upserts) → publish outputs → flush → commit.
-Poison records go to the DLQ with their source topic/partition/offset and the error, and are committed.
-A `Retryable` error rewinds to the committed offsets and backs off. SIGTERM only sets a flag: the
-current batch finishes, is committed, and the loop ends.
+Anything a handler cannot process — an undecodable record, a handler error, an output for a topic that
+does not exist on the bus, an output the bus refuses — goes to the DLQ with its source
+topic/partition/offset and the reason, is stored in the `dead_letters` table with the service and the run
+it belongs to, and is committed; the worker goes on with the next record. A `Retryable` error rewinds to
+the committed offsets and backs off. Any other error ends the loop: it is kept in `failure` (so a
+readiness probe can report it) and re-raised, so the process exits and its orchestrator restarts it.
+SIGTERM only sets a flag: the current batch finishes, is committed, and the loop ends.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import logging
 import random
 import signal
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -23,12 +28,23 @@ from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from livetab import topics
 from livetab.bus.base import Bus, Outgoing, PoisonMessage, Record, Retryable, decode, producer_headers
+from livetab.store import schema
 from livetab.telemetry import extract_context, meter, tracer
-from livetab.v1 import dlq_pb2
+from livetab.v1 import dlq_pb2, run_pb2
 
-__all__ = ["Handler", "HandlerContext", "Worker", "WorkerStats"]
+__all__ = ["Handler", "HandlerContext", "Worker", "WorkerStats", "run_of"]
 
 log = logging.getLogger(__name__)
+MAX_REASON_CHARS = 2000  # a stored reason, not a whole traceback or a whole echoed record
+
+
+def run_of(message: Message) -> str:
+    """The run a message belongs to: a Run is its own; requests, results and judgments carry `run_id`."""
+    if isinstance(message, run_pb2.Run):
+        return str(message.id)
+    if "run_id" in message.DESCRIPTOR.fields_by_name:
+        return str(getattr(message, "run_id"))  # noqa: B009 - not every message type has the field
+    return ""
 
 
 @dataclass
@@ -66,6 +82,8 @@ class Worker:
         self.ctx = ctx
         self.group = group or topics.consumer_group(handler.service)
         self.consumer = bus.consumer(self.group, handler.topics)
+        if hasattr(bus, "topic_exists"):  # handlers may check a topic before writing anything (the planner does)
+            ctx.services.setdefault("topic_exists", bus.topic_exists)
         self.max_records = max_records
         self.poll_timeout_s = poll_timeout_s
         self.stats = WorkerStats()
@@ -80,6 +98,13 @@ class Worker:
                                            description="poll-to-commit time of one batch")
         self._stopping = False
         self._on_batch = on_batch
+        self.failure: str | None = None  # why the loop ended on an error it could not handle
+        self._runs: Counter[str] = Counter()  # records per run in the current batch, for its log line
+
+    @property
+    def alive(self) -> bool:
+        """False once the loop has ended on an error (a readiness probe reports it)."""
+        return self.failure is None
 
     def stop(self, *_: object) -> None:
         self._stopping = True
@@ -107,6 +132,11 @@ class Worker:
                     time.sleep(wait)
                     backoff *= 2
                     continue
+                except Exception as e:
+                    self.failure = f"{type(e).__name__}: {e}"[:MAX_REASON_CHARS]
+                    log.error("worker %s (%s) stopped on an error it cannot handle: %s", self.handler.service,
+                              self.group, self.failure, exc_info=True)
+                    raise
                 if n == 0 and until_idle:
                     break
         finally:
@@ -120,15 +150,17 @@ class Worker:
             return 0
         t0 = time.perf_counter()
         dead0 = self.stats.dead_lettered
-        outgoing: list[tuple[Outgoing, dict[str, str]]] = []
+        self._runs.clear()
+        groups: list[tuple[Record | None, list[tuple[Outgoing, dict[str, str]]]]] = []
         batch_handler = getattr(self.handler, "handle_batch", None)
         if batch_handler is not None and len(records) > 1:
-            outgoing.extend(self._process_batch(records, batch_handler))
+            groups.append((None, self._process_batch(records, batch_handler)))
         else:
             for rec in records:
-                outgoing.extend(self._process(rec))
-        for out, headers in outgoing:
-            self.bus.publish(out, headers)
+                groups.append((rec, self._process(rec)))
+        published = 0
+        for source, outgoing in groups:
+            published += self._publish(source, outgoing)
         self.bus.flush()
         if self._on_batch:
             self._on_batch(records)
@@ -137,8 +169,30 @@ class Worker:
         self._m_dead.add(self.stats.dead_lettered - dead0, self._attrs)
         self._m_batch.record(time.perf_counter() - t0, self._attrs)
         self.stats.batches += 1
-        self.stats.published += len(outgoing)
+        self.stats.published += published
+        dead = self.stats.dead_lettered - dead0
+        runs = ", ".join(f"{r[:12]}:{n}" for r, n in self._runs.most_common(5))
+        more = f" +{len(self._runs) - 5} runs" if len(self._runs) > 5 else ""
+        log.info("%s batch: %d in, %d out, %d dead-lettered in %.2fs%s", self.handler.service, len(records), published,
+                 dead, time.perf_counter() - t0, f" (runs {runs}{more})" if runs else "")
         return len(records)
+
+    def _publish(self, rec: Record | None, outgoing: list[tuple[Outgoing, dict[str, str]]]) -> int:
+        """Publish one record's outputs; a record whose output the bus refuses at once is dead-lettered."""
+        try:
+            for out, headers in outgoing:
+                self.bus.publish(out, headers)
+            return len(outgoing)
+        except Retryable:
+            raise
+        except Exception as e:
+            if rec is None:  # a batch's outputs belong to no one record
+                raise
+            letter = self._dead_letter(rec, f"the bus refused its output: {type(e).__name__}: {e}",
+                                       outgoing[0][0].message if outgoing else None)
+            self.stats.dead_lettered += 1
+            self.bus.publish(letter)
+            return 1
 
     def _idle(self) -> None:
         """A quiet poll: a handler with `on_idle(ctx)` may publish what it held back (e.g. a throttled
@@ -171,10 +225,13 @@ class Worker:
                 "messaging.message.id": rec.headers.get("message-id", ""),
             },
         ) as span:
+            message: Message | None = None
             try:
                 message = decode(rec)
+                self._runs[run_of(message)] += 1
                 self.ctx.record = rec
                 outs = self.handler.handle(message, self.ctx)
+                self._check_topics(outs)
                 self.stats.processed += 1
                 return [(o, producer_headers(o)) for o in outs]
             except Retryable:
@@ -186,8 +243,19 @@ class Worker:
                                   rec.offset)
                 span.set_status(Status(StatusCode.ERROR, reason))
                 self.stats.dead_lettered += 1
-                letter = self._dead_letter(rec, reason)
+                letter = self._dead_letter(rec, reason, message)
                 return [(letter, producer_headers(letter))]
+
+    def _check_topics(self, outs: list[Outgoing]) -> None:
+        """An output for a topic the bus does not have would block the producer and then fail the whole
+        batch (Kafka: a metadata timeout after max_block_ms); it is the record's fault, so it is poison."""
+        exists = getattr(self.bus, "topic_exists", None)
+        if exists is None:
+            return
+        for name in {o.topic for o in outs}:
+            if not exists(name):
+                raise PoisonMessage(f"its output topic {name} does not exist on the bus "
+                                    "(a model's pool with no inference workers?)")
 
     def _process_batch(self, records: list[Record], batch_handler: Callable[..., list[Outgoing]]
                        ) -> list[tuple[Outgoing, dict[str, str]]]:
@@ -197,6 +265,7 @@ class Worker:
         for rec in records:
             try:
                 good.append((rec, decode(rec)))
+                self._runs[run_of(good[-1][1])] += 1
             except PoisonMessage as e:
                 self.stats.dead_lettered += 1
                 letter = self._dead_letter(rec, f"PoisonMessage: {e}")
@@ -212,10 +281,12 @@ class Worker:
         ):
             try:
                 outs = batch_handler([m for _, m in good], self.ctx)
+                self._check_topics(outs)
             except Retryable:
                 raise
             except Exception:
                 log.warning("batch of %d failed in %s; retrying record by record", len(good), self.handler.service)
+                self._runs.clear()
                 for rec, _ in good:
                     out.extend(self._process(rec))
                 return out
@@ -223,10 +294,24 @@ class Worker:
             out.extend((o, producer_headers(o)) for o in outs)
         return out
 
-    def _dead_letter(self, rec: Record, reason: str) -> Outgoing:
+    def _dead_letter(self, rec: Record, reason: str, message: Message | None = None) -> Outgoing:
+        """The DLQ record for `rec`, after storing it (with the service and the run it belongs to) in the
+        store's `dead_letters` table, so a run's progress counts it. A store that cannot take it is a
+        passing failure: nothing is committed and the record is processed again."""
+        reason = reason.replace("\x00", "\\x00")[:MAX_REASON_CHARS]  # PostgreSQL text cannot hold NUL
+        letter_id = f"{rec.topic}:{rec.partition}:{rec.offset}"
         letter = dlq_pb2.DeadLetter(
             source_topic=rec.topic, partition=rec.partition, offset=rec.offset, error=reason,
             consumer_group=self.group, key=rec.key or b"", value=rec.value, headers=rec.headers,
             failed_at=datetime.now(UTC).isoformat(timespec="milliseconds"),
         )
-        return Outgoing(topics.DLQ, letter, key=rec.topic, message_id=f"{rec.topic}:{rec.partition}:{rec.offset}")
+        store = self.ctx.store
+        if store is not None:
+            row = {"id": f"{self.group}|{letter_id}", "source_topic": rec.topic, "partition": rec.partition, "offset": rec.offset,
+                   "consumer_group": self.group, "error": reason, "service": self.handler.service,
+                   "run_id": run_of(message) if message is not None else ""}
+            try:
+                store.upsert(schema.dead_letters, [row])
+            except Exception as e:
+                raise Retryable(f"cannot store the dead letter {letter_id}: {type(e).__name__}: {e}") from e
+        return Outgoing(topics.DLQ, letter, key=rec.topic, message_id=letter_id)

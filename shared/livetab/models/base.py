@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from livetab.questions import Question
+    from livetab.tables import Table
 
 __all__ = ["ChatMessage", "Completion", "GenerateRequest", "ModelBackend", "ModelError", "SamplingParams"]
 
@@ -25,8 +29,14 @@ class SamplingParams:
 
 @dataclass(frozen=True)
 class GenerateRequest:
+    """What a backend is asked. `question` and `table` are in-process context only (the inference handler
+    sets them for the scripted oracle/anti-oracle model): no remote backend sends them anywhere — a model
+    is shown `messages`, never the gold."""
+
     messages: list[ChatMessage]
     sampling: SamplingParams = field(default_factory=SamplingParams)
+    question: Question | None = field(default=None, compare=False, repr=False)
+    table: Table | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

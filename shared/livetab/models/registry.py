@@ -1,7 +1,7 @@
 """Build a `ModelBackend` from a model spec (`livetab.v1.ModelSpec`, or a dict with the same fields).
 
-`backend` picks the kind: `llama_local` (in-process llama.cpp), `openai` (OpenAI-compatible HTTP) or
-`grpc` (a `ModelService`). Options come from `params` (strings in the proto; any JSON-ish value in a
+`backend` picks the kind: `llama_local` (in-process llama.cpp), `openai` (OpenAI-compatible HTTP),
+`grpc` (a `ModelService`) or `scripted` (the in-process oracle / anti-oracle of livetab.models.scripted). Options come from `params` (strings in the proto; any JSON-ish value in a
 dict; top-level keys of a dict that are not spec fields count as params too):
 
 - every remote backend: timeout_s, concurrency, max_attempts, base_delay_s, max_delay_s,
@@ -9,7 +9,8 @@ dict; top-level keys of a dict that are not spec fields count as params too):
 - openai: connect_timeout_s, keepalive_s, n_mode (auto|native|loop), extra_body (a JSON object) and
   `body.<field>` for single extra body fields (the value is parsed as JSON when it parses);
 - grpc: tls;
-- llama_local: model_path, n_ctx, n_threads.
+- llama_local: model_path, n_ctx, n_threads;
+- scripted: policy (oracle | anti_oracle), phrasing (a name in `scripted.PHRASINGS`, or rotate | all).
 
 An unknown option is an error that names it. Backends that reach the same endpoint share one
 `Resilience` when the caller passes the same `EndpointGuards`.
@@ -26,11 +27,11 @@ from livetab.models.base import ModelBackend
 from livetab.models.resilience import Resilience
 from livetab.v1 import common_pb2
 
-__all__ = ["BACKENDS", "EndpointGuards", "backend_from_spec", "spec_to_dict"]
+__all__ = ["BACKENDS", "EndpointGuards", "backend_from_spec", "check_params", "spec_to_dict"]
 
 log = logging.getLogger(__name__)
 
-BACKENDS = ("llama_local", "openai", "grpc")
+BACKENDS = ("llama_local", "openai", "grpc", "scripted")
 _SPEC_FIELDS = ("name", "backend", "base_url", "model", "api_key_ref", "pool", "params")
 _GUARD_INT = ("concurrency", "max_attempts", "failure_threshold")
 _GUARD_FLOAT = ("base_delay_s", "max_delay_s", "cooldown_s", "requests_per_minute", "tokens_per_minute")
@@ -38,6 +39,7 @@ _ALLOWED = {
     "openai": {"timeout_s", "connect_timeout_s", "keepalive_s", "n_mode", "extra_body", *_GUARD_INT, *_GUARD_FLOAT},
     "grpc": {"timeout_s", "tls", *_GUARD_INT, *_GUARD_FLOAT},
     "llama_local": {"model_path", "n_ctx", "n_threads"},
+    "scripted": {"policy", "phrasing"},
 }
 
 
@@ -62,6 +64,26 @@ class EndpointGuards:
 
     def __len__(self) -> int:
         return len(self._guards)
+
+
+def check_params(backend: str, params: Mapping[str, Any]) -> None:
+    """Raise `ValueError` naming an option `backend` does not know, or a local model's n_ctx/n_threads out of
+    bounds: what `backend_from_spec` would refuse later, checked without building anything."""
+    from livetab.settings import MAX_CONTEXT, MAX_THREADS
+
+    allowed = _ALLOWED.get(backend, set())
+    unknown = sorted(k for k in params if k not in allowed and not (backend == "openai" and k.startswith("body.")))
+    if unknown:
+        shown = ", ".join(k[:40] for k in unknown[:5])
+        raise ValueError(f"unknown option(s) for backend {backend}: {shown}; allowed: {', '.join(sorted(allowed))}")
+    for key, bound in (("n_ctx", MAX_CONTEXT), ("n_threads", MAX_THREADS)):
+        if key in params:
+            try:
+                n = int(params[key])
+            except (TypeError, ValueError):
+                raise ValueError(f"{key} must be a whole number") from None
+            if not 1 <= n <= bound:
+                raise ValueError(f"{key} must be between 1 and {bound}")
 
 
 def spec_to_dict(spec: common_pb2.ModelSpec | Mapping[str, Any]) -> dict[str, Any]:
@@ -122,6 +144,11 @@ def backend_from_spec(spec: common_pb2.ModelSpec | Mapping[str, Any], *, guards:
             if "n_threads" in params:
                 local["n_threads"] = int(params["n_threads"])
             return LlamaLocalBackend(params.get("model_path") or None, **local)
+        if kind == "scripted":
+            from livetab.models.scripted import ScriptedBackend
+
+            return ScriptedBackend(name, policy=str(params.get("policy", "oracle")),
+                                   phrasing=str(params.get("phrasing", "rotate")))
         guards = guards if guards is not None else EndpointGuards()
         if kind == "openai":
             from livetab.models.openai_compat import OpenAIBackend

@@ -10,18 +10,13 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["ARABIC_LETTER_RE", "DIGITS", "LATIN_LETTER_RE", "fold_arabic", "fold_digits", "has_arabic",
-           "has_latin"]
+from livetab.numbers import DIGITS
 
-# Arabic-Indic (U+0660..) and Extended/Persian (U+06F0..) digits, the Arabic decimal (٫) and thousands (٬)
-# separators, the Arabic percent sign and the Arabic comma/semicolon/question mark.
-DIGITS: dict[int, str] = {}
-for _i in range(10):
-    DIGITS[0x0660 + _i] = str(_i)
-    DIGITS[0x06F0 + _i] = str(_i)
-DIGITS.update({0x066B: ".", 0x066C: ",", 0x066A: "%", 0x060C: ",", 0x061B: ";", 0x061F: "?"})
+__all__ = ["ARABIC_LETTER_RE", "LATIN_LETTER_RE", "fold_arabic", "has_arabic", "has_latin"]
 
-_FOLD: dict[int, str | None] = dict(DIGITS)
+# The shared digit table (Arabic-Indic and Persian digits, the Arabic decimal and thousands separators and
+# percent sign), and the Arabic comma, semicolon and question mark.
+_FOLD: dict[int, str | None] = {**DIGITS, 0x060C: ",", 0x061B: ";", 0x061F: "?"}
 for _c in range(0x064B, 0x0653):  # fathatan .. sukun, maddah above
     _FOLD[_c] = None
 _FOLD.update({
@@ -38,11 +33,6 @@ _FOLD.update({
 
 ARABIC_LETTER_RE = re.compile(r"[\u0621-\u064A\u0671-\u06D3]")
 LATIN_LETTER_RE = re.compile(r"[A-Za-z\u00C0-\u024F]")
-
-
-def fold_digits(text: str) -> str:
-    """Arabic-Indic and Persian digits and separators to ASCII (٣٨٬٠٠٠٫٥ -> 38,000.5)."""
-    return text.translate(DIGITS)
 
 
 def fold_arabic(text: str) -> str:

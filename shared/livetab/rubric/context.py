@@ -159,7 +159,8 @@ def sentence_doubt(tokens: list[str], mention: tuple[int, int], gold_tokens: fro
         near = tokens[max(0, start - 2):start] + tokens[end:end + 2]
         if any(t in loc.or_words for t in near):
             return UNCERTAIN, "the answer offers the gold as one of several"
-    if not (ctx and ctx.negated) and not loc.negations.isdisjoint(tokens):
+    # a negation inside the gold's own mention ("The Greatest Story Never Told") is not the answer's
+    if not (ctx and ctx.negated) and not loc.negations.isdisjoint(tokens[:start] + tokens[end:]):
         return UNCERTAIN, "the answer contains a negation"
     if not is_list:
         q = ctx.tokens if ctx is not None else frozenset()

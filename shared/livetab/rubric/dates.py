@@ -29,12 +29,14 @@ class DateMention(NamedTuple):
 @cache
 def _date_res(loc: Locale) -> tuple[re.Pattern[str], ...]:
     mon = loc.month_alt
-    ordinal = r"(?:st|nd|rd|th)?"
+    ordinal = r"(?:st|nd|rd|th|er|\.)?"  # 3rd, 1er (fr), 17. (de)
+    # the words a language puts between a date's parts: "3rd of May", "17 de marzo de 2025"
+    fill = "|".join(re.escape(w) for w in sorted(loc.date_fillers | {"of"}, key=len, reverse=True))
     return (
         re.compile(r"(?<!\d)(?P<y>\d{4})-(?P<m>\d{1,2}|xx)-(?P<d>\d{1,2}|xx)(?!\d)"),
         re.compile(r"(?<![\w])(?P<y>xxxx)-(?P<m>\d{1,2}|xx)-(?P<d>\d{1,2}|xx)(?!\d)"),
-        re.compile(rf"(?<!\d)(?P<d>\d{{1,2}}){ordinal}[ ]+(?:of[ ]+)?(?P<mon>{mon})\.?(?![^\W\d_])"
-                   rf"(?:,?[ ]+(?P<y>\d{{4}})(?!\d))?"),
+        re.compile(rf"(?<!\d)(?P<d>\d{{1,2}}){ordinal}[ ]+(?:(?:{fill})[ ]+)?(?P<mon>{mon})\.?(?![^\W\d_])"
+                   rf"(?:,?[ ]+(?:(?:{fill})[ ]+)?(?P<y>\d{{4}})(?!\d))?"),
         re.compile(rf"(?<![^\W\d_])(?P<mon>{mon})\.?[ ]+(?P<d>\d{{1,2}}){ordinal}(?!\d)"
                    rf"(?:,?[ ]+(?P<y>\d{{4}})(?!\d))?"),
         re.compile(rf"(?<![^\W\d_])(?P<mon>{mon})\.?,?[ ]+(?P<y>\d{{4}})(?!\d)"),

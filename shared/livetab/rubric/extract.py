@@ -3,8 +3,8 @@
 Order of preference: a JSON object with an "answer" field; the last `\\boxed{...}`; the text after the
 last answer marker ("The answer is", "Answer:", "Final answer:", "الإجابة هي", ...); the value after a
 final "=" of an equation; otherwise the last non-empty line. The thinking part of reasoning models
-(`<think>...</think>`, or everything before a lone `</think>`) is removed first; a response whose
-thinking never ended has no final answer.
+(`<think>...</think>`, or everything before a lone `</think>`) is removed first by
+`livetab.reasoning.strip_thinking`; a response whose thinking never ended has no final answer.
 
 Extraction runs on folded text (`text.fold`: lower case, Arabic variants unified), so the markers of
 every language match however the response spells them; the span returned is folded too.
@@ -17,13 +17,11 @@ import re
 from functools import cache
 from typing import NamedTuple
 
+from livetab.reasoning import strip_thinking
 from livetab.rubric.locale import Locale
 
-__all__ = ["Extraction", "extract_answer", "strip_thinking"]
+__all__ = ["Extraction", "extract_answer"]
 
-_THINK_BLOCK = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.DOTALL | re.IGNORECASE)
-_THINK_OPEN = re.compile(r"<(?:think|thinking|reasoning)>", re.IGNORECASE)
-_THINK_CLOSE = re.compile(r"</(?:think|thinking|reasoning)>", re.IGNORECASE)
 _JSON_ANSWER = re.compile(r"\{[^{}]*[\"'](?:answer|final_answer|الإجابة)[\"']\s*:[^{}]*\}", re.IGNORECASE)
 _BOXED = re.compile(r"\\boxed\s*\{")
 _TEXT_CMD = re.compile(r"\\(?:text|textbf|mathrm|mbox)\s*\{([^{}]*)\}")
@@ -32,23 +30,33 @@ _MARKDOWN = re.compile(r"[*_`#]+")
 _BULLET = re.compile(r"^(?:[-•]|\d{1,2}[.)])\s+\S")
 
 
+_ARITHMETIC = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?:\s*[-+*/×÷]\s*\d+(?:\.\d+)?)+\s*$")
+_NUMBER = re.compile(r"\s*-?\d+(?:\.\d+)?\s*\.?\s*")
+
+
+def _false_equation(left: str, right: str) -> bool:
+    """A left side ending in bare numbers and operators that do not evaluate to the bare number on the right:
+    the "=" joins parts of one value (a golf score "79-75-72-80=306"), it does not state a result."""
+    m = _ARITHMETIC.search(left)
+    if m is None or not _NUMBER.fullmatch(right):
+        return False
+    tokens = re.findall(r"\d+(?:\.\d+)?|[-+*/×÷]", m.group(0))
+    terms: list[float] = [float(tokens[0])]  # products and quotients first, then the sum of signed terms
+    for op, num in zip(tokens[1::2], map(float, tokens[2::2]), strict=True):
+        if op in "*×":
+            terms[-1] *= num
+        elif op in "/÷":
+            if num == 0:
+                return True
+            terms[-1] /= num
+        else:
+            terms.append(num if op == "+" else -num)
+    return abs(sum(terms) - float(right.strip().rstrip("."))) > 1e-9
+
+
 class Extraction(NamedTuple):
     text: str  # the final answer span (original characters, markdown emphasis removed)
     method: str  # "json", "boxed", "marker", "equation", "last_line", "whole", "empty"
-
-
-def strip_thinking(response: str) -> str:
-    """The response without its thinking part ('' if the thinking never ended)."""
-    if "<" not in response:
-        return response
-    text = _THINK_BLOCK.sub(" ", response)
-    closes = list(_THINK_CLOSE.finditer(text))
-    if closes:
-        text = text[closes[-1].end():]
-    opened = _THINK_OPEN.search(text)
-    if opened is not None:
-        text = text[:opened.start()]
-    return text
 
 
 def _boxed(text: str) -> str | None:
@@ -152,8 +160,12 @@ def extract_answer(folded: str, loc: Locale) -> Extraction:
             return Extraction("\n".join(reversed(block)), "list_block")
     if "=" in last:
         eq = _EQUALS_TAIL.search(last)
-        if eq is not None and any(c.isalnum() for c in eq.group(1)):
-            return Extraction(eq.group(1).strip(), "equation")
+        # "-19 (65-67-67-70=269)": an "=" inside brackets is an aside, not the answer's equation; and
+        # "79-75-72-80=306" is a golf score (the rounds do not subtract to 306), not a sum to take the tail of
+        tail = eq.group(1) if eq is not None else ""
+        if (eq is not None and any(c.isalnum() for c in tail) and tail.count(")") <= tail.count("(")
+                and not _false_equation(last[:eq.start()], tail)):
+            return Extraction(tail.strip(), "equation")
     if len(lines) > 1:
         return Extraction(last, "last_line")
     return Extraction(last, "whole")

@@ -17,6 +17,7 @@ from livetab.rubric.context import QuestionContext, question_context
 from livetab.rubric.dates import Ymd, parse_iso_like
 from livetab.rubric.durations import find_durations
 from livetab.rubric.locale import Locale, get_locale
+from livetab.rubric.mcq import option_key
 from livetab.rubric.numbers import NumberMention, find_numbers, number_from_float
 from livetab.rubric.text import allowed_edits, fold, key, strip_leading_article
 
@@ -169,8 +170,10 @@ def _spec_from_question(q: Question) -> GoldSpec:
         return _finish(kind, loc, [gold_item(g.text or ("true" if g.boolean else "false"), loc)], q.text,
                        boolean=g.boolean)
     if kind == "option":
-        keys = tuple(key(o) for o in q.options)
-        text = g.text or (q.options[g.option - 1] if 1 <= g.option <= len(q.options) else str(g.option))
+        if not 1 <= g.option <= len(q.options):  # the contract: positions count from 1, 0 is unset
+            raise ValueError(f"option gold {g.option} is not a position in 1..{len(q.options)}")
+        keys = tuple(option_key(o) for o in q.options)
+        text = g.option_text(q.options)
         return _finish(kind, loc, [gold_item(text, loc, parse=False)], q.text, option=g.option,
                        option_keys=keys)
     if kind in ("insufficient", "contradictory", "free"):

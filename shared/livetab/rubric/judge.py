@@ -539,6 +539,8 @@ def _judge_boolean(span: str, spec: GoldSpec) -> tuple[str, str]:
 def _judge_option(span: str, spec: GoldSpec) -> tuple[str, str]:
     choice = read_choice(span, list(spec.option_keys), spec.loc)
     if choice.disagreement:
+        if spec.option not in choice.options:  # neither the label nor the text after it names the gold
+            return INCORRECT, f"{choice.disagreement}; the gold is option {spec.option}"
         return UNCERTAIN, choice.disagreement
     chosen = choice.options
     if not chosen:

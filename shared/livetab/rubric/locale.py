@@ -1,8 +1,13 @@
 """Per-language rubric data (number words, Boolean phrases, refusal phrases, months, markers).
 
-The word lists live in `locales/<lang>.json`; they are folded with `text.fold` when loaded so that
-lookups run on folded text. Languages without their own file borrow English words but keep their
-own thousands/decimal separators (1.234,5 in German, 1 234,5 in French).
+The word lists live in `locales/<lang>.json` (one pack per language: adding a language is adding a
+file); they are folded with `text.fold` when loaded so that lookups run on folded text. A pack may
+`borrow` fields from another pack (`"borrow": {"en": ["true", "false", ...]}`): the other pack's
+words are added to its own, so that a German answer written in English ("True", "insufficient
+information") still reads. Separators are not in the packs: every language's decimal and thousands separators come from the
+one table in `livetab.numbers` (`SEPARATORS`; `".'"` in German: 1.234,5 and 1'234,5; a space stands for
+the no-break and narrow no-break spaces, which `fold` turns into spaces). Languages without a pack
+borrow English words but keep their own separators.
 """
 
 from __future__ import annotations
@@ -14,19 +19,22 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
+from livetab.numbers import separators
 from livetab.rubric.text import fold
 
-__all__ = ["Locale", "get_locale"]
+__all__ = ["Locale", "available_packs", "get_locale"]
 
 log = logging.getLogger(__name__)
 
-# (group, decimal) separators of languages that have no word file of their own.
-_SEPARATORS: dict[str, tuple[str, str]] = {
-    "de": (".", ","), "es": (".", ","), "it": (".", ","), "nl": (".", ","), "pt": (".", ","),
-    "tr": (".", ","), "id": (".", ","), "fr": (" ", ","), "ru": (" ", ","), "sv": (" ", ","),
-    "pl": (" ", ","), "cs": (" ", ","), "fi": (" ", ","), "nb": (" ", ","), "da": (".", ","),
-}
-_WORD_FILES = ("en", "ar")
+_BORROWABLE = frozenset({"units", "scales", "months", "true", "false", "answer_markers", "insufficient",
+                         "contradictory", "option_words", "approx", "percent_words"})
+
+
+@cache
+def available_packs() -> frozenset[str]:
+    """The languages with a rubric pack (`locales/<lang>.json`)."""
+    folder = resources.files("livetab.rubric").joinpath("locales")
+    return frozenset(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".json"))
 
 
 def _alternation(words: list[str]) -> str:
@@ -58,6 +66,7 @@ class Locale:
     month_alt: str  # regex alternation of month names, longest first
     percent_alt: str  # regex alternation of percent words
     approx: tuple[str, ...]  # words that mark a number as rounded ("around 40", "حوالي")
+    date_fillers: frozenset[str] = frozenset()  # words between a date's parts ("17 de marzo de 2025")
 
     @property
     def arabic(self) -> bool:
@@ -67,6 +76,21 @@ class Locale:
 def _load(name: str) -> dict[str, object]:
     data = resources.files("livetab.rubric").joinpath("locales").joinpath(f"{name}.json").read_text("utf-8")
     loaded: dict[str, object] = json.loads(data)
+    borrow = loaded.get("borrow") or {}
+    if not isinstance(borrow, dict):
+        raise ValueError(f"locale {name}: 'borrow' must map a language to a list of fields")
+    for other, fields in borrow.items():
+        if other == name or other not in available_packs():
+            raise ValueError(f"locale {name}: cannot borrow from {other!r}")
+        lender = _load(str(other))
+        for f in fields:
+            if f not in _BORROWABLE:
+                raise ValueError(f"locale {name}: field {f!r} cannot be borrowed")
+            own, theirs = loaded.get(f), lender.get(f)
+            if isinstance(own, dict) and isinstance(theirs, dict):
+                loaded[f] = {**theirs, **own}
+            elif isinstance(own, list) and isinstance(theirs, list):
+                loaded[f] = own + [w for w in theirs if w not in own]
     return loaded
 
 
@@ -88,8 +112,9 @@ def _mapping(data: dict[str, object], field: str) -> dict[str, float]:
 def get_locale(language: str) -> Locale:
     """The rubric data for `language` (an ISO 639-1 code; unknown codes fall back to English words)."""
     lang = (language or "en").lower().split("-")[0].split("_")[0]
-    words = _load(lang if lang in _WORD_FILES else "en")
-    group, decimal = _SEPARATORS.get(lang, (str(words["group"]), str(words["decimal"])))
+    has_pack = lang in available_packs()
+    words = _load(lang if has_pack else "en")
+    decimal, group = separators(lang)  # the one table (livetab.numbers): every thousands separator
     months = {k: int(v) for k, v in _mapping(words, "months").items()}
     percent = _words(words, "percent_words")
     return Locale(
@@ -106,5 +131,5 @@ def get_locale(language: str) -> Locale:
         or_words=frozenset(_words(words, "or_words")), stopwords=frozenset(_words(words, "stopwords")),
         option_words=tuple(_words(words, "option_words")),
         month_alt=_alternation(list(months)), percent_alt=_alternation(percent),
-        approx=tuple(_words(words, "approx")),
+        approx=tuple(_words(words, "approx")), date_fillers=frozenset(_words(words, "date_fillers")),
     )

@@ -5,7 +5,8 @@ the same positions (a/A/أ = 1, b/ب = 2, c/ج = 3, d/د = 4, ...). A response m
 "Option 3", "3", "(c)", "C)", "c.", `\\boxed{3}` (already unwrapped by extraction) or by the
 option's text. References that disagree make the choice undecided, and so does a label followed by
 an option text that is not the labelled option's: "C. 3:45" when option 3 is "1:16" ("C. 1:16" is
-option 3; a bare "C" is judged by the letter alone).
+option 3; a bare "C" is judged by the letter alone). Option texts and spans are compared by `option_key`,
+which keeps a leading minus sign: "-1" and "1" are different options, not one key "1".
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ import re
 from typing import NamedTuple
 
 from livetab.rubric.locale import Locale
-from livetab.rubric.text import contains_phrase, key
+from livetab.rubric.text import contains_phrase, fold, key
 
-__all__ = ["Choice", "chosen_options", "read_choice"]
+__all__ = ["Choice", "chosen_options", "option_key", "read_choice"]
 
 _LATIN = "abcdefghijklmnopqrstuvwxyz"
 _ARABIC = ["ا", "ب", "ج", "د", "ه", "و", "ز", "ح"]  # abjad order, folded (أ -> ا)
@@ -26,6 +27,20 @@ _EXPLICIT = re.compile(
 )
 _PAREN = re.compile(r"(?<![^\s(\[\"'])[(\[]([0-9]{1,2}|[a-z]|[ابجده])[)\]]")
 _CLOSE = re.compile(r"(?:^|(?<=\s))([0-9]{1,2}|[a-z]|[ابجده])[).:](?=\s|$)")
+_NEGATIVE = re.compile(r"^\s*[-−–]\s*[0-9]")
+_SYMBOLS = str.maketrans({"♭": " flat ", "♯": " sharp ", "@": " at "})
+_LEADING_LABEL = re.compile(r"(?:\(([0-9]{1,2}|[a-z]|[ابجده])\)|([0-9]{1,2}|[a-z]|[ابجده])[).:])\s+(?=\S)")
+
+
+def option_key(text: str, *, folded: bool = False) -> str:
+    """`key` of an option text or a response span, keeping what tells real options apart that `key` drops:
+    a leading minus ("-1" is not "1") and the symbols ♭ ♯ @ as words ("A♭" is not "A", "@ Chicago" - an
+    away game - is not "Chicago")."""
+    f = text if folded else fold(text)
+    if "♭" in f or "♯" in f or "@" in f:
+        f = f.translate(_SYMBOLS)
+    k = key(f, folded=True)
+    return f"minus {k}" if k and _NEGATIVE.match(f) else k
 
 
 def _index(token: str, n: int) -> int | None:
@@ -57,7 +72,7 @@ def _named(span_key: str, option_keys: list[str]) -> set[int]:
 def _label_text(folded: str, m: re.Match[str], chosen: int, option_keys: list[str]) -> Choice:
     """A label at the start of the span ("C.", "(c)", "Option 3:") and the text after it: both must name
     the same option."""
-    rest = key(folded[m.end():], folded=True)
+    rest = option_key(folded[m.end():], folded=True)
     if not rest:
         return Choice(frozenset({chosen}))
     named = _named(rest, option_keys)
@@ -72,7 +87,7 @@ def _label_text(folded: str, m: re.Match[str], chosen: int, option_keys: list[st
 def read_choice(folded: str, option_keys: list[str], loc: Locale) -> Choice:
     """Which options a folded response span points at, and whether its label and text disagree."""
     n = len(option_keys)
-    span_key = key(folded, folded=True)
+    span_key = option_key(folded, folded=True)
     # The whole answer is one option's text (option texts may themselves be numbers).
     exact = {i + 1 for i, k in enumerate(option_keys) if k and span_key == k}
     if exact:
@@ -82,6 +97,14 @@ def read_choice(folded: str, option_keys: list[str], loc: Locale) -> Choice:
         if single is not None:
             return Choice(frozenset({single}))
     stripped = folded.strip()
+    # "D. Wayne Zahn (5)", "B. 1: 2009": a leading label and then exactly one option's whole text; brackets
+    # and colons inside that text are not references to other options
+    lead = _LEADING_LABEL.match(stripped)
+    if lead is not None:
+        labelled = _index(lead.group(1) or lead.group(2), n)
+        rest = option_key(stripped[lead.end():], folded=True)
+        if labelled is not None and sum(1 for k in option_keys if k and k == rest) == 1:
+            return _label_text(stripped, lead, labelled, option_keys)
     for pattern in (_EXPLICIT, _PAREN, _CLOSE):
         explicit: set[int] = set()
         first: re.Match[str] | None = None

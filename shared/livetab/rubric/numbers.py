@@ -22,6 +22,7 @@ import re
 from functools import cache, lru_cache
 from typing import NamedTuple
 
+from livetab.numbers import number_pattern
 from livetab.rubric.locale import Locale
 from livetab.rubric.text import has_digit, key_tokens
 
@@ -64,25 +65,27 @@ def number_from_float(value: float, percent: bool = False) -> NumberMention:
 
 
 @cache
+def _strip_table(group: str) -> dict[int, None]:
+    return dict.fromkeys(map(ord, group))
+
+
+@cache
 def _digit_re(group: str, decimal: str, scale_alt: str, percent_alt: str) -> re.Pattern[str]:
-    g = re.escape(group) if group != " " else "[ ]"
-    d = re.escape(decimal)
-    grouped = rf"\d{{1,3}}(?:{g}\d{{3}})+(?:{d}\d+)?"
-    plain = rf"\d+(?:{d}\d+)?|{d}\d+"
     scale = rf"(?:[ ]?(?P<scale>{scale_alt})(?![^\W\d_]))?" if scale_alt else ""
     pct = rf"(?:[ ]?(?P<pct>%|{percent_alt}))?" if percent_alt else r"(?:[ ]?(?P<pct>%))?"
     return re.compile(
-        rf"(?<![A-Za-z0-9_.,])(?P<num>{grouped}|{plain})(?!\d)"
+        rf"(?<![A-Za-z0-9_.,])(?P<num>{number_pattern(decimal, group)})(?!\d)"
         rf"(?:st|nd|rd|th)?{scale}{pct}"
     )
 
 
 @cache
-def _word_re(word_alt: str, arabic: bool) -> re.Pattern[str]:
+def _word_re(word_alt: str, arabic: bool, joiner_alt: str = "and") -> re.Pattern[str]:
     if arabic:
         word = rf"(?:و[ ]?)?(?:{word_alt})"
         return re.compile(rf"(?<!\w){word}(?:[ ]+{word})*(?!\w)")
-    return re.compile(rf"\b(?:{word_alt})(?:(?:[ -]+|[ ]+and[ ]+)(?:{word_alt}))*\b")
+    joined = rf"|[ ]+(?:{joiner_alt})[ ]+" if joiner_alt else ""
+    return re.compile(rf"\b(?:{word_alt})(?:(?:[ -]+{joined})(?:{word_alt}))*\b")
 
 
 def _alt(words: list[str]) -> str:
@@ -92,7 +95,7 @@ def _alt(words: list[str]) -> str:
 @cache
 def _patterns(loc: Locale) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     digit = _digit_re(loc.group, loc.decimal, _alt(list(loc.scales)), loc.percent_alt)
-    words = _word_re(_alt(list(loc.units) + list(loc.scales)), loc.arabic)
+    words = _word_re(_alt(list(loc.units) + list(loc.scales)), loc.arabic, _alt(list(loc.number_joiners)))
     pct_after = re.compile(rf"[ ]?(?:%|{loc.percent_alt})" if loc.percent_alt else r"[ ]?%")
     return digit, words, pct_after
 
@@ -104,7 +107,7 @@ def _word_values(run: str, loc: Locale) -> list[float]:
     current = 0.0
     seen = False
     prev = 0.0  # value of the previous word, to split "two three" / "two and three" in English
-    tokens = [t for t in re.split(r"[ -]+", run) if t]
+    tokens = _compounds([t for t in re.split(r"[ -]+", run) if t], loc)
     for i, token in enumerate(tokens):
         if token in loc.number_joiners:
             if not loc.arabic and prev < 100 and seen:
@@ -166,6 +169,37 @@ def _approximate(folded: str, start: int, loc: Locale) -> bool:
     return words[-1] in approx or " ".join(words[-2:]) in approx
 
 
+@cache
+def _compound_words(loc: Locale) -> dict[tuple[str, ...], str]:
+    """Number words of several parts ("dix-sept", "vingt et un", "treinta y uno") by their parts."""
+    out: dict[tuple[str, ...], str] = {}
+    for w in loc.units:
+        parts = tuple(p for p in re.split(r"[ -]+", w) if p)
+        if len(parts) > 1:
+            out[parts] = w
+    return out
+
+
+def _compounds(tokens: list[str], loc: Locale) -> list[str]:
+    """Tokens with every multi-part number word joined back into its unit (longest first)."""
+    compounds = _compound_words(loc)
+    if not compounds:
+        return tokens
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        for k in (4, 3, 2):
+            word = compounds.get(tuple(tokens[i:i + k])) if i + k <= len(tokens) else None
+            if word is not None:
+                out.append(word)
+                i += k
+                break
+        else:
+            out.append(tokens[i])
+            i += 1
+    return out
+
+
 @lru_cache(maxsize=8)  # one judgment reads the same span several times; nothing is kept beyond that
 def find_numbers(folded: str, loc: Locale) -> tuple[NumberMention, ...]:
     """Every number mentioned in `folded` (output of `text.fold`), in order of appearance."""
@@ -203,7 +237,7 @@ def _find_numbers(folded: str, loc: Locale) -> list[NumberMention]:
                 num, scale, pct = m.group("num", "scale", "pct")
             else:
                 (num, pct), scale = m.group("num", "pct"), None
-            plain = num.replace(group, "") if group in num else num  # group " " too: "3 783" -> "3783"
+            plain = num.translate(_strip_table(group))  # group " " too: "3 783" -> "3783"
             if decimal != ".":
                 plain = plain.replace(decimal, ".")
             try:

@@ -114,12 +114,14 @@ leaderboard = Table(
 
 dead_letters = Table(
     "dead_letters", metadata,
-    Column("id", String(300), primary_key=True),  # topic:partition:offset
+    Column("id", String(300), primary_key=True),  # consumer_group|topic:partition:offset
     Column("source_topic", String(128), nullable=False),
     Column("partition", Integer, nullable=False),
     Column("offset", Integer, nullable=False),
     Column("consumer_group", String(128), nullable=False),
     Column("error", Text, nullable=False),
+    Column("service", String(32), nullable=False, server_default=""),
+    Column("run_id", String(64), nullable=False, server_default="", index=True),  # "" when it belongs to no run
     _created(),
 )
 

@@ -81,6 +81,15 @@ class Store:
         with self.engine.connect() as conn:
             return int(conn.execute(stmt).scalar_one())
 
+    def count_by(self, table: Table, column: str, **where: Any) -> dict[Any, int]:
+        """Row counts grouped by the values of `column`, in one query."""
+        col = table.c[column]
+        stmt = select(col, func.count()).select_from(table).group_by(col)
+        for k, v in where.items():
+            stmt = stmt.where(table.c[k] == v)
+        with self.engine.connect() as conn:
+            return {r[0]: int(r[1]) for r in conn.execute(stmt)}
+
     def ids(self, table: Table, keys: Iterable[str], chunk: int = 500) -> set[str]:
         """Which of `keys` are stored, in one query per `chunk` keys (databases cap a statement's parameters)."""
         keys = list(keys)

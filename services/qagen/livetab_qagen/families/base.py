@@ -90,6 +90,7 @@ def cond_text(ctx: Context, k: Spec) -> str:
 
 
 def pick_rows(ctx: Context, k: int) -> list[int]:
-    """k distinct data rows chosen with the context's RNG (fewer if the table is smaller)."""
-    rows = list(ctx.frame.data_rows)
+    """k distinct data rows chosen with the context's RNG (fewer if the table is smaller); summary rows
+    ("Total", "Gesamt") are not rows a question picks out."""
+    rows = [r for r in ctx.frame.data_rows if r not in ctx.frame.total_rows]
     return ctx.rng.sample(rows, min(k, len(rows)))

@@ -23,7 +23,8 @@ def candidates(ctx: Context) -> list[Candidate]:
     targets = [c for c in range(frame.n_cols) if c != key and frame.kinds[c] != "empty"]
     out: list[Candidate] = []
     for r in pick_rows(ctx, ctx.budget):
-        filled = [c for c in targets if frame.grid[r][c]]
+        # a cell repeating the row's own name (a label spread over two columns) asks nothing
+        filled = [c for c in targets if frame.grid[r][c] and frame.grid[r][c] != frame.grid[r][key]]
         if not filled:
             continue
         c = ctx.rng.choice(filled)

@@ -43,7 +43,8 @@ def simple(ctx: Context, negated: bool = False) -> list[Pair]:
         return []
     out: list[Pair] = []
     for r in pick_rows(ctx, 3):
-        cols = [c for c in range(frame.n_cols) if c != key and frame.grid[r][c] and frame.kinds[c] != "empty"]
+        cols = [c for c in range(frame.n_cols) if c != key and frame.grid[r][c] and frame.kinds[c] != "empty"
+                and frame.grid[r][c] != frame.grid[r][key]]
         if not cols:
             continue
         c = ctx.rng.choice(cols)
@@ -83,8 +84,8 @@ def count(ctx: Context) -> list[Pair]:
         n = int(ctx.run(spec))
         wrong = n + 1 if n <= 1 or ctx.rng.random() < 0.5 else n - 1
         words = {"cond": cond_text(ctx, k)}
-        out.append((({"op": "eq", "a": spec, "b": n}, loc.t("fact.count", n=loc.number(n), **words), "count"),
-                    ({"op": "eq", "a": spec, "b": wrong}, loc.t("fact.count", n=loc.number(wrong), **words), "count")))
+        out.append((({"op": "eq", "a": spec, "b": n}, loc.t("fact.count", count=n, n=loc.number(n), **words), "count"),
+                    ({"op": "eq", "a": spec, "b": wrong}, loc.t("fact.count", count=wrong, n=loc.number(wrong), **words), "count")))
     return out
 
 
@@ -108,7 +109,8 @@ def comparative(ctx: Context) -> list[Pair]:
     if key is None:
         return out
     for c in numeric_columns(frame, complete=False)[:3]:
-        rows = [r for r in frame.data_rows if frame.numbers[c][r] is not None]
+        # a summary row ("Total", "Gesamt") is not an entity to compare with the others
+        rows = [r for r in frame.data_rows if frame.numbers[c][r] is not None and r not in frame.total_rows]
         if len(rows) < 2:
             continue
         ra, rb = ctx.rng.sample(rows, 2)
@@ -159,8 +161,8 @@ def unique(ctx: Context) -> list[Pair]:
             continue
         spec = {"op": "nunique", "col": c}
         n = int(ctx.run(spec))
-        out.append((({"op": "eq", "a": spec, "b": n}, loc.t("fact.nunique", n=loc.number(n), col=ctx.col(c)), "count"),
-                    ({"op": "eq", "a": spec, "b": n + 1}, loc.t("fact.nunique", n=loc.number(n + 1), col=ctx.col(c)), "count")))
+        out.append((({"op": "eq", "a": spec, "b": n}, loc.t("fact.nunique", count=n, n=loc.number(n), col=ctx.col(c)), "count"),
+                    ({"op": "eq", "a": spec, "b": n + 1}, loc.t("fact.nunique", count=n + 1, n=loc.number(n + 1), col=ctx.col(c)), "count")))
     return out
 
 

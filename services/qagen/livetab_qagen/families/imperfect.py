@@ -51,7 +51,8 @@ def candidates(ctx: Context) -> list[Candidate]:
         return []
     out: list[Candidate] = []
     for i, r in enumerate(pick_rows(ctx, ctx.budget)):
-        cols = [c for c in range(frame.n_cols) if c != key and frame.grid[r][c] and frame.kinds[c] != "empty"]
+        cols = [c for c in range(frame.n_cols) if c != key and frame.grid[r][c] and frame.kinds[c] != "empty"
+                and frame.grid[r][c] != frame.grid[r][key]]
         if not cols:
             continue
         c = ctx.rng.choice(cols)

@@ -2,7 +2,8 @@
 
 Distractors are the confusions a reader makes: values of neighbouring rows in the same column, other
 values of the column, counts off by one or two, a number in the wrong unit (×10, ÷10, ×100), the
-runner-up of a ranking. Options are shuffled once with the seeded RNG. That exactly one option is
+runner-up of a ranking. Options are ones the rule judge can tell apart (distinct `option_key`s, no
+bare letter as an option's text). Options are shuffled once with the seeded RNG. That exactly one option is
 correct is checked in `programmatic` by executing the derivation and matching it against every option.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from livetab.numbers import parse_number
+from livetab.rubric.mcq import option_key
 
 from livetab_qagen.derive import Spec, ranked_rows
 from livetab_qagen.families.base import Candidate, Context, cond_text, numeric_columns, pick_rows
@@ -38,17 +40,24 @@ def options_for(ctx: Context, correct: Any, pool: list[Any]) -> list[str] | None
         return loc.number(float(v)) if isinstance(v, int | float) else str(v)
 
     def ident(text: str) -> Any:
-        n = parse_number(text)
+        n = parse_number(text, loc.language)
         return ("n", n) if n is not None else ("t", text)
 
+    def letter(text: str) -> bool:  # a bare "C" would name option C or the option whose text is "C"
+        return len(text.strip()) == 1 and text.strip().isalpha()
+
     right = shown(correct)
+    if letter(right):
+        return None
     seen = {ident(right)}
+    keys = {option_key(right)}  # options the judge tells apart (it compares option_key, not the string)
     distractors: list[str] = []
     for v in pool:
         text = shown(v)
-        if not text or ident(text) in seen:
+        if not text or ident(text) in seen or letter(text) or not option_key(text) or option_key(text) in keys:
             continue
         seen.add(ident(text))
+        keys.add(option_key(text))
         distractors.append(text)
         if len(distractors) == N_DISTRACTORS:
             break
@@ -60,7 +69,7 @@ def options_for(ctx: Context, correct: Any, pool: list[Any]) -> list[str] | None
 
 
 def _number_pool(ctx: Context, value: float, decimals: int, near: list[str]) -> list[float]:
-    near_values = [n for t in near if (n := parse_number(t)) is not None]
+    near_values = [n for t in near if (n := parse_number(t, ctx.locale.language)) is not None]
     step = 10.0 ** -decimals if decimals else 1.0
     unit = [value * 10, value / 10, value * 100]
     off = [value + step, value - step]
@@ -80,7 +89,8 @@ def candidates(ctx: Context) -> list[Candidate]:
     out: list[Candidate] = []
     if key is not None:
         for r in pick_rows(ctx, ctx.budget):
-            cols = [c for c in range(frame.n_cols) if c != key and frame.grid[r][c] and frame.kinds[c] != "empty"]
+            cols = [c for c in range(frame.n_cols) if c != key and frame.grid[r][c] and frame.kinds[c] != "empty"
+                    and frame.grid[r][c] != frame.grid[r][key]]
             if not cols:
                 continue
             c = ctx.rng.choice(cols)

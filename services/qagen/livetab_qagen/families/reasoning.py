@@ -31,7 +31,8 @@ def numeric_cond(ctx: Context, c: int, as_: str = "num") -> Spec | None:
 def text_cond(ctx: Context, c: int) -> Spec | None:
     """A 'column == value' condition for a value that occurs in more than one row (but not in all)."""
     counts = Counter(ctx.frame.grid[r][c] for r in ctx.frame.data_rows if ctx.frame.grid[r][c])
-    repeated = sorted(v for v, n in counts.items() if 2 <= n < len(ctx.frame.data_rows))
+    # a value with neither letter nor digit ("…", "—", "?") marks a missing cell, not a category
+    repeated = sorted(v for v, n in counts.items() if 2 <= n < len(ctx.frame.data_rows) and any(ch.isalnum() for ch in v))
     if not repeated:
         return None
     return {"col": c, "cmp": "==", "val": ctx.rng.choice(repeated), "as": "text"}
@@ -111,7 +112,8 @@ def _pairs(ctx: Context) -> list[Candidate]:
     if frame.key_column is None:
         return out
     for c in numeric_columns(frame, complete=False):
-        rows = [r for r in frame.data_rows if frame.numbers[c][r] is not None]
+        # a summary row ("Total", "Gesamt") is not an entity to compare with the others
+        rows = [r for r in frame.data_rows if frame.numbers[c][r] is not None and r not in frame.total_rows]
         if len(rows) < 2:
             continue
         ra, rb = ctx.rng.sample(rows, 2)

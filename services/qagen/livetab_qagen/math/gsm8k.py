@@ -8,14 +8,14 @@ steps; turning them into a formal model is `formalise.py`'s job.
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 
-from livetab.paths import shared_data
+from livetab.gsm8k import iter_problems
+from livetab.numbers import exact_number, number_pattern
 
 __all__ = [
     "AnnotatedStep",
@@ -23,15 +23,15 @@ __all__ = [
     "Mention",
     "annotated_steps",
     "load_problems",
-    "parse_number",
     "question_mentions",
 ]
 
 log = logging.getLogger(__name__)
 
 _ANNOTATION = re.compile(r"<<([^<>]*)>>")
-# A number as written in prose: 1,200 / 3.5 / .25 ; a leading $ or a trailing % is kept apart.
-_MENTION = re.compile(r"(?<![\w.:])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?|\.\d+)(?![\w:])")
+# A number as written in prose (the shared digit-number pattern): 1,200 / 3.5 / .25 / 1,234.5; a leading $
+# or a trailing % is kept apart; not part of a word ("5th") or a time ("3:45").
+_MENTION = re.compile(rf"(?<![\w.:])({number_pattern('.', ',')})(?![\w:])")
 
 
 @dataclass(frozen=True)
@@ -63,33 +63,18 @@ class GSM8KProblem:
     extra: dict[str, str] = field(default_factory=dict)
 
 
-def parse_number(text: str) -> Fraction:
-    """A decimal number with optional thousands commas, as an exact fraction. Raises ValueError."""
-    cleaned = text.strip().replace(",", "").replace("$", "")
-    if not re.fullmatch(r"-?(\d+(\.\d*)?|\.\d+)", cleaned):
-        raise ValueError(f"not a plain number: {text!r}")
-    return Fraction(cleaned)
-
-
 def load_problems(path: Path | None = None, limit: int | None = None) -> list[GSM8KProblem]:
-    """Read GSM8K JSONL (default: the shared sample). Lines that cannot be read are logged and skipped."""
-    src = path or shared_data() / "gsm8k" / "test_sample.jsonl"
+    """GSM8K problems read by the shared reader (`livetab.gsm8k`; default: the shared sample). Lines that
+    cannot be read are logged and skipped."""
     problems: list[GSM8KProblem] = []
-    with src.open(encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-                problems.append(GSM8KProblem(
-                    index=int(rec.get("test_index", lineno)), question=str(rec["question"]),
-                    answer=str(rec["answer"]), final_answer=parse_number(str(rec["final_answer"])),
-                    raw_final=str(rec["final_answer"]),
-                ))
-            except (KeyError, ValueError, json.JSONDecodeError) as e:
-                log.warning("gsm8k %s line %d skipped: %s", src, lineno, e)
-            if limit is not None and len(problems) >= limit:
-                break
+    for where, item in iter_problems(path):
+        if isinstance(item, str):
+            log.warning("gsm8k %s skipped: %s", where, item)
+            continue
+        problems.append(GSM8KProblem(index=item.index, question=item.question, answer=item.answer_text,
+                                     final_answer=item.final_value, raw_final=item.final_answer))
+        if limit is not None and len(problems) >= limit:
+            break
     return problems
 
 
@@ -98,7 +83,7 @@ def question_mentions(question: str) -> list[Mention]:
     out: list[Mention] = []
     for m in _MENTION.finditer(question):
         try:
-            out.append(Mention(value=parse_number(m.group(1)), start=m.start(1), end=m.end(1), text=m.group(1)))
+            out.append(Mention(value=exact_number(m.group(1)), start=m.start(1), end=m.end(1), text=m.group(1)))
         except ValueError:  # pragma: no cover - the pattern only matches plain numbers
             continue
     return out
@@ -113,7 +98,7 @@ def annotated_steps(answer: str) -> list[AnnotatedStep]:
             raise ValueError(f"annotation without exactly one '=': <<{body}>>")
         expr, result = body.split("=")
         try:
-            value = parse_number(result)
+            value = exact_number(result)
         except ValueError:
             raise ValueError(f"annotation result is not a number: <<{body}>>") from None
         steps.append(AnnotatedStep(expression=expr.strip(), result=value, raw=body))

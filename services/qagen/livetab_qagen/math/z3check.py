@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import z3
+from livetab.numbers import exact_number
 from livetab.tables import Table
 
 from livetab_qagen.math.formalise import BinOp, Const, Expr, Formalisation, Ref
-from livetab_qagen.math.gsm8k import parse_number
 
 __all__ = ["Z3Verdict", "check_table", "check_values", "read_cells"]
 
@@ -108,7 +108,7 @@ def read_cells(form: Formalisation, table: Table) -> dict[str, list[Fraction]]:
             for row in table.rows:
                 if row and row[0] == q.entity and col < len(row) and row[col].strip():
                     try:
-                        values.append(parse_number(row[col]))
+                        values.append(exact_number(row[col]))
                     except ValueError:
                         log.info("cell %r for %s is not a number; treated as absent", row[col], q.var)
         out[q.var] = values

@@ -1,12 +1,18 @@
 """Locale files: every word a generated question uses, per language (`<lang>.yaml` beside this file).
 
 A new language is a new YAML file with the same keys; no code changes. `Locale` fills templates and
-writes values the way the language wants them (quotes, digits, True/False words).
+writes values the way the language wants them (quotes, digits, decimal separator, True/False words).
+
+A template that must agree with a count is a mapping of plural forms instead of a string
+(`{one: "...", few: "...", many: "...", other: "..."}`); `t(path, count=n, ...)` picks the form by the
+locale's `plural` rule, named in its file: `one_other` (1 is singular: en, de, es, nl, sv),
+`zero_one_other` (0 and 1 are singular: fr), `east_slavic` (ru: 1, 21 one; 2-4, 22-24 few; 5-20, 25 many).
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -29,6 +35,10 @@ class Locale:
         self.data = data
         self.digits = str(data.get("digits", "latin"))
         self.open_quote, self.close_quote = data.get("quotes", ['"', '"'])
+        self.decimal = str(data.get("decimal", "."))
+        self.plural_rule = str(data.get("plural", "one_other"))
+        if self.plural_rule not in _PLURAL_RULES:
+            raise LocaleError(f"locale {language!r}: unknown plural rule {self.plural_rule!r} (known: {sorted(_PLURAL_RULES)})")
 
     def get(self, path: str) -> Any:
         node: Any = self.data
@@ -38,19 +48,36 @@ class Locale:
             node = node[part]
         return node
 
+    def plural(self, count: float) -> str:
+        """The plural category ("one", "few", "many" or "other") of `count` under this locale's rule."""
+        return _PLURAL_RULES[self.plural_rule](count)
+
     def t(self, path: str, **values: Any) -> str:
-        """Template `path` filled with `values` (already formatted strings)."""
+        """Template `path` filled with `values` (already formatted strings); a template given as plural
+        forms takes the form for the number `count` (falling back to "other", then "many")."""
         template = self.get(path)
+        count = values.get("count")
+        if isinstance(template, dict):
+            if count is None:
+                raise LocaleError(f"locale {self.language!r} key {path!r} has plural forms but no count was given")
+            category = self.plural(float(count))
+            template = template.get(category) or template.get("other") or template.get("many")
         if not isinstance(template, str):
             raise LocaleError(f"locale {self.language!r} key {path!r} is not a template")
         return template.format(**values)
 
     def q(self, text: str) -> str:
-        """A table value or column name as quoted in running text."""
+        """A table value or column name as quoted in running text (a value the table already quotes in
+        this locale's marks, «Pilot», is not quoted twice)."""
+        o, c = self.open_quote.strip(), self.close_quote.strip()
+        if len(text) > 2 and text.startswith(o) and text.endswith(c):
+            return text
         return f"{self.open_quote}{text}{self.close_quote}"
 
     def number(self, value: float, decimals: int | None = None) -> str:
-        return format_number(value, decimals=decimals, digits=self.digits)
+        """A number with this locale's digits and decimal separator ("2,5" in German), never grouped."""
+        text = format_number(value, decimals=decimals, digits=self.digits)
+        return text.replace(".", self.decimal) if self.decimal != "." else text
 
     def boolean(self, value: bool) -> str:
         return str(self.get("true" if value else "false"))
@@ -74,6 +101,33 @@ class Locale:
         if isinstance(value, list):
             return str(self.get("list_sep")).join(self.answer(v) for v in value)
         return str(value)
+
+
+def _one_other(n: float) -> str:
+    return "one" if n == 1 else "other"
+
+
+def _zero_one_other(n: float) -> str:
+    return "one" if n in (0, 1) else "other"
+
+
+def _east_slavic(n: float) -> str:
+    if not float(n).is_integer():
+        return "other"
+    i = abs(int(n))
+    if i % 10 == 1 and i % 100 != 11:
+        return "one"
+    if 2 <= i % 10 <= 4 and not 12 <= i % 100 <= 14:
+        return "few"
+    return "many"
+
+
+def _other(n: float) -> str:
+    return "other"
+
+
+_PLURAL_RULES: dict[str, Callable[[float], str]] = {
+    "one_other": _one_other, "zero_one_other": _zero_one_other, "east_slavic": _east_slavic, "none": _other}
 
 
 def available_languages() -> list[str]:

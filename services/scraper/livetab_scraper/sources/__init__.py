@@ -15,14 +15,13 @@ from livetab_scraper.sources.base import (
     build_source,
     register_source,
 )
-from livetab_scraper.sources.gsm8k import MathProblem, read_gsm8k
+from livetab_scraper.sources.gsm8k import read_gsm8k
 from livetab_scraper.sources.live import extract_pages, scrape_live, summarize
 
 __all__ = [
     "Failure",
     "Fetched",
     "Item",
-    "MathProblem",
     "Source",
     "SourceConfigError",
     "SourceMeta",

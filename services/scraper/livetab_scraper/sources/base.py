@@ -18,7 +18,7 @@ from livetab.tables import Table
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 if TYPE_CHECKING:
-    from livetab_scraper.sources.gsm8k import MathProblem
+    from livetab.gsm8k import MathProblem
 
 __all__ = [
     "Failure",
@@ -127,7 +127,7 @@ def register_source(*names: str, config: type[C]) -> Callable[[Callable[[C], Sou
 
 def _load_builtins() -> None:
     # Importing the plugin modules registers them; done lazily to keep import order simple.
-    from livetab_scraper.sources import files, gsm8k, local_html, wikipedia  # noqa: F401
+    from livetab_scraper.sources import files, freshtab, gsm8k, local_html, wikipedia  # noqa: F401
 
 
 def available_sources() -> list[str]:

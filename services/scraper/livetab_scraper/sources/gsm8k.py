@@ -1,105 +1,31 @@
 """Math word problems (GSM8K JSONL) passed through, typed, for the math-table generator.
 
-Each line holds `question`, `answer` (the worked solution ending in `#### <number>`) and optionally
-`final_answer` and `test_index`. The final answer is checked against the `####` line and must be a
-number; a line that is not JSON or lacks these fields becomes a `Failure` naming the line.
+The file is read by `livetab.gsm8k`, the one GSM8K reader (qagen's math generator shares it); a line
+that is not JSON, lacks a field or whose final answer is no number becomes a `Failure` naming the line.
 """
 
 from __future__ import annotations
 
-import json
 import logging
-import re
 from collections.abc import Iterator
-from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
+from livetab.gsm8k import MathProblem, default_gsm8k_path, iter_problems
 from livetab.ids import content_id
-from livetab.paths import shared_data
 
 from livetab_scraper.sources.base import Failure, Fetched, Item, SourceConfig, SourceMeta, register_source
 
-__all__ = ["GSM8KConfig", "GSM8KSource", "MathProblem", "default_gsm8k_path", "parse_number", "read_gsm8k"]
+__all__ = ["GSM8KConfig", "GSM8KSource", "iter_gsm8k", "read_gsm8k"]
 
 log = logging.getLogger(__name__)
 
-_FINAL = re.compile(r"####\s*(.+?)\s*$", re.S)
 LICENCE = "MIT"
 ATTRIBUTION = "GSM8K, Cobbe et al. 2021 (openai/grade-school-math), MIT licence"
 
 
-def default_gsm8k_path() -> Path:
-    return shared_data() / "gsm8k" / "test_sample.jsonl"
-
-
-def parse_number(text: str) -> Decimal:
-    """`"10,800"` -> 10800, `"$5"` -> 5, `"-3.5"` -> -3.5; ValueError if it is not a number."""
-    cleaned = text.strip().replace(",", "").lstrip("$").rstrip("%").strip()
-    try:
-        value = Decimal(cleaned)
-    except InvalidOperation:
-        raise ValueError(f"{text!r} is not a number") from None
-    if not value.is_finite():
-        raise ValueError(f"{text!r} is not a finite number")
-    return value
-
-
-@dataclass(frozen=True)
-class MathProblem:
-    id: str
-    question: str
-    answer_text: str
-    final_answer: str
-
-    @property
-    def final_value(self) -> Decimal:
-        return parse_number(self.final_answer)
-
-
-def _problem(record: object, origin: str, lineno: int) -> MathProblem:
-    if not isinstance(record, dict):
-        raise ValueError("the line is not a JSON object")
-    question, answer = record.get("question"), record.get("answer")
-    if not isinstance(question, str) or not question.strip():
-        raise ValueError("no 'question' text")
-    if not isinstance(answer, str) or not answer.strip():
-        raise ValueError("no 'answer' text")
-    m = _FINAL.search(answer)
-    marked = m.group(1).strip() if m else ""
-    final = str(record.get("final_answer") or marked).strip()
-    if not final:
-        raise ValueError("no final answer: neither 'final_answer' nor a '#### <number>' line")
-    value = parse_number(final)
-    if marked and parse_number(marked) != value:
-        raise ValueError(f"final_answer {final!r} disagrees with the solution's '#### {marked}'")
-    index = record.get("test_index")
-    pid = f"gsm8k-{index}" if isinstance(index, int) else content_id("gsm8k", origin, lineno, question)
-    return MathProblem(id=pid, question=question.strip(), answer_text=answer.strip(), final_answer=final)
-
-
 def iter_gsm8k(path: str | Path) -> Iterator[MathProblem | Failure]:
-    p = Path(path)
-    try:
-        handle = p.open(encoding="utf-8")
-    except OSError as e:
-        yield Failure(str(p), f"cannot open the problems file: {e.strerror or e}", "gsm8k")
-        return
-    with handle:
-        try:
-            for lineno, line in enumerate(handle, 1):
-                if not line.strip():
-                    continue
-                where = f"{p}:{lineno}"
-                try:
-                    yield _problem(json.loads(line), p.name, lineno)
-                except json.JSONDecodeError as e:
-                    yield Failure(where, f"not valid JSON: {e.msg} at column {e.colno}", "gsm8k")
-                except ValueError as e:
-                    yield Failure(where, str(e), "gsm8k")
-        except UnicodeDecodeError as e:
-            yield Failure(str(p), f"the file is not UTF-8 ({e.reason} at byte {e.start}); the rest was skipped",
-                          "gsm8k")
+    for where, item in iter_problems(path):
+        yield item if isinstance(item, MathProblem) else Failure(where, item, "gsm8k")
 
 
 def read_gsm8k(path: str | Path | None = None) -> tuple[list[MathProblem], list[Failure]]:
@@ -107,7 +33,10 @@ def read_gsm8k(path: str | Path | None = None) -> tuple[list[MathProblem], list[
     problems: list[MathProblem] = []
     failures: list[Failure] = []
     for item in iter_gsm8k(path or default_gsm8k_path()):
-        (problems if isinstance(item, MathProblem) else failures).append(item)  # type: ignore[arg-type]
+        if isinstance(item, MathProblem):
+            problems.append(item)
+        else:
+            failures.append(item)
     return problems, failures
 
 

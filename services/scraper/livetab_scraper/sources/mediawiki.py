@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Literal
 from urllib.parse import quote
 
@@ -56,6 +57,24 @@ def _check(data: Any) -> dict[str, Any]:
     return data
 
 
+def _int(value: Any, name: str, title: str) -> int:
+    """A whole number field of an answer; absent or malformed is a `badresponse` naming it."""
+    if isinstance(value, bool) or not isinstance(value, (int, str)) or not str(value).strip().isdigit():
+        raise MediaWikiError("badresponse", f"the answer for {title!r} has no usable {name} ({str(value)[:40]!r})")
+    return int(value)
+
+
+def _timestamp(value: Any, title: str) -> str:
+    """An ISO 8601 revision timestamp (`2026-10-21T00:00:00Z`); anything else is a `badresponse`."""
+    text = str(value or "")
+    try:
+        datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise MediaWikiError("badresponse", f"the answer for {title!r} has no usable revision timestamp "
+                                            f"({text[:40]!r})") from None
+    return text
+
+
 class MediaWikiClient:
     def __init__(self, http: PoliteClient, api_url: str = API_URL, rest_url: str = REST_URL,
                  mode: Literal["parse", "rest"] = "parse") -> None:
@@ -75,22 +94,31 @@ class MediaWikiClient:
         if oldest:
             params["rvdir"] = "newer"
         data = self._api(lang, params)
-        pages = data.get("query", {}).get("pages", [])
+        query = data.get("query")
+        pages = query.get("pages", []) if isinstance(query, dict) else []
         if isinstance(pages, dict):  # formatversion=1: {pageid: page}
             pages = list(pages.values())
+        if not isinstance(pages, list):
+            raise MediaWikiError("badresponse", f"'pages' is not a list or an object in the answer for {title!r}")
         if not pages:
             raise MediaWikiError("badresponse", f"no page in the answer for {title!r}")
         page = pages[0]
+        if not isinstance(page, dict):
+            raise MediaWikiError("badresponse", f"the page in the answer for {title!r} is not an object")
         if page.get("missing") is not None and page.get("missing") is not False:
             raise MediaWikiError("missingtitle", f"the page {title!r} does not exist on {lang}.wikipedia")
         if page.get("invalid") is not None and page.get("invalid") is not False:
             raise MediaWikiError("invalidtitle", str(page.get("invalidreason", title)))
         revs = page.get("revisions") or []
+        if not isinstance(revs, list):
+            raise MediaWikiError("badresponse", f"'revisions' is not a list in the answer for {title!r}")
         if not revs:
             raise MediaWikiError("norevisions", f"the page {title!r} has no visible revisions")
         rev = revs[0]
-        return str(page.get("title", title)), int(page.get("pageid", 0)), Revision(int(rev["revid"]),
-                                                                                   str(rev["timestamp"]))
+        if not isinstance(rev, dict):
+            raise MediaWikiError("badresponse", f"a revision of {title!r} is not an object")
+        return (str(page.get("title", title)), _int(page.get("pageid", 0), "pageid", title),
+                Revision(_int(rev.get("revid"), "revid", title), _timestamp(rev.get("timestamp"), title)))
 
     def first_revision(self, lang: str, title: str) -> Revision:
         """The page's first revision: when it was created."""
@@ -117,6 +145,6 @@ class MediaWikiClient:
             text = text.get("*")
         if not isinstance(text, str):
             raise MediaWikiError("badresponse", f"no page text in the answer for {title!r}")
-        revid = int(parse.get("revid", latest.revid))
-        return PageHtml(str(parse.get("title", canonical)), int(parse.get("pageid", pageid)), revid,
+        revid = _int(parse.get("revid", latest.revid), "revid", title)
+        return PageHtml(str(parse.get("title", canonical)), _int(parse.get("pageid", pageid), "pageid", title), revid,
                         latest.timestamp, text)

@@ -54,6 +54,7 @@ DATE_PATHS = {
 }
 _QID = re.compile(r"^Q[1-9][0-9]*$")
 _LANG = re.compile(r"^[a-z]{2,3}(-[a-z0-9]+)*$")
+_DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}")  # a date a SPARQL answer gives (an xsd:dateTime)
 
 
 class QueryTimeout(Exception):
@@ -186,8 +187,9 @@ class WikidataClient:
         try:
             bindings = data["results"]["bindings"]
             return [{str(k): str(v["value"]) for k, v in b.items()} for b in bindings]
-        except (KeyError, TypeError) as e:
-            raise HttpError(self.endpoint, r.status, f"not a SPARQL JSON result (missing {e})", r.text[:300]) from None
+        except (KeyError, TypeError, AttributeError) as e:
+            raise HttpError(self.endpoint, r.status, f"not a SPARQL JSON result ({type(e).__name__}: {e})",
+                            r.text[:300]) from None
 
     def subclasses(self, cls_qid: str) -> list[str]:
         rows = self.select(subclasses_query(cls_qid))
@@ -255,9 +257,11 @@ def merge_rows(rows: Iterable[tuple[dict[str, str], tuple[str, ...]]], category:
         if "item" not in row or "title" not in row:
             continue
         qid = _qid(row["item"])
+        if not _QID.match(qid) or not row["title"].strip():
+            continue  # not an item, or no title: nothing to fetch
         entry = by_item.setdefault(qid, {"title": row["title"], "article": row.get("article", ""), "dates": [],
                                          "sport": False, "path": path})
-        if row.get("date"):
+        if row.get("date") and _DATE.match(row["date"]):
             entry["dates"].append(row["date"][:10])
         entry["sport"] = entry["sport"] or bool(row.get("sport"))
     out = []

@@ -154,8 +154,13 @@ class WikipediaSource:
         years = list(range(cfg.since.year, self._now().year + 1)) if cfg.title_year_filter else []
         groups: list[list[Candidate]] = []
         for cat in cfg.categories:
-            found, failures = wd.candidates(cat, cfg.since, lang, also_languages=others, limit=cfg.query_limit,
-                                            title_years=years)
+            try:
+                found, failures = wd.candidates(cat, cfg.since, lang, also_languages=others, limit=cfg.query_limit,
+                                                title_years=years)
+            except (KeyError, TypeError, ValueError, AttributeError) as e:  # an answer no one expected
+                yield Failure(f"wd:{cat.qid} ({cat.prop or 'created'}, {lang})",
+                              f"unusable Wikidata answer: {type(e).__name__}: {e}", "wikidata")
+                continue
             yield from failures
             found.sort(key=lambda c: (c.event_date, c.qid), reverse=True)
             groups.append(found)
@@ -171,8 +176,18 @@ class WikipediaSource:
             yield item
 
     def _page(self, mw: MediaWikiClient, c: Candidate) -> Item:
-        cfg = self.config
+        """One candidate page: fetched, or a Failure with its reason. Whatever its answers hold, one page
+        never ends the run."""
         where = c.article_url or f"https://{c.language}.wikipedia.org/wiki/{quote(c.title.replace(' ', '_'))}"
+        try:
+            return self._fetch_page(mw, c, where)
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
+            self.stats["failed"] += 1
+            log.warning("page %s: unusable answer: %s: %s", where, type(e).__name__, e)
+            return Failure(where, f"unusable answer: {type(e).__name__}: {e}", self.name)
+
+    def _fetch_page(self, mw: MediaWikiClient, c: Candidate, where: str) -> Item:
+        cfg = self.config
         try:
             first = mw.first_revision(c.language, c.title)
         except (HttpError, MediaWikiError) as e:

@@ -1,0 +1,109 @@
+"""Rule-judge bugs the oracle / anti-oracle runs found on real generated questions, one test each."""
+
+from __future__ import annotations
+
+from livetab.questions import Gold, Question
+from livetab.rubric import judge_answer
+from livetab.rubric.extract import extract_answer
+from livetab.rubric.locale import get_locale
+
+
+def _q(gold: Gold, *, text: str = "Which?", options: list[str] | None = None, lang: str = "en") -> Question:
+    return Question(id=f"q-{gold.kind}-{gold.text}", table_id="t", family="mcq" if options else "direct", text=text,
+                    gold=gold, options=options or [], language=lang)
+
+
+def test_an_equation_inside_brackets_is_not_the_answer() -> None:
+    # a golf "Winning score" cell, found by the oracle: the whole gold was read as the equation "... = 269)"
+    gold = Gold(kind="text", text="−19 (65-67-67-70=269)")
+    q = _q(gold, text='Which "Winning score" has the earliest "Date"?')
+    assert judge_answer("−19 (65-67-67-70=269)", q).verdict == "correct"
+    assert judge_answer("The answer is −19 (65-67-67-70=269).", q).verdict == "correct"
+    assert judge_answer("−12 (70-68-69-69=276)", q).verdict == "incorrect"
+    # a trailing equation outside brackets is still the answer
+    assert extract_answer("65+67+67+70 = 269", get_locale("en")).text == "269"
+
+
+def test_a_negative_option_is_not_its_absolute_value() -> None:
+    # options "-1" and "1" used to share the key "1": "1" pointed at both, "C. 1" looked like a mismatch
+    options = ["33", "-1", "1", "0"]
+    q = _q(Gold.for_option(options, 4), options=options)
+    for wrong in ("1", "C. 1", "-1", "B. -1", "B"):
+        assert judge_answer(wrong, q).verdict == "incorrect", wrong
+    for right in ("0", "D", "D. 0", "Option 4"):
+        assert judge_answer(right, q).verdict == "correct", right
+    q2 = _q(Gold.for_option(options, 2), options=options)
+    assert judge_answer("-1", q2).verdict == "correct"
+    assert judge_answer("B. -1", q2).verdict == "correct"
+    assert judge_answer("1", q2).verdict == "incorrect"
+
+
+def test_an_arabic_lead_in_before_a_list_is_not_an_item() -> None:
+    gold = Gold(kind="list", items=["نيجيريا"], text="نيجيريا")
+    q = _q(gold, text="ما الدول التي يزيد فيها العمر عن ٢٥؟", lang="ar")
+    assert judge_answer("وفقًا للجدول، نيجيريا.", q).verdict == "correct"
+    assert judge_answer("وفقًا للجدول، مالي.", q).verdict == "incorrect"
+
+
+def test_a_label_and_text_that_disagree_but_both_miss_the_gold_are_incorrect() -> None:
+    # SmolLM2 in the demo: "C. 1392" when A is "1391" (C is "1278", "1392" is B): wrong whichever it meant
+    options = ["1391", "1392", "1278", "13910", "1504"]
+    q = _q(Gold.for_option(options, 1), options=options)
+    verdict = judge_answer("C. 1392", q)
+    assert verdict.verdict == "incorrect" and "the gold is option 1" in verdict.rationale
+    assert judge_answer("A. 4", _q(Gold.for_option(["3", "4", "1", "5", "2"], 3), options=["3", "4", "1", "5", "2"])
+                        ).verdict == "incorrect"
+    # when one of the two readings is the gold the rules still cannot decide
+    assert judge_answer("C. 1391", q).verdict == "uncertain" and judge_answer("A. 1392", q).verdict == "uncertain"
+
+
+def test_brackets_and_colons_inside_an_option_text_are_not_labels() -> None:
+    # "(2)" in an option's own text used to be read as "option 2": a wrong answer was judged correct
+    options = ["Housing and Finance (2)", "Health", "Foreign Affairs", "Industry and Regional Development, and Trade (2)",
+               "Finance"]
+    q = _q(Gold.for_option(options, 2), options=options)
+    assert judge_answer("A. Housing and Finance (2)", q).verdict == "incorrect"
+    assert judge_answer("B. Health", q).verdict == "correct"
+    zahn = ["Don Johnson (2)", "Pete Tountas (2)", "Bobby Jacks (1)", "Wayne Zahn (5)", "Wayne Zahn (4)"]
+    q = _q(Gold.for_option(zahn, 5), options=zahn)
+    assert judge_answer("D. Wayne Zahn (5)", q).verdict == "incorrect"
+    assert judge_answer("E. Wayne Zahn (4)", q).verdict == "correct"
+    golf = ["1: 2008", "1: 2009", "7: 1999, 2002, 2003", "2: 2004, 2010"]
+    q = _q(Gold.for_option(golf, 2), options=golf)
+    assert judge_answer("B. 1: 2009", q).verdict == "correct"
+    assert judge_answer("A. 1: 2008", q).verdict == "incorrect"
+    # a label followed by other references is still read as before
+    assert judge_answer("C) or D)", _q(Gold.for_option(golf, 4), options=golf)).verdict == "uncertain"
+
+
+def test_flat_sharp_and_away_signs_tell_options_apart() -> None:
+    notes = ["A", "A♭", "A♯", "G", "G♯"]
+    q = _q(Gold.for_option(notes, 2), options=notes)
+    assert judge_answer("A♭", q).verdict == "correct" and judge_answer("B. A♭", q).verdict == "correct"
+    assert judge_answer("A♯", q).verdict == "incorrect" and judge_answer("C", q).verdict == "incorrect"
+    away = ["@ Colorado Mammoth", "@ Minnesota Swarm", "New York Titans", "@ Chicago Shamrox", "@ New York Titans"]
+    q = _q(Gold.for_option(away, 4), options=away)
+    assert judge_answer("@ New York Titans", q).verdict == "incorrect"
+    assert judge_answer("New York Titans", q).verdict == "incorrect"
+    assert judge_answer("@ Chicago Shamrox", q).verdict == "correct"
+
+
+def test_a_score_written_with_an_equals_sign_is_not_an_equation() -> None:
+    en = get_locale("en")
+    assert extract_answer("79-75-72-80=306", en).text == "79-75-72-80=306"  # the rounds do not subtract to 306
+    assert extract_answer("65+67+67+70 = 269", en).text == "269"  # a true sum still gives its result
+    assert extract_answer("12 * 3 = 36.", en).text == "36"
+    assert extract_answer("total = 42", en).text == "42"
+    scores = ["80-79-74-73=306", "79-77-73-74=303", "80-74-77-78=309", "79-75-72-80=306", "78-75-75-74=302"]
+    q = _q(Gold.for_option(scores, 4), options=scores)
+    assert judge_answer("79-75-72-80=306", q).verdict == "correct"
+    assert judge_answer("D. 79-75-72-80=306", q).verdict == "correct"
+    assert judge_answer("A. 80-79-74-73=306", q).verdict == "incorrect"
+
+
+def test_a_negation_inside_the_gold_is_not_the_answers() -> None:
+    gold = Gold(kind="text", text="The Greatest Story Never Told Chapter 2: Bread and Circuses")
+    q = _q(gold, text='What is the "Album" of the row whose "Title" is "Best Thing That I Found"?')
+    said = "According to the table, it is The Greatest Story Never Told Chapter 2: Bread and Circuses."
+    assert judge_answer(said, q).verdict == "correct"
+    assert judge_answer("It is not The Greatest Story Never Told Chapter 2: Bread and Circuses.", q).verdict == "uncertain"

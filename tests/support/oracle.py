@@ -1,0 +1,98 @@
+"""Inputs and checks shared by the oracle / anti-oracle runs (embedded and over Kafka).
+
+The oracle model answers every question right and the anti-oracle every question wrong (the scripted
+backend, livetab.models.scripted); run through scrape -> qagen -> planner -> inference -> judge ->
+reporter, the leaderboard must say 100% and 0% in every slice. Families: every family the programmatic
+generator and the math flow produce except `insight`, whose free-form gold only an LLM judge can judge
+(the rule judge leaves it uncertain by design).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from livetab.paths import shared_data
+from livetab.store import Store, schema
+from livetab.v1 import inference_pb2, question_pb2
+
+from tests.support.sample import ROOT, sample_pages
+
+__all__ = ["FAMILIES", "FORMATS", "SETTINGS", "arabic_tables", "check_leaderboard", "gsm8k_problems", "models",
+           "sources", "verdict_cells"]
+
+# qagen families asked for; the math flow adds family "math" (with insufficient/contradictory variants)
+QAGEN_FAMILIES = ["direct", "reasoning", "fact", "mcq", "imperfect", "closed_book"]
+# closed_book variants keep their base family (direct/mcq/reasoning) and are marked closed_book
+FAMILIES = {"direct", "reasoning", "fact", "mcq", "imperfect", "math"}
+FORMATS = ["csv", "markdown", "html", "json"]
+SETTINGS = ["with_table", "closed_book"]
+
+
+def models(phrasing: str = "rotate") -> list[dict[str, Any]]:
+    return [{"name": "oracle", "backend": "scripted", "params": {"policy": "oracle", "phrasing": phrasing}},
+            {"name": "anti-oracle", "backend": "scripted", "params": {"policy": "anti_oracle", "phrasing": phrasing}}]
+
+
+def arabic_tables(folder: Path, n: int) -> Path:
+    """The first `n` Arabic TaTA tables as CSV files (their grids unchanged) for the `local_files` source."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with (shared_data() / "arabic" / "tata_ar_dev_test.jsonl").open(encoding="utf-8") as f:
+        for _, line in zip(range(n), f, strict=False):
+            rec = json.loads(line)
+            with (folder / f"{rec['example_id']}.csv").open("w", newline="", encoding="utf-8") as out:
+                csv.writer(out).writerows([[str(c) for c in row] for row in json.loads(rec["table_data"])])
+    return folder
+
+
+def gsm8k_problems(path: Path, n: int) -> Path:
+    """The first `n` word problems of the demo's GSM8K sample."""
+    lines = (ROOT / "deploy" / "sample" / "gsm8k" / "problems.jsonl").read_text(encoding="utf-8").splitlines()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines[:n]) + "\n", encoding="utf-8")
+    return path
+
+
+def sources(tmp: Path, pages: list[str], n_arabic: int, n_math: int) -> list[dict[str, Any]]:
+    wiki = sample_pages(tmp / "pages", pages)
+    return [{"kind": "local_html", "location": str(wiki), "language": "en"},
+            {"kind": "gsm8k", "location": str(gsm8k_problems(tmp / "gsm8k" / "problems.jsonl", n_math))},
+            {"kind": "local_files", "location": str(arabic_tables(tmp / "arabic", n_arabic)), "language": "ar"}]
+
+
+def verdict_cells(store: Store, run_id: str) -> dict[tuple[str, str, str, str], list[str]]:
+    """(family, format, setting, language) -> the verdicts of one run, read from the store."""
+    results = {r["id"]: inference_pb2.InferenceResult.FromString(r["payload"])
+               for r in store.select(schema.results, run_id=run_id)}
+    judgments = store.select(schema.judgments, run_id=run_id)
+    questions = {k: question_pb2.Question.FromString(v["payload"])
+                 for k, v in store.get_many(schema.questions, [j["question_id"] for j in judgments]).items()}
+    cells: dict[tuple[str, str, str, str], list[str]] = defaultdict(list)
+    for j in judgments:
+        res, q = results[j["request_id"]], questions[j["question_id"]]
+        cells[(q.family, res.format, res.setting, q.language)].append(j["verdict"])
+    return cells
+
+
+def check_leaderboard(doc: dict[str, Any], *, formats: list[str], settings: list[str],
+                      families: set[str], languages: set[str]) -> dict[str, dict[str, Any]]:
+    """Oracle 100% and anti-oracle 0% overall and in every slice the reporter computed, with every expected
+    family, format, setting and language present (so the check cannot pass on an empty slice)."""
+    by_model = {m["model"]: m for m in doc["models"]}
+    assert set(by_model) == {"oracle", "anti-oracle"}, set(by_model)
+    for name, want in (("oracle", 1.0), ("anti-oracle", 0.0)):
+        m = by_model[name]
+        assert m["n"] == m["planned"] > 0 and m["errors"] == 0, m
+        assert m["accuracy"] == want, (name, m["accuracy"])
+        assert set(m["families"]) == families, (name, set(m["families"]))
+        assert set(m["slices"]["format"]) == set(formats), m["slices"]["format"].keys()
+        assert set(m["slices"]["setting"]) == set(settings)
+        assert set(m["slices"]["language"]) == languages
+        for key, values in [("family", m["families"]), *m["slices"].items()]:
+            for value, row in values.items():
+                if "n" in row:
+                    assert row["n"] > 0 and row["accuracy"] == want, (name, key, value, row)
+    return by_model
