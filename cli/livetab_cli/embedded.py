@@ -163,7 +163,8 @@ class Pipeline:
         self.calibration = ensure_calibration(self.settings, out_dir)  # the reports carry it
         release = self.settings.run.release
         doc = write_reports(self.store, run_ids, out_dir, release, judge=judge_name(self.settings.judge),
-                            public=is_public(release, self.settings))
+                            public=is_public(release, self.settings),
+                            split_date=self.settings.reporter.contamination_split)
         return doc, out_dir
 
     def summary(self, run_ids: list[str], leaderboard: dict[str, Any], out_dir: Path) -> Summary:

@@ -237,7 +237,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     runs = args.run or [r["id"] for r in store.select(schema.runs, release=args.release or settings.run.release)]
     release = args.release or settings.run.release
     doc = write_reports(store, runs, Path(args.out or settings.out_dir), release, judge=judge_name(settings.judge),
-                        public=is_public(release, settings))
+                        public=is_public(release, settings), split_date=settings.reporter.contamination_split)
     for m in doc["models"]:
         print(f"{m['model']}: {m['correct']}/{m['n']} accuracy {m['accuracy']:.3f}")
     return 0

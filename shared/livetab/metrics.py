@@ -1,7 +1,8 @@
 """Scores written with every judgment batch: accuracy and its Wilson interval, pass@1 over N samples,
 cons@k by majority vote, unbiased pass@k (Chen et al. 2021), Cohen's kappa between two labellings,
-the signed accuracy gap of each judge to a reference labelling per model (AraTable Table 10's layout)
-and FreshTab's two-proportion z-test.
+the signed accuracy gap of each judge to a reference labelling per model (AraTable Table 10's layout),
+FreshTab's two-proportion z-test, and McNemar's paired test (exact binomial, and chi-square with
+continuity correction) for two models on the same items.
 
 Everything here is plain Python over sequences; nothing imports a service.
 """
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 __all__ = [
     "AccuracyGapRow",
     "KappaResult",
+    "McNemar",
     "ZTest",
     "accuracy",
     "accuracy_gap_table",
@@ -24,6 +26,7 @@ __all__ = [
     "cohen_kappa_detail",
     "cons_at_k",
     "majority_vote",
+    "mcnemar_test",
     "pass_at_1",
     "pass_at_k",
     "pass_at_k_mean",
@@ -216,6 +219,40 @@ def two_proportion_z_test(x1: int, n1: int, x2: int, n2: int) -> ZTest:
     z = (p1 - p2) / se
     p = math.erfc(abs(z) / math.sqrt(2.0))
     return ZTest(z=z, p_value=p, p1=p1, p2=p2)
+
+
+@dataclass(frozen=True)
+class McNemar:
+    """McNemar's test on paired verdicts: `b` items only the first got right, `c` only the second.
+    `p_exact` is the two-sided exact binomial p-value (b ~ Binomial(b + c, 1/2)); `chi2` and `p_chi2`
+    the chi-square statistic with Edwards' continuity correction, (|b - c| - 1)^2 / (b + c) (0 when b = c), and
+    its p-value."""
+
+    b: int
+    c: int
+    p_exact: float
+    chi2: float
+    p_chi2: float
+
+
+def _binom_half_cdf(k: int, n: int) -> float:
+    """P(X <= k) for X ~ Binomial(n, 1/2), summed exactly in integers."""
+    return sum(math.comb(n, i) for i in range(k + 1)) / 2.0**n if n < 1000 else \
+        math.fsum(math.exp(math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) - n * math.log(2.0))
+                  for i in range(k + 1))
+
+
+def mcnemar_test(b: int, c: int) -> McNemar:
+    """McNemar's test from the two discordant counts (the concordant ones do not enter it)."""
+    if b < 0 or c < 0:
+        raise ValueError(f"mcnemar_test needs b, c >= 0, got {b}, {c}")
+    n = b + c
+    if n == 0:
+        return McNemar(b=b, c=c, p_exact=1.0, chi2=0.0, p_chi2=1.0)
+    p_exact = min(1.0, 2.0 * _binom_half_cdf(min(b, c), n))
+    chi2 = max(abs(b - c) - 1, 0) ** 2 / n
+    p_chi2 = math.erfc(math.sqrt(chi2 / 2.0))  # chi-square with 1 degree of freedom: P(Z^2 >= chi2)
+    return McNemar(b=b, c=c, p_exact=p_exact, chi2=chi2, p_chi2=p_chi2)
 
 
 def score_summary(samples: Mapping[str, Sequence[tuple[Hashable, bool]]], *,

@@ -93,6 +93,9 @@ class ModelSettings(_Strict):
     n_threads: int = Field(default=2, ge=1, le=MAX_THREADS)
     timeout_s: float = Field(default=120.0, gt=0, le=MAX_TIMEOUT_S)
     params: dict[str, str] = Field(default_factory=dict, max_length=MAX_PARAMS)
+    # the model's declared knowledge cutoff, ISO date (YYYY-MM-DD), "" when not declared: the reporter's freshness
+    # cut and contamination split (carried on the run as ModelSpec.knowledge_cutoff)
+    knowledge_cutoff: str = Field(default="", pattern=r"^(\d{4}-\d{2}-\d{2})?$")
 
     @field_validator("pool")
     @classmethod
@@ -246,6 +249,9 @@ class ReporterSettings(_Strict):
 
     refresh_growth: float = Field(default=0.1, ge=0.0)
     refresh_s: float = Field(default=30.0, ge=0.0)
+    # the contamination view's split of items by source date (ISO YYYY-MM-DD): fresh are those created after
+    # it; "" splits at each model's declared knowledge cutoff, or else at the median source date of its items
+    contamination_split: str = Field(default="", pattern=r"^(\d{4}-\d{2}-\d{2})?$")
 
 
 class ReleaseSettings(_Strict):

@@ -16,6 +16,18 @@ def test_yaml_and_environment_overrides(tmp_path: Path) -> None:
     assert s.store.url == "sqlite:///x.db" and s.kafka.bootstrap_servers == "a:1"
 
 
+def test_knowledge_cutoff_is_an_iso_date_carried_on_the_model_spec(tmp_path: Path) -> None:
+    from livetab.models.spec import model_spec
+
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("models:\n  - name: m\n    backend: openai\n    knowledge_cutoff: '2024-06-30'\n")
+    [m] = load_settings(cfg, env={}).models
+    assert model_spec(m).knowledge_cutoff == "2024-06-30"
+    cfg.write_text("models:\n  - name: m\n    knowledge_cutoff: June 2024\n")
+    with pytest.raises(ConfigError, match="knowledge_cutoff"):
+        load_settings(cfg, env={})
+
+
 @pytest.mark.parametrize("text, needle", [
     ("runn:\n  release: x\n", "unknown setting 'runn'"),
     ("run:\n  samples: many\n", "setting 'run.samples'"),

@@ -6,12 +6,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import jsonschema
 import pytest
 import yaml
 from livetab.settings import load_settings
 from livetab.store import open_store, schema
 from livetab.v1 import inference_pb2
 from livetab_cli.embedded import run_embedded
+from livetab_reporter.document import load_schema
 
 from tests.support.sample import sample_pages
 
@@ -34,6 +36,8 @@ def test_embedded_cycle_is_real_and_resumable(tmp_path: Path) -> None:
     doc = json.loads((tmp_path / "out" / "leaderboard.json").read_text())
     model = doc["models"][0]
     assert model["model"] == "smollm2-135m" and model["n"] == n
+    jsonschema.Draft202012Validator(load_schema()).validate(doc)  # the versioned results schema
+    assert model["mean_completion_tokens"] > 0 and model["mean_latency_ms"] > 0
     assert {"model", "n", "correct", "accuracy", "ci_low", "ci_high"} <= set(model)
     assert 0 <= model["ci_low"] <= model["accuracy"] <= model["ci_high"] <= 1
     for fam in model["families"].values():

@@ -8,12 +8,14 @@ import socket
 import threading
 from pathlib import Path
 
+import jsonschema
 import livetab_qagen.programmatic as programmatic
 import pytest
 import yaml
 from livetab.settings import load_settings
 from livetab.store import open_store, schema
 from livetab_cli.embedded import run_embedded
+from livetab_reporter.document import load_schema
 
 from tests.support.sample import sample_pages
 
@@ -95,3 +97,5 @@ def test_failures_are_recorded_and_the_cycle_goes_on(tmp_path: Path, hanging_end
     assert "ZeroDivisionError" in md and "broken.html" in md
     doc = json.loads((tmp_path / "out" / "leaderboard.json").read_text())
     assert doc["models"][0]["n"] == n_questions and doc["models"][0]["correct"] == 0
+    jsonschema.Draft202012Validator(load_schema()).validate(doc)
+    assert doc["models"][0]["errors"] == n_questions and doc["models"][0]["mean_latency_ms"] is None

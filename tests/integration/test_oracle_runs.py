@@ -11,6 +11,7 @@ import re
 import time
 from typing import Any
 
+import jsonschema
 import pytest
 import yaml
 from livetab.models.scripted import PHRASINGS, scripted_answer
@@ -20,6 +21,7 @@ from livetab.settings import load_settings
 from livetab.store import open_store, schema
 from livetab.v1 import inference_pb2
 from livetab_cli.embedded import run_embedded
+from livetab_reporter.document import load_schema
 
 from tests.support.oracle import (
     FAMILIES,
@@ -56,6 +58,12 @@ def oracle_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 def test_oracle_scores_100_and_anti_oracle_0_in_every_slice(oracle_run: dict[str, Any]) -> None:
     doc, summary = oracle_run["doc"], oracle_run["summary"]
     by_model = check_leaderboard(doc, formats=FORMATS, settings=SETTINGS, families=FAMILIES, languages={"en", "ar"})
+    jsonschema.Draft202012Validator(load_schema()).validate(doc)  # the versioned results schema, on real output
+    for m in by_model.values():  # right (or wrong) in every format: every multi-format item is consistent
+        assert m["format_robustness"]["consistent_share"] == 1.0 and m["format_robustness"]["accuracy_spread"] == 0
+    [pair] = doc["rank_significance"]
+    assert (pair["higher_model"], pair["lower_model"], pair["tied"]) == ("oracle", "anti-oracle", False)
+    assert pair["only_higher_right"] == pair["shared_items"] > 0 and pair["p_exact"] < 1e-6
     store = open_store(oracle_run["settings"].store.url)
     try:
         runs = {m["model"]: m["run_id"] for m in by_model.values()}

@@ -12,54 +12,14 @@ from livetab.calibration import COMPUTED, NOT_COMPUTED, calibration_markdown, he
 from livetab.store import schema
 
 from livetab_reporter.answers import answer_records, public_view
-from livetab_reporter.insight_section import insight_entry, insight_markdown
-from livetab_reporter.leaderboard import Row, run_stats
+from livetab_reporter.document import leaderboard_doc
+from livetab_reporter.insight_section import insight_markdown
 from livetab_reporter.page import page_html
 from livetab_reporter.plots import make_plots
 
 __all__ = ["PRIVATE_DIR", "calibration_html", "calibration_md", "calibration_summary", "leaderboard_doc", "write_reports"]
 
 PRIVATE_DIR = "private"  # under out_dir: the operator's files with a live release's questions and answers
-FIELDS = ("n", "correct", "accuracy", "ci_low", "ci_high")
-
-
-def _fields(r: Row) -> dict[str, Any]:
-    return {"n": r.n, "correct": r.correct, "accuracy": round(r.accuracy, 4), "ci_low": round(r.ci_low, 4),
-            "ci_high": round(r.ci_high, 4)}
-
-
-def leaderboard_doc(store: Any, run_ids: list[str], *, judge: str) -> dict[str, Any]:
-    """{"release", "judge", "models": [{model, run_id, n, correct, accuracy, ci_low, ci_high, families: {f: {...}},
-    insight: {...} or null}]}: the QA fields count question answering only; `insight` holds the model's
-    insight scores and diversity (see `insight_section`)."""
-    models = []
-    release = ""
-    for run_id in run_ids:
-        run = store.get(schema.runs, run_id)
-        release = release or (run["release"] if run else "")
-        stats = run_stats(store, run_id, judge=judge)
-        rows = stats.rows
-        insight = {st.model: insight_entry(st) for st in stats.insights}
-        # a model with insight answers only still gets an entry, with n = 0 QA answers
-        rows = rows + [Row(run_id, m, "all", 0, 0, 0.0, 0.0, 1.0) for m in insight
-                       if not any(r.model == m and r.slice == "all" for r in rows)]
-        for r in rows:
-            if r.slice != "all":
-                continue
-            mine = [x for x in rows if x.model == r.model and x.slice != "all"]
-            slices: dict[str, dict[str, Any]] = {}
-            for x in mine:
-                key, _, value = x.slice.partition("=")
-                slices.setdefault(key, {})[value] = _fields(x)
-            for fmt, tok in stats.prompt_tokens.items():
-                slices.setdefault("format", {}).setdefault(fmt, {})["mean_prompt_tokens"] = round(tok, 1)
-            models.append({"model": r.model, "run_id": run_id, "planned": run["planned"] if run else r.n,
-                           **_fields(r), "pass_at_1": round(stats.pass_at_1, 4),
-                           f"cons_at_{stats.k}": round(stats.cons_at_k, 4), "samples_per_question": stats.k,
-                           "errors": stats.errors, "families": slices.pop("family", {}), "slices": slices,
-                           "insight": insight.get(r.model)})
-    models.sort(key=lambda m: (-m["accuracy"], m["model"]))
-    return {"release": release, "judge": judge, "models": models}
 
 
 def _markdown(doc: dict[str, Any], failures: list[dict[str, Any]]) -> str:
@@ -90,15 +50,16 @@ def _markdown(doc: dict[str, Any], failures: list[dict[str, Any]]) -> str:
 
 
 def write_reports(store: Any, run_ids: list[str], out_dir: Path, release: str = "", *, judge: str,
-                  public: bool = False) -> dict[str, Any]:
+                  public: bool = False, split_date: str = "") -> dict[str, Any]:
     """leaderboard.json, leaderboard.md, report.html and its figures (plots/*.png, *.svg) for these runs, from
     `judge`'s verdicts, and the operator's private/report.html.
 
     `public` says the release is retired (`livetab.publication.is_public`): only then does the public page show
     question texts, gold answers, responses and the judge's reasons. The private page always does; it lives
-    in `private/`, which is never to be published while the release is live."""
+    in `private/`, which is never to be published while the release is live. `split_date` is the
+    contamination view's split (see `stats.aggregate`)."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    doc = leaderboard_doc(store, run_ids, judge=judge)
+    doc = leaderboard_doc(store, run_ids, judge=judge, split_date=split_date)
     failures = [f for f in store.select(schema.failures) if not release or f["release"] in (release, "")]
     failures.sort(key=lambda f: (f["stage"], f["entity"]))
     calibration = load_calibration(out_dir)

@@ -106,7 +106,13 @@ class ReporterHandler:
         """Rows from the store; `judged` counts every judgment of the run by `judge` (insight answers too,
         which the "all" row leaves out)."""
         rows = compute_rows(store, run_id, judge=judge)
-        store.upsert(schema.leaderboard, [{"id": f"{r.run_id}|{r.slice}", **r.as_dict()} for r in rows])
+        stored = [{"id": f"{r.run_id}|{r.slice}", **r.as_dict()} for r in rows]
+        # a stratum can empty as answers arrive (an item's prompt-token bin is the largest over its samples):
+        # its stored row is zeroed, never left with stale counts
+        now = {row["id"] for row in stored}
+        stored += [{**old, "n": 0, "correct": 0, "accuracy": 0.0, "ci_low": 0.0, "ci_high": 1.0}
+                   for old in store.select(schema.leaderboard, run_id=run_id) if old["id"] not in now and old["n"]]
+        store.upsert(schema.leaderboard, [{k: v for k, v in row.items() if k != "created_at"} for row in stored])
         self._last[run_id] = _Recomputed(judged, time.monotonic())  # only once the rows are stored
         self._held.discard(run_id)
         update = report_pb2.LeaderboardUpdate(

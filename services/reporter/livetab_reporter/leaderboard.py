@@ -1,6 +1,10 @@
-"""Leaderboard rows from stored judgments: accuracy with a Wilson 95% interval, overall and per slice
-(task family, reasoning skill, evidence scope, table format, setting, table size), plus TeleTables'
-pass@1 and cons@k over the N samples of each question, and mean prompt tokens per format.
+"""Leaderboard rows from stored judgments: accuracy with a Wilson 95% interval, overall and per stratum
+(task family, reasoning skill, evidence scope, logical operation, difficulty, language, table domain, source,
+size and structure, format, setting, prompt length), plus TeleTables' pass@1 and cons@k over the N samples of
+each question, unbiased pass@k, tokens and latency, and the views of `stats.aggregate`.
+
+`leaderboard` is the one computation: the reporter handler's live rows (`compute_rows`) and the files
+(`files.leaderboard_doc`) are both read from what it returns.
 
 QA accuracy counts question-answering families only. The `insight` family (free-text insights about the
 table, FreshTab's table-to-text task) is scored apart, per model (`InsightStats`): the share of insights
@@ -15,9 +19,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from livetab.diversity import diversity
-from livetab.metrics import cons_at_k, pass_at_1, wilson_interval
-from livetab.store import schema
-from livetab.v1 import inference_pb2, judgment_pb2, question_pb2
+from livetab.metrics import wilson_interval
 from livetab.verdicts import (
     CORRECT,
     ERROR,
@@ -26,14 +28,17 @@ from livetab.verdicts import (
     NOT_FACTUAL,
     NOT_JUDGED,
     UNDECIDED,
-    is_insight_family,
 )
 
-__all__ = ["INSIGHT_SLICE", "InsightStats", "Row", "RunStats", "compute_rows", "insight_stats", "run_stats"]
+from livetab_reporter.facts import InsightFact, read_facts
+from livetab_reporter.stats import STRATA, Aggregate, aggregate
+
+__all__ = ["INSIGHT_SLICE", "SLICE_KEYS", "InsightStats", "Leaderboard", "Row", "RunStats", "compute_rows",
+           "insight_stats", "leaderboard", "run_stats"]
 
 INSIGHT_SLICE = "insight"  # the live leaderboard's row for insights judged factual; never part of "all"
 
-SLICE_KEYS = ("family", "skill", "scope", "format", "setting", "difficulty", "language")
+SLICE_KEYS = STRATA  # every stratum is a live row "key=value"
 
 
 @dataclass
@@ -87,76 +92,65 @@ class InsightStats:
         return asdict(self)
 
 
-def _facts(store: Any, run_id: str, judge: str) -> list[dict[str, Any]]:
-    """One record per judgment by `judge` with the labels of its question and the format/setting of its request.
-    Only one judge's verdicts count: an answer judged again by another judge is never counted twice.
+@dataclass
+class Leaderboard:
+    """What `leaderboard` computes for some runs: the QA aggregate and each run's insight stats."""
 
-    Three reads whatever the run's size: its results, its judgments, and its questions by id
-    (`get_many`, one query per 500 distinct questions)."""
-    results = {r["id"]: inference_pb2.InferenceResult.FromString(r["payload"])
-               for r in store.select(schema.results, run_id=run_id)}
-    judgments = store.select(schema.judgments, run_id=run_id, judge=judge)
-    rows = store.get_many(schema.questions, (j["question_id"] for j in judgments))
-    questions = {qid: question_pb2.Question.FromString(row["payload"]) for qid, row in rows.items()}
-    out = []
-    for j in judgments:
-        qid = j["question_id"]
-        q = questions.get(qid)
-        res = results.get(j["request_id"])
-        jm = judgment_pb2.Judgment.FromString(j["payload"])
-        out.append({
-            "model": j["model"], "verdict": j["verdict"], "correct": j["verdict"] == CORRECT,
-            "error": j["verdict"] == ERROR, "labels": list(jm.insights), "response": res.response if res else "",
-            "question": qid, "sample": jm.sample_index, "answer": jm.extracted_answer,
-            "family": j["family"] or "unknown", "skill": (q.skill if q else "") or "unknown",
-            "scope": (q.scope if q else "") or "unknown", "difficulty": (q.difficulty if q else "") or "unknown",
-            "language": (q.language if q else "") or "unknown",
-            "format": res.format if res else "unknown", "setting": res.setting if res else "unknown",
-            "prompt_tokens": res.prompt_tokens if res else 0,
-        })
-    return out
+    agg: Aggregate
+    insights: dict[str, list[InsightStats]]  # run id -> one per model with insight answers
+
+    def rows(self, run_id: str) -> list[Row]:
+        """The live rows of one run: "all" and "key=value" per stratum (QA only), then the insight row."""
+        agg, out = self.agg, []
+        if run_id in agg.facts.run_ids:
+            r = agg.facts.run_ids.index(run_id)
+            model = agg.facts.models[r]
+            entries = [("all", agg.overall[r])]
+            entries += [(f"{key}={value}", e) for key, values in agg.strata[r].items() for value, e in values.items()]
+            out = [Row(run_id, model, name, e["n"], e["correct"], e["n"] and e["correct"] / e["n"], e["ci_low"],
+                       e["ci_high"]) for name, e in sorted(entries)]
+            # the exact interval for the store (the files round to 4 places)
+            out = [Row(x.run_id, x.model, x.slice, x.n, x.correct, x.accuracy, *wilson_interval(x.correct, x.n))
+                   for x in out]
+        for st in self.insights.get(run_id, []):
+            n = st.factual + st.not_factual
+            if n:
+                out.append(Row(run_id, st.model, INSIGHT_SLICE, n, st.factual, st.factual_rate, st.ci_low,
+                               st.ci_high))
+        return out
 
 
-def _rows(run_id: str, facts: list[dict[str, Any]]) -> list[Row]:
-    tallies: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
-    for f in facts:
-        for key in ("all", *(f"{k}={f[k]}" for k in SLICE_KEYS)):
-            t = tallies[(f["model"], key)]
-            t[0] += 1
-            t[1] += 1 if f["correct"] else 0
-    rows = []
-    for (model, key), (n, correct) in sorted(tallies.items()):
-        lo, hi = wilson_interval(correct, n)
-        rows.append(Row(run_id, model, key, n, correct, correct / n if n else 0.0, lo, hi))
-    return rows
+def leaderboard(store: Any, run_ids: list[str], *, judge: str, split_date: str = "") -> Leaderboard:
+    """The leaderboard of these runs from the verdicts of `judge` (see `livetab.ids.judge_name`): one judge's
+    verdicts only, so an answer judged again by another judge is never counted twice."""
+    facts = read_facts(store, run_ids, judge=judge)
+    by_run: dict[str, list[InsightFact]] = defaultdict(list)
+    for f in facts.insights:
+        by_run[f.run].append(f)
+    return Leaderboard(aggregate(facts, split_date=split_date),
+                       {run: insight_stats(mine) for run, mine in by_run.items()})
 
 
-def _split(facts: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """(question-answering facts, insight facts)."""
-    qa = [f for f in facts if not is_insight_family(f["family"])]
-    return qa, [f for f in facts if is_insight_family(f["family"])]
-
-
-def insight_stats(facts: list[dict[str, Any]]) -> list[InsightStats]:
+def insight_stats(facts: list[InsightFact]) -> list[InsightStats]:
     """Per model: insight factuality under the judge, error categories, and diversity of the responses."""
-    by_model: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    by_model: dict[str, list[InsightFact]] = defaultdict(list)
     for f in facts:
-        by_model[f["model"]].append(f)
+        by_model[f.model].append(f)
     out = []
     for model, mine in sorted(by_model.items()):
         st = InsightStats(model=model, answers=len(mine))
         cats = dict.fromkeys(ERROR_CATEGORIES, 0)
         decided: dict[str, int] = defaultdict(int)
         for f in mine:
-            if f["verdict"] == NOT_JUDGED:
+            if f.verdict == NOT_JUDGED:
                 st.not_judged += 1
                 continue
-            if f["verdict"] == ERROR:
+            if f.verdict == ERROR:
                 st.errors += 1
                 continue
             st.judged += 1
-            st.all_factual += f["verdict"] == CORRECT
-            for lab in f["labels"]:
+            st.all_factual += f.verdict == CORRECT
+            for lab in f.labels:
                 st.insights += 1
                 if lab.label == FACTUAL:
                     st.factual += 1
@@ -171,36 +165,27 @@ def insight_stats(facts: list[dict[str, Any]]) -> list[InsightStats]:
         st.factual_rate = st.factual / n if n else 0.0
         st.ci_low, st.ci_high = wilson_interval(st.factual, n)
         st.categories, st.decided_by = cats, dict(sorted(decided.items()))
-        st.diversity = diversity([f["response"] for f in mine if f["verdict"] != ERROR]).as_dict()
+        st.diversity = diversity([f.response for f in mine if f.verdict != ERROR]).as_dict()
         out.append(st)
     return out
 
 
 def compute_rows(store: Any, run_id: str, *, judge: str) -> list[Row]:
-    """Leaderboard rows of one run from the verdicts of `judge` (see `livetab.ids.judge_name`): QA rows
-    ("all" and per slice, insight answers excluded) and, per model with judged insights, one `INSIGHT_SLICE`
-    row whose n is the insights judged factual or not and `correct` those judged factual."""
-    qa, ins = _split(_facts(store, run_id, judge))
-    rows = _rows(run_id, qa)
-    for st in insight_stats(ins):
-        n = st.factual + st.not_factual
-        if n:
-            rows.append(Row(run_id, st.model, INSIGHT_SLICE, n, st.factual, st.factual_rate, st.ci_low, st.ci_high))
-    return rows
+    """Leaderboard rows of one run from the verdicts of `judge`: QA rows ("all" and per stratum, insight
+    answers excluded) and, per model with judged insights, one `INSIGHT_SLICE` row whose n is the insights
+    judged factual or not and `correct` those judged factual."""
+    return leaderboard(store, [run_id], judge=judge).rows(run_id)
 
 
 def run_stats(store: Any, run_id: str, *, judge: str) -> RunStats:
-    facts, insight_facts = _split(_facts(store, run_id, judge))
-    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
-    tokens: dict[str, list[int]] = defaultdict(list)
-    for f in facts:
-        groups[(f["question"], f["format"], f["setting"])].append(f)
-        if f["prompt_tokens"]:
-            tokens[f["format"]].append(f["prompt_tokens"])
-    samples = [sorted(g, key=lambda f: f["sample"]) for g in groups.values()]
-    verdicts = [[f["correct"] for f in g] for g in samples]
-    answers = [[f["answer"] or f"<none:{f['sample']}>" for f in g] for g in samples]
-    return RunStats(rows=_rows(run_id, facts), pass_at_1=pass_at_1(verdicts), cons_at_k=cons_at_k(answers, verdicts),
-                    k=max((len(g) for g in samples), default=1), errors=sum(f["error"] for f in facts),
-                    prompt_tokens={k: sum(v) / len(v) for k, v in sorted(tokens.items())},
-                    insights=insight_stats(insight_facts))
+    lb = leaderboard(store, [run_id], judge=judge)
+    agg = lb.agg
+    if run_id not in agg.facts.run_ids:
+        return RunStats(rows=lb.rows(run_id), insights=lb.insights.get(run_id, []))
+    r = agg.facts.run_ids.index(run_id)
+    o = agg.overall[r]
+    tokens = {fmt: e["mean_prompt_tokens"] for fmt, e in agg.strata[r].get("format", {}).items()
+              if e["mean_prompt_tokens"] is not None}
+    return RunStats(rows=lb.rows(run_id), pass_at_1=o["pass_at_1"], cons_at_k=o["cons_at_k"],
+                    k=o["samples_per_question"], errors=o["errors"], prompt_tokens=tokens,
+                    insights=lb.insights.get(run_id, []))

@@ -8,9 +8,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 from livetab.diversity import diversity
 from livetab.v1 import inference_pb2
+from livetab_reporter.document import load_schema
 from livetab_reporter.files import write_reports
 from livetab_reporter.handler import ReporterHandler
 from reporter_data import JUDGE, Answer, add_questions, answer_and_judge, context, plan_run
@@ -57,6 +59,7 @@ def test_leaderboard_files_show_insight_scores_and_diversity_apart(store: Any, t
     run_id, _ = _run(store, INSIGHT)
     doc = write_reports(store, [run_id], tmp_path, judge=JUDGE)
     assert json.loads((tmp_path / "leaderboard.json").read_text()) == doc
+    jsonschema.validate(doc, load_schema())
     [m] = doc["models"]
     assert (m["n"], m["correct"], m["accuracy"], m["errors"]) == (4, 2, 0.5, 0)  # QA only: the insight error is apart
     assert set(m["families"]) == {"direct", "fact"}

@@ -15,7 +15,7 @@ from livetab.store import open_store, schema
 from livetab.v1 import inference_pb2
 from livetab_reporter.handler import ReporterHandler
 from livetab_reporter.leaderboard import run_stats
-from reporter_data import Answer, add_questions, answer_and_judge, context, plan_run
+from reporter_data import TABLES, Answer, add_questions, answer_and_judge, context, plan_run
 
 from tests.support.queries import statements
 
@@ -43,19 +43,26 @@ def test_accuracy_and_wilson_interval_overall_and_per_slice(store: Any) -> None:
     assert len(requests) == 7 * 3  # closed-book is asked once per question, whatever the format
 
     verdicts = ["correct", "incorrect", "correct", "error", "uncertain", "correct", "incorrect"]
+    prompt = [0, 100, 300, 700, 5000]  # "unknown" (not recorded), "<256", "256-511", "512-1023", ">=4096"
+    prompt_bin = {0: "unknown", 100: "<256", 300: "256-511", 700: "512-1023", 5000: ">=4096"}
 
     def decide(r: inference_pb2.InferenceRequest) -> Answer:
         i = requests.index(r)
-        return Answer(verdicts[(i * 5) % len(verdicts)] if i % 4 else "correct", extracted=f"a{i}")
+        return Answer(verdicts[(i * 5) % len(verdicts)] if i % 4 else "correct", extracted=f"a{i}",
+                      prompt_tokens=prompt[i % len(prompt)])
 
     judgments = answer_and_judge(store, requests, decide)
 
     expected: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for r in requests:
         q = labels[r.question_id]
+        table = TABLES[int(q.table_id.removeprefix("tab_")) % len(TABLES)]
         ok = decide(r).verdict == "correct"
-        for key in ("all", f"family={q.family}", f"skill={q.skill}", f"scope={q.scope}", f"format={r.format}",
-                    f"setting={r.setting}", f"difficulty={q.difficulty}", f"language={q.language}"):
+        keys = ["all", f"family={q.family}", f"skill={q.skill}", f"scope={q.scope}", f"format={r.format}",
+                f"setting={r.setting}", f"difficulty={q.difficulty}", f"language={q.language}",
+                f"operation={q.operation or 'unknown'}", f"prompt_tokens={prompt_bin[decide(r).prompt_tokens]}",
+                *(f"{k}={v}" for k, v in table.labels.items())]
+        for key in keys:
             expected[key][0] += 1
             expected[key][1] += ok
 

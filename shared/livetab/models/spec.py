@@ -14,4 +14,5 @@ def model_spec(m: ModelSettings) -> common_pb2.ModelSpec:
         params.setdefault("n_ctx", str(m.n_ctx))
         params.setdefault("n_threads", str(m.n_threads))
     return common_pb2.ModelSpec(name=m.name, backend=m.backend, base_url=m.base_url, model=m.model or m.name,
-                                api_key_ref=m.api_key_ref, pool=m.pool, params=params)
+                                api_key_ref=m.api_key_ref, pool=m.pool, params=params,
+                                knowledge_cutoff=m.knowledge_cutoff)

@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17livetab/v1/common.proto\x12\nlivetab.v1\"[\n\x08Sampling\x12\x13\n\x0btemperature\x18\x01 \x01(\x01\x12\r\n\x05top_p\x18\x02 \x01(\x01\x12\x12\n\nmax_tokens\x18\x03 \x01(\x05\x12\x0c\n\x04seed\x18\x04 \x01(\x03\x12\t\n\x01n\x18\x05 \x01(\x05\"\xd0\x01\n\tModelSpec\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07\x62\x61\x63kend\x18\x02 \x01(\t\x12\x10\n\x08\x62\x61se_url\x18\x03 \x01(\t\x12\r\n\x05model\x18\x04 \x01(\t\x12\x13\n\x0b\x61pi_key_ref\x18\x05 \x01(\t\x12\x0c\n\x04pool\x18\x06 \x01(\t\x12\x31\n\x06params\x18\x07 \x03(\x0b\x32!.livetab.v1.ModelSpec.ParamsEntry\x1a-\n\x0bParamsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17livetab/v1/common.proto\x12\nlivetab.v1\"[\n\x08Sampling\x12\x13\n\x0btemperature\x18\x01 \x01(\x01\x12\r\n\x05top_p\x18\x02 \x01(\x01\x12\x12\n\nmax_tokens\x18\x03 \x01(\x05\x12\x0c\n\x04seed\x18\x04 \x01(\x03\x12\t\n\x01n\x18\x05 \x01(\x05\"\xea\x01\n\tModelSpec\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07\x62\x61\x63kend\x18\x02 \x01(\t\x12\x10\n\x08\x62\x61se_url\x18\x03 \x01(\t\x12\r\n\x05model\x18\x04 \x01(\t\x12\x13\n\x0b\x61pi_key_ref\x18\x05 \x01(\t\x12\x0c\n\x04pool\x18\x06 \x01(\t\x12\x31\n\x06params\x18\x07 \x03(\x0b\x32!.livetab.v1.ModelSpec.ParamsEntry\x12\x18\n\x10knowledge_cutoff\x18\x08 \x01(\t\x1a-\n\x0bParamsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -36,7 +36,7 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_SAMPLING']._serialized_start=39
   _globals['_SAMPLING']._serialized_end=130
   _globals['_MODELSPEC']._serialized_start=133
-  _globals['_MODELSPEC']._serialized_end=341
-  _globals['_MODELSPEC_PARAMSENTRY']._serialized_start=296
-  _globals['_MODELSPEC_PARAMSENTRY']._serialized_end=341
+  _globals['_MODELSPEC']._serialized_end=367
+  _globals['_MODELSPEC_PARAMSENTRY']._serialized_start=322
+  _globals['_MODELSPEC_PARAMSENTRY']._serialized_end=367
 # @@protoc_insertion_point(module_scope)

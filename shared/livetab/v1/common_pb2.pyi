@@ -21,7 +21,7 @@ class Sampling(_message.Message):
     def __init__(self, temperature: _Optional[float] = ..., top_p: _Optional[float] = ..., max_tokens: _Optional[int] = ..., seed: _Optional[int] = ..., n: _Optional[int] = ...) -> None: ...
 
 class ModelSpec(_message.Message):
-    __slots__ = ("name", "backend", "base_url", "model", "api_key_ref", "pool", "params")
+    __slots__ = ("name", "backend", "base_url", "model", "api_key_ref", "pool", "params", "knowledge_cutoff")
     class ParamsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -36,6 +36,7 @@ class ModelSpec(_message.Message):
     API_KEY_REF_FIELD_NUMBER: _ClassVar[int]
     POOL_FIELD_NUMBER: _ClassVar[int]
     PARAMS_FIELD_NUMBER: _ClassVar[int]
+    KNOWLEDGE_CUTOFF_FIELD_NUMBER: _ClassVar[int]
     name: str
     backend: str
     base_url: str
@@ -43,4 +44,5 @@ class ModelSpec(_message.Message):
     api_key_ref: str
     pool: str
     params: _containers.ScalarMap[str, str]
-    def __init__(self, name: _Optional[str] = ..., backend: _Optional[str] = ..., base_url: _Optional[str] = ..., model: _Optional[str] = ..., api_key_ref: _Optional[str] = ..., pool: _Optional[str] = ..., params: _Optional[_Mapping[str, str]] = ...) -> None: ...
+    knowledge_cutoff: str
+    def __init__(self, name: _Optional[str] = ..., backend: _Optional[str] = ..., base_url: _Optional[str] = ..., model: _Optional[str] = ..., api_key_ref: _Optional[str] = ..., pool: _Optional[str] = ..., params: _Optional[_Mapping[str, str]] = ..., knowledge_cutoff: _Optional[str] = ...) -> None: ...
