@@ -49,6 +49,10 @@ class ModelSettings(_Strict):
     n_ctx: int = 4096
     n_threads: int = 2
     timeout_s: float = 120.0
+    # chat: chat messages (instruct models); completion: a plain-text prompt with `shots` worked examples from
+    # other tables of the release and a stop sequence, as base models are evaluated (livetab_inference.prompts)
+    prompt_mode: Literal["chat", "completion"] = "chat"
+    shots: int = Field(default=0, ge=0, le=8)
     params: dict[str, str] = Field(default_factory=dict)
 
 

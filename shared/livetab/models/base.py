@@ -25,8 +25,14 @@ class SamplingParams:
 
 @dataclass(frozen=True)
 class GenerateRequest:
+    """A chat (`messages`) or, when `prompt` is set, a raw text completion of `prompt` (the way base models
+    are evaluated; `messages` then carry the same text for logs and token estimates). Generation stops at
+    any of `stop`."""
+
     messages: list[ChatMessage]
     sampling: SamplingParams = field(default_factory=SamplingParams)
+    prompt: str = ""
+    stop: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
