@@ -18,7 +18,7 @@ Two prompt modes (a model setting, `prompt_mode`): `chat` (the above, for instru
 instruction, `shots` worked examples (table, question, "Answer: <gold>") of the same task from OTHER tables
 of the same release, then the target table and question and "Answer:", completed up to a stop sequence
 (a newline; a blank line when several statements are asked for). The examples follow the release's own
-fixed order (`example_order`: a shuffle seeded by the release name), so they are fixed per release; the
+fixed order (`example_order`: ranked by a hash of the release name and question id), so they are fixed per release; the
 prompt version records the mode, the number of examples and a digest of their question ids.
 """
 
@@ -27,7 +27,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import logging
-import random
 import struct
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -307,13 +306,14 @@ def gold_answer_text(question: Question) -> str | None:
 def example_order(questions: Iterable[Question], tables: Mapping[str, Table], release: str, *,
                   max_cells: int = EXAMPLE_MAX_CELLS) -> list[Question]:
     """The release's worked-example candidates in its fixed order: questions with a short gold answer whose
-    table is known and small (at most `max_cells` cells; all sizes if none is), sorted by id and shuffled
-    by a generator seeded with the release name. The same release gives the same order in every process."""
+    table is known and small (at most `max_cells` cells; all sizes if none is), in an order seeded by the
+    release name. The same release gives the same order in every process."""
     usable = [q for q in questions if q.table_id in tables and gold_answer_text(q) is not None]
     small = [q for q in usable if tables[q.table_id].n_rows * max(1, tables[q.table_id].n_cols) <= max_cells]
-    pool = sorted(small or usable, key=lambda q: q.id)
-    random.Random(f"livetab-shots:{release}").shuffle(pool)
-    return pool
+    # Ranked by a hash of (release, question id): a question added to the release later takes its own place
+    # and leaves the relative order of the others, and so mostly the examples already in use, unchanged.
+    return sorted(small or usable,
+                  key=lambda q: (hashlib.sha256(f"livetab-shots:{release}:{q.id}".encode()).hexdigest(), q.id))
 
 
 def pick_examples(order: Sequence[Question], target: Question, k: int) -> list[Question]:

@@ -53,6 +53,10 @@ def test_examples_come_from_other_tables_of_the_same_task_fixed_per_release() ->
     assert [q.id for q in order] == [q.id for q in example_order(list(reversed(questions)), tables, "r1",
                                                                   max_cells=10**6)]
     assert [q.id for q in order] != [q.id for q in example_order(questions, tables, "r2", max_cells=10**6)]
+    late = Question(id="late-qa", table_id=questions[0].table_id, family="direct", text="?",
+                    gold=Gold(kind="text", text="x"), release="r1")  # a question the release gains later
+    grown = example_order([*questions, late], tables, "r1", max_cells=10**6)
+    assert [q for q in grown if q.id != late.id] == order  # the others keep their relative order
     for target in questions:
         for k in (1, 2, 3):
             picked = pick_examples(order, target, k)
