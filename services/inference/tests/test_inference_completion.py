@@ -204,3 +204,18 @@ def test_gemma_base_model_answers_in_completion_mode(tmp_path: Path) -> None:
         assert r.response.strip() and "\n" not in r.response and "|" not in r.response
         assert verdicts[q.id].extracted.strip()  # the judge finds an answer in it
     store.close()
+
+
+def test_prompt_mode_travels_from_settings_to_the_prompt_builder() -> None:
+    from livetab.models.registry import backend_from_spec
+    from livetab.models.spec import model_spec
+    from livetab.settings import ModelSettings
+    from livetab_inference.shots import prompt_options
+
+    spec = model_spec(ModelSettings(name="base", backend="openai", base_url="http://127.0.0.1:9/v1",
+                                    prompt_mode="completion", shots=3))
+    assert prompt_options(spec) == ("completion", 3)
+    assert backend_from_spec(spec).name == "base"  # prompt options are not backend options
+    assert prompt_options(model_spec(ModelSettings(name="chat"))) == ("chat", 0)
+    with pytest.raises(ValueError, match="prompt_mode"):
+        prompt_options(common_pb2.ModelSpec(name="x", params={"prompt_mode": "fewshot"}))
