@@ -92,6 +92,10 @@ class ModelSettings(_Strict):
     n_ctx: int = Field(default=4096, ge=1, le=MAX_CONTEXT)
     n_threads: int = Field(default=2, ge=1, le=MAX_THREADS)
     timeout_s: float = Field(default=120.0, gt=0, le=MAX_TIMEOUT_S)
+    # chat: chat messages (instruct models); completion: a plain-text prompt with `shots` worked examples from
+    # other tables of the release and a stop sequence, as base models are evaluated (livetab_inference.prompts)
+    prompt_mode: Literal["chat", "completion"] = "chat"
+    shots: int = Field(default=0, ge=0, le=8)
     params: dict[str, str] = Field(default_factory=dict, max_length=MAX_PARAMS)
     # the model's declared knowledge cutoff, ISO date (YYYY-MM-DD), "" when not declared: the reporter's freshness
     # cut and contamination split (carried on the run as ModelSpec.knowledge_cutoff)

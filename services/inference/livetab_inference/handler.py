@@ -63,6 +63,9 @@ class InferenceHandler:
         self.timeout_s = timeout_s
         self.calls = 0
         self.cache_hits = 0
+        from livetab_inference.shots import PromptBuilder
+
+        self._prompts = PromptBuilder()  # chat or completion prompts, per the model spec's prompt_mode
 
     def backend(self, spec: common_pb2.ModelSpec) -> ModelBackend:
         if spec.name in self._backends:  # a backend handed in by name (embedded mode, tests)
@@ -99,7 +102,7 @@ class InferenceHandler:
                      ctx.store.get_many(schema.questions, [r.question_id for r in reqs]).items()}
         tables = {k: load_table(row) for k, row in
                   ctx.store.get_many(schema.tables, [q.table_id for q in questions.values() if q]).items()}
-        prepared = [self._prepare(r, questions, tables) for r in reqs]
+        prepared = [self._prepare(r, questions, tables, ctx.store) for r in reqs]
         cached = ctx.store.get_many(schema.response_cache, [key for _, _, key in prepared if key])
         contexts = [(q, tables.get(q.table_id) if q else None) for q in (questions.get(r.question_id) for r in reqs)]
         return [self._one(r, p, cached, q, t) for r, p, (q, t) in zip(reqs, prepared, contexts, strict=True)]
@@ -115,10 +118,8 @@ class InferenceHandler:
         return [[Outgoing(TOPIC_OUT, r, key=r.question_id, message_id=r.id)] for r in results]
 
     def _prepare(self, req: inference_pb2.InferenceRequest, questions: dict[str, Question | None],
-                 tables: dict[str, Table | None]) -> tuple[inference_pb2.InferenceResult, Any, str]:
+                 tables: dict[str, Table | None], store: Any) -> tuple[inference_pb2.InferenceResult, Any, str]:
         """The result shell, the prompt and its cache key; no prompt (and the error set) when one cannot be built."""
-        from livetab_inference.prompts import build_messages
-
         res = inference_pb2.InferenceResult(
             id=req.id, run_id=req.run_id, question_id=req.question_id, model=req.model.name, format=req.format,
             setting=req.setting, sample_index=req.sample_index, seed=req.sampling.seed,
@@ -132,7 +133,8 @@ class InferenceHandler:
             res.error = f"table {question.table_id} is not in the store"
             return res, None, ""
         try:
-            prompt = build_messages(question, table, fmt=req.format, setting=req.setting, max_rows=req.max_rows or 40)
+            prompt = self._prompts.build(question, table, model=req.model, fmt=req.format, setting=req.setting,
+                                         max_rows=req.max_rows or 40, store=store)
         except Exception as e:
             res.error = f"prompt: {type(e).__name__}: {e}"
             return res, None, ""
@@ -158,7 +160,7 @@ class InferenceHandler:
         # question and table are in-process context (the scripted oracle reads them); no remote backend sends them
         request = GenerateRequest(prompt.messages, SamplingParams(
             temperature=s.temperature, top_p=s.top_p or 1.0, max_tokens=s.max_tokens or 64, seed=s.seed, n=1),
-            question=question, table=table)
+            prompt=prompt.completion, stop=prompt.stop, question=question, table=table)
         t0 = time.perf_counter()
         try:
             completions = await asyncio.wait_for(self.backend(req.model).generate(request), self.timeout_s)

@@ -12,14 +12,24 @@ the question asks for several (FreshTab's Choice mode). On imperfect tables the
 prompt may allow "the table does not allow an answer". Instructions exist in English and Arabic;
 other languages get English instructions. There is always a system message. Rows beyond `max_rows`
 (AraTable: 40) are cut and the cut is recorded; every prompt carries its token estimate.
+
+Two prompt modes (a model setting, `prompt_mode`): `chat` (the above, for instruct models) and
+`completion`, the way lm-evaluation-harness evaluates base models: one plain text with the task's
+instruction, `shots` worked examples (table, question, "Answer: <gold>") of the same task from OTHER tables
+of the same release, then the target table and question and "Answer:", completed up to a stop sequence
+(a newline; a blank line when several statements are asked for). The examples follow the release's own
+fixed order (`example_order`: ranked by a hash of the release name and question id), so they are fixed per release; the
+prompt version records the mode, the number of examples and a digest of their question ids.
 """
 
 from __future__ import annotations
 
 import base64
+import hashlib
 import logging
 import struct
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from livetab.models.base import ChatMessage
 from livetab.questions import OPTION_LETTERS, Question, option_letter
@@ -27,13 +37,16 @@ from livetab.render import FORMATS as TEXT_FORMATS
 from livetab.render import count_tokens, render, render_png
 from livetab.tables import Table
 
-__all__ = ["FORMATS", "PROMPT_VERSION", "SETTINGS", "Prompt", "build_messages", "image_tokens", "parse_format"]
+__all__ = ["FORMATS", "PROMPT_MODES", "PROMPT_VERSION", "SETTINGS", "Prompt", "build_completion", "build_messages",
+           "example_order", "gold_answer_text", "image_tokens", "parse_format", "pick_examples"]
 
 log = logging.getLogger(__name__)
 
 PROMPT_VERSION = "p2"  # change it whenever any wording below changes: cached answers are keyed on the prompt
 FORMATS = (*TEXT_FORMATS, "image")
 SETTINGS = ("with_table", "closed_book")
+PROMPT_MODES = ("chat", "completion")
+EXAMPLE_MAX_CELLS = 80  # worked examples come from small tables: every shot costs prompt tokens
 _MESSAGE_OVERHEAD_TOKENS = 4  # role and separators of one chat message
 
 _OPERATIONS_EN = {
@@ -131,6 +144,9 @@ class Prompt:
     fmt: str = ""
     setting: str = ""
     language: str = "en"
+    completion: str = ""  # completion mode: the plain-text prompt the model continues ("" in chat mode)
+    stop: tuple[str, ...] = ()
+    examples: list[str] = field(default_factory=list)  # completion mode: the worked examples' question ids
 
 
 def parse_format(fmt: str) -> list[str]:
@@ -268,3 +284,89 @@ def build_messages(question: Question, table: Table | None, *, fmt: str, setting
     ]
     tokens += count_tokens(head) + count_tokens(tail) + image_tokens(png)
     return Prompt([system, ChatMessage("user", content)], tokens, truncated, PROMPT_VERSION, fmt, setting, lang)
+
+
+def gold_answer_text(question: Question) -> str | None:
+    """The answer a worked example shows, in the form the prompt asks for; None if it has no short one."""
+    task = _task_key(question)
+    gold = question.gold
+    if task == "insight" or gold.kind in ("free", "insufficient", "contradictory"):
+        return None
+    if task == "fact":
+        return "True" if gold.boolean else "False"
+    if task == "mcq":
+        # The letter the gold option is shown with (Gold.option counts from 1, livetab.questions)
+        if 1 <= gold.option <= min(len(question.options), len(OPTION_LETTERS)):
+            return option_letter(gold.option)
+        return None
+    text = gold.text or ", ".join(gold.items)
+    return text if text and "\n" not in text else None
+
+
+def example_order(questions: Iterable[Question], tables: Mapping[str, Table], release: str, *,
+                  max_cells: int = EXAMPLE_MAX_CELLS) -> list[Question]:
+    """The release's worked-example candidates in its fixed order: questions with a short gold answer whose
+    table is known and small (at most `max_cells` cells; all sizes if none is), in an order seeded by the
+    release name. The same release gives the same order in every process."""
+    usable = [q for q in questions if q.table_id in tables and gold_answer_text(q) is not None]
+    small = [q for q in usable if tables[q.table_id].n_rows * max(1, tables[q.table_id].n_cols) <= max_cells]
+    # Ranked by a hash of (release, question id): a question added to the release later takes its own place
+    # and leaves the relative order of the others, and so mostly the examples already in use, unchanged.
+    return sorted(small or usable,
+                  key=lambda q: (hashlib.sha256(f"livetab-shots:{release}:{q.id}".encode()).hexdigest(), q.id))
+
+
+def pick_examples(order: Sequence[Question], target: Question, k: int) -> list[Question]:
+    """The first `k` candidates of the release's order that ask the same kind of task as `target` about
+    another table (never the target's own table, so no example gives its answer away)."""
+    task = _task_key(target)
+    picked: list[Question] = []
+    tables: set[str] = set()
+    for q in order:
+        if len(picked) >= k:
+            break
+        if q.table_id == target.table_id or q.id == target.id or _task_key(q) != task or q.table_id in tables:
+            continue
+        picked.append(q)
+        tables.add(q.table_id)
+    return picked
+
+
+def _completion_block(question: Question, table: Table, parts: list[str], t: dict[str, str], max_rows: int) -> str:
+    title = f"{t['table']}: {table.caption}" if table.caption else t["table"]
+    if table.n_rows > max_rows:
+        title += f"\n{t['truncated'].format(n=max_rows, total=table.n_rows)}"
+    rendering = render(table, "+".join(parts), max_rows=max_rows)
+    return f"{title}\n{rendering.text}\n\n{_question_block(question, _task_key(question), t)}"
+
+
+def build_completion(question: Question, table: Table, examples: Sequence[tuple[Question, Table]], *, fmt: str,
+                     max_rows: int = 40, imperfect_hint: bool | None = None) -> Prompt:
+    """A completion-mode prompt: instruction, worked examples (each ending "Answer: <gold>"), the target
+    ending "Answer:". Text formats only, `with_table` only: a base model reads plain text."""
+    if max_rows < 1:
+        raise ValueError("max_rows must be at least 1")
+    parts = parse_format(fmt)
+    if "image" in parts:
+        raise ValueError("the completion prompt mode takes text formats only")
+    lang = _language(question, table)
+    t = _TEXT[lang]
+    task = _task_key(question)
+    hint = question.family == "imperfect" if imperfect_hint is None else imperfect_hint
+    blocks = [_instruction(question, task, t, lang, hint)]
+    ids: list[str] = []
+    for ex_q, ex_table in examples:
+        if ex_q.table_id == question.table_id:
+            raise ValueError(f"worked example {ex_q.id} is about the target's own table {question.table_id}")
+        answer = gold_answer_text(ex_q)
+        if answer is None:
+            raise ValueError(f"worked example {ex_q.id} has no short gold answer")
+        blocks.append(f"{_completion_block(ex_q, ex_table, parts, t, max_rows)} {answer}")
+        ids.append(ex_q.id)
+    blocks.append(_completion_block(question, table, parts, t, max_rows))
+    text = "\n\n".join(blocks)
+    digest = hashlib.sha256("\n".join(ids).encode()).hexdigest()[:8]
+    version = f"{PROMPT_VERSION}-completion-k{len(ids)}" + (f"-{digest}" if ids else "")
+    stop = ("\n\n",) if _several_insights(question) else ("\n",)
+    return Prompt([ChatMessage("user", text)], count_tokens(text), table.n_rows > max_rows, version, fmt,
+                  "with_table", lang, completion=text, stop=stop, examples=ids)

@@ -29,12 +29,16 @@ class SamplingParams:
 
 @dataclass(frozen=True)
 class GenerateRequest:
-    """What a backend is asked. `question` and `table` are in-process context only (the inference handler
-    sets them for the scripted oracle/anti-oracle model): no remote backend sends them anywhere — a model
-    is shown `messages`, never the gold."""
+    """What a backend is asked: a chat (`messages`) or, when `prompt` is set, a raw text completion of
+    `prompt` (the way base models are evaluated; `messages` then carry the same text for logs and token
+    estimates); generation stops at any of `stop`. `question` and `table` are in-process context only (the
+    inference handler sets them for the scripted oracle/anti-oracle model): no remote backend sends them
+    anywhere — a model is shown `messages` or `prompt`, never the gold."""
 
     messages: list[ChatMessage]
     sampling: SamplingParams = field(default_factory=SamplingParams)
+    prompt: str = ""
+    stop: tuple[str, ...] = ()
     question: Question | None = field(default=None, compare=False, repr=False)
     table: Table | None = field(default=None, compare=False, repr=False)
 

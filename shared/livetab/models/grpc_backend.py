@@ -85,6 +85,8 @@ class GrpcBackend:
             self._channel = None
 
     async def generate(self, request: GenerateRequest) -> list[Completion]:
+        if request.prompt:  # ModelService speaks chat only
+            raise ModelError(f"{self.name}: the completion prompt mode is not supported over gRPC; use chat")
         n = max(1, request.sampling.n)
         messages = [model_service_pb2.ChatMessage(role=m.role, content=_text(m)) for m in request.messages]
         first = await self._call(request, messages, request.sampling.seed, n)

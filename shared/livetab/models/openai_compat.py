@@ -1,4 +1,6 @@
 """OpenAI-compatible `/chat/completions` over aiohttp: vLLM, SGLang, TGI, llama.cpp server, Ollama, hosted APIs.
+A request with `prompt` set (the completion prompt mode, for base models) goes to `/completions` instead, with
+`prompt` and `stop` in the body, and its answers are read from each choice's `text`.
 
 One `aiohttp.ClientSession` per backend with a connection pool sized to its concurrency and keep-alive;
 a request that lands on a keep-alive connection the server already closed is re-sent once at once.
@@ -55,6 +57,7 @@ class OpenAIBackend:
             raise ValueError("concurrency must be at least 1")
         self.base_url = base_url.rstrip("/")
         self.url = self.base_url + "/chat/completions"
+        self.completions_url = self.base_url + "/completions"
         self.model = model
         self.name = name or model
         self.api_key_ref = api_key_ref
@@ -121,14 +124,19 @@ class OpenAIBackend:
     def _call(self, request: GenerateRequest, seed: int, n: int) -> Awaitable[list[Completion]]:
         # A plain function returning the guarded coroutine: one coroutine frame less on every resume.
         s = request.sampling
-        body: dict[str, Any] = {
-            "model": self.model,
-            "messages": [_message(m) for m in request.messages],
+        body: dict[str, Any] = {"model": self.model}
+        if request.prompt:
+            body["prompt"] = request.prompt
+        else:
+            body["messages"] = [_message(m) for m in request.messages]
+        if request.stop:
+            body["stop"] = list(request.stop)
+        body.update({
             "temperature": s.temperature,
             "top_p": s.top_p,
             "max_tokens": s.max_tokens,
             "seed": seed,
-        }
+        })
         if n > 1:
             body["n"] = n
         if self.extra_body:
@@ -136,7 +144,8 @@ class OpenAIBackend:
         payload = json.dumps(body, ensure_ascii=False).encode()
         guard = self.resilience
         tokens = estimate_request_tokens(request) if guard.counts_tokens else 0
-        return guard.call(lambda: self._post(payload), tokens=tokens)
+        url = self.completions_url if request.prompt else self.url
+        return guard.call(lambda: self._post(payload, url), tokens=tokens)
 
     def _ensure_session(self) -> aiohttp.ClientSession:
         loop = asyncio.get_running_loop()
@@ -148,12 +157,12 @@ class OpenAIBackend:
             self._loop = loop
         return self._session
 
-    async def _post(self, payload: bytes) -> list[Completion]:
+    async def _post(self, payload: bytes, url: str) -> list[Completion]:
         session = self._ensure_session()
         t0 = time.perf_counter()
         for attempt in (1, 2):
             try:
-                async with session.post(self.url, data=payload) as resp:
+                async with session.post(url, data=payload) as resp:
                     status = resp.status
                     raw = await resp.read()
                     retry_after = resp.headers.get("Retry-After")
@@ -171,12 +180,12 @@ class OpenAIBackend:
                 raise StatusError(self._redact(f"client error: {type(e).__name__}: {e}"), retryable=True) from None
         latency_ms = (time.perf_counter() - t0) * 1000.0
         if status != 200:
-            raise self._status_error(status, raw, retry_after)
+            raise self._status_error(status, raw, retry_after, url)
         return self._parse(raw, latency_ms)
 
-    def _status_error(self, status: int, raw: bytes, retry_after: str | None) -> StatusError:
+    def _status_error(self, status: int, raw: bytes, retry_after: str | None, url: str = "") -> StatusError:
         snippet = raw[:300].decode("utf-8", "replace").strip()
-        message = self._redact(f"HTTP {status} from {self.url}: {snippet}")
+        message = self._redact(f"HTTP {status} from {url or self.url}: {snippet}")
         retryable = status == 429 or status == 408 or status >= 500
         return StatusError(message, status=status, retryable=retryable,
                            retry_after=parse_retry_after(retry_after) if retryable else None)
@@ -200,6 +209,8 @@ class OpenAIBackend:
         for i, choice in enumerate(choices):
             message = (choice.get("message") or {}) if isinstance(choice, dict) else {}
             text = message.get("content") or ""
+            if not message and isinstance(choice, dict):  # /completions: the continuation is the choice's text
+                text = choice.get("text") or ""
             if isinstance(text, list):  # some servers return content parts
                 text = "".join(p.get("text", "") for p in text if isinstance(p, dict))
             reasoning = message.get("reasoning_content") or message.get("reasoning") or ""

@@ -9,8 +9,10 @@ dict; top-level keys of a dict that are not spec fields count as params too):
 - openai: connect_timeout_s, keepalive_s, n_mode (auto|native|loop), extra_body (a JSON object) and
   `body.<field>` for single extra body fields (the value is parsed as JSON when it parses);
 - grpc: tls;
-- llama_local: model_path, n_ctx, n_threads;
-- scripted: policy (oracle | anti_oracle), phrasing (a name in `scripted.PHRASINGS`, or rotate | all).
+- llama_local: model_path, n_ctx, n_threads (`model` names a bundled GGUF, `livetab.models.bundled`);
+- scripted: policy (oracle | anti_oracle), phrasing (a name in `scripted.PHRASINGS`, or rotate | all);
+- every backend: prompt_mode (chat|completion) and shots (worked examples of a completion prompt): read by
+  the inference service when it builds prompts (`livetab_inference.prompts`), not by the backend.
 
 An unknown option is an error that names it. Backends that reach the same endpoint share one
 `Resilience` when the caller passes the same `EndpointGuards`.
@@ -27,7 +29,7 @@ from livetab.models.base import ModelBackend
 from livetab.models.resilience import Resilience
 from livetab.v1 import common_pb2
 
-__all__ = ["BACKENDS", "EndpointGuards", "backend_from_spec", "check_params", "spec_to_dict"]
+__all__ = ["BACKENDS", "PROMPT_OPTIONS", "EndpointGuards", "backend_from_spec", "check_params", "spec_to_dict"]
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +37,7 @@ BACKENDS = ("llama_local", "openai", "grpc", "scripted")
 _SPEC_FIELDS = ("name", "backend", "base_url", "model", "api_key_ref", "pool", "params")
 _GUARD_INT = ("concurrency", "max_attempts", "failure_threshold")
 _GUARD_FLOAT = ("base_delay_s", "max_delay_s", "cooldown_s", "requests_per_minute", "tokens_per_minute")
+PROMPT_OPTIONS = ("prompt_mode", "shots")
 _ALLOWED = {
     "openai": {"timeout_s", "connect_timeout_s", "keepalive_s", "n_mode", "extra_body", *_GUARD_INT, *_GUARD_FLOAT},
     "grpc": {"timeout_s", "tls", *_GUARD_INT, *_GUARD_FLOAT},
@@ -72,7 +75,8 @@ def check_params(backend: str, params: Mapping[str, Any]) -> None:
     from livetab.settings import MAX_CONTEXT, MAX_THREADS
 
     allowed = _ALLOWED.get(backend, set())
-    unknown = sorted(k for k in params if k not in allowed and not (backend == "openai" and k.startswith("body.")))
+    unknown = sorted(k for k in params if k not in allowed and k not in PROMPT_OPTIONS
+                     and not (backend == "openai" and k.startswith("body.")))
     if unknown:
         shown = ", ".join(k[:40] for k in unknown[:5])
         raise ValueError(f"unknown option(s) for backend {backend}: {shown}; allowed: {', '.join(sorted(allowed))}")
@@ -129,6 +133,8 @@ def backend_from_spec(spec: common_pb2.ModelSpec | Mapping[str, Any], *, guards:
     for key in list(params):
         if kind == "openai" and key.startswith("body."):
             extra_body[key[len("body."):]] = _json_or_text(params.pop(key))
+    for key in PROMPT_OPTIONS:
+        params.pop(key, None)
     unknown = sorted(set(params) - _ALLOWED[kind])
     if unknown:
         raise ValueError(f"model spec {d['name']!r}: unknown option(s) for backend {kind}: {', '.join(unknown)}; "
@@ -138,7 +144,7 @@ def backend_from_spec(spec: common_pb2.ModelSpec | Mapping[str, Any], *, guards:
         if kind == "llama_local":
             from livetab.models.llama_local import LlamaLocalBackend
 
-            local: dict[str, Any] = {"name": name}
+            local: dict[str, Any] = {"name": name, "model": str(d["model"] or "")}
             if "n_ctx" in params:
                 local["n_ctx"] = int(params["n_ctx"])
             if "n_threads" in params:
