@@ -3,9 +3,11 @@ already wrote instead of adding a second one), and any difference in the content
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import json
 import re
+from pathlib import PurePosixPath
 
 from livetab.ids import content_id, judge_name, judgment_id, question_id, request_id, run_id, table_id
 from livetab.settings import JudgeSettings, ModelSettings
@@ -24,6 +26,13 @@ def test_content_id_is_a_prefixed_sha256_of_the_canonical_json() -> None:
     assert content_id("x", "ab") != content_id("x", "a", "b")
     assert content_id("x", "1") != content_id("x", 1)
     assert content_id("x", "a") != content_id("y", "a")
+
+
+def test_values_json_cannot_write_are_hashed_by_their_text() -> None:
+    # a release date or a path in a run's settings still gives a stable id (its str), instead of an error
+    day = datetime.date(2026, 11, 30)
+    assert content_id("run", {"cut": day}) == content_id("run", {"cut": "2026-11-30"})
+    assert content_id("run", PurePosixPath("out/demo")) == content_id("run", "out/demo")
 
 
 def test_every_id_is_deterministic_and_well_formed() -> None:

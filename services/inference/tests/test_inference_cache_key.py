@@ -4,6 +4,8 @@ silently reuse sample 1's answer and pass@k / cons@k would collapse to pass@1.""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
 
 from livetab.bus import HandlerContext
@@ -63,6 +65,31 @@ def test_every_input_of_an_answer_changes_the_key() -> None:
     same = [name for name, key in changed.items() if key == base]
     assert not same, f"the cache key ignores {same}"
     assert len(set(changed.values())) == len(changed)
+
+
+def test_the_key_is_the_documented_recipe() -> None:
+    """Keys live in the store across releases: the recipe (sha256 of the sorted JSON of backend, endpoint,
+    model id, the prompt's sha256 and the sampling list) is the format of every cached answer, so changing
+    it silently makes every cached answer unreachable. Restated here from the handler's docstring."""
+    prompt = json.dumps([{"content": m.content, "role": m.role} for m in MESSAGES], ensure_ascii=False)
+    blob = json.dumps({"backend": "openai", "base_url": "http://127.0.0.1:1/v1", "model": "m-1",
+                       "prompt": hashlib.sha256(prompt.encode()).hexdigest(),
+                       "sampling": [0.7, 0.9, 32, 11]})
+    assert cache_key(MODEL, MESSAGES, SAMPLING) == hashlib.sha256(blob.encode()).hexdigest()
+    arabic = [ChatMessage(role="user", content="ما عدد الأهداف؟")]  # the prompt is hashed as UTF-8, not escaped
+    prompt = json.dumps([{"content": "ما عدد الأهداف؟", "role": "user"}], ensure_ascii=False)
+    blob = json.dumps({"backend": "openai", "base_url": "http://127.0.0.1:1/v1", "model": "m-1",
+                       "prompt": hashlib.sha256(prompt.encode()).hexdigest(), "sampling": [0.7, 0.9, 32, 11]})
+    assert cache_key(MODEL, arabic, SAMPLING) == hashlib.sha256(blob.encode()).hexdigest()
+
+
+def test_temperatures_are_compared_to_six_places() -> None:
+    # what a YAML file or an API client writes as 0.7 arrives as a 32-bit float: still the same setting
+    assert _variant(temperature=0.7) == _variant(temperature=0.7000000001) == _variant(temperature=0.70000004)
+    assert _variant(temperature=0.7) != _variant(temperature=0.8) != _variant(temperature=0.75)
+    assert _variant(top_p=0.9) != _variant(top_p=0.95) and _variant(top_p=0.9) == _variant(top_p=0.9000000001)
+    assert _variant(temperature=0.1234564) != _variant(temperature=0.1234574)
+    assert _variant(temperature=0.1234561) == _variant(temperature=0.1234564)  # the seventh place is noise
 
 
 def test_the_model_name_stands_in_only_when_no_model_id_is_given() -> None:
