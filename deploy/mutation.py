@@ -104,7 +104,8 @@ GROUPS = [
                                                  "Worker.stop", "Worker.install_signal_handlers"]},
           skip=TELEMETRY),
     Group("derive_verify", ["services/qagen/livetab_qagen/derive.py", "services/qagen/livetab_qagen/verify.py"],
-          ["services/qagen/tests/test_verify.py", "services/qagen/tests/test_dependence.py"]),
+          ["services/qagen/tests/test_verify.py", "services/qagen/tests/test_dependence.py",
+           "services/qagen/tests/test_derive_ops.py"]),
     Group("rubric_judge", ["shared/livetab/rubric/judge.py", "shared/livetab/rubric/gold.py",
                            "shared/livetab/rubric/mcq.py"], RUBRIC_TESTS),
     Group("rubric_rest", ["shared/livetab/rubric/text.py", "shared/livetab/rubric/arabic.py",
@@ -120,6 +121,26 @@ BY_NAME = {g.name: g for g in GROUPS}
 STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests", 34: "skipped", 35: "suspicious",
           36: "timeout", -24: "timeout", 24: "timeout", 152: "timeout", 255: "timeout", -11: "segfault",
           -9: "segfault", 37: "caught by type check", 2: "interrupted"}
+
+
+# Appended to the staged conftest.py. mutmut forks every mutant from a process that has already run the
+# tests, so a memoised result of the unmutated code (gold's _CACHE dicts, lru_caches) would answer in the
+# mutant's place and it would "survive" untested. Each test starts with livetab's caches empty.
+FRESH_CACHES = """
+
+@pytest.fixture(autouse=True)
+def _mutation_fresh_caches() -> None:
+    import sys
+
+    for name, module in list(sys.modules.items()):
+        if name.split(".")[0] not in ("livetab", "livetab_qagen", "livetab_inference"):
+            continue
+        for attr, value in list(vars(module).items()):
+            if callable(getattr(value, "cache_clear", None)):
+                value.cache_clear()
+            elif attr.endswith("_CACHE") and isinstance(value, dict):
+                value.clear()
+"""
 
 
 def _staged_path(module: str) -> str:
@@ -143,9 +164,9 @@ def _pytest_section() -> str:
 
 
 def _limit_to_functions(path: Path, keep: list[str]) -> None:
-    """Mark every function of the staged copy not named in `keep` ("f" or "Class.method") `no mutate`:
-    its signature lines with mutmut's line pragma, its body with the block pragma. Names in `keep` that
-    the file does not define are an error, not a silently smaller run."""
+    """Give every function of the staged copy not named in `keep` ("f" or "Class.method") a decorator that
+    changes nothing (typing.no_type_check returns the function itself): mutmut leaves decorated functions
+    alone. Names in `keep` that the file does not define are an error, not a silently smaller run."""
     source = path.read_text(encoding="utf-8")
     lines = source.splitlines(keepends=True)
     found: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]] = []
@@ -161,11 +182,9 @@ def _limit_to_functions(path: Path, keep: list[str]) -> None:
     for name, node in sorted(found, key=lambda f: -f[1].lineno):
         if name in keep:
             continue
-        first = node.body[0].lineno - 1  # 0-based index of the body's first line
+        first = min(d.lineno for d in [node, *node.decorator_list]) - 1
         indent = lines[first][: len(lines[first]) - len(lines[first].lstrip())]
-        lines.insert(first, f"{indent}# pragma: no mutate block\n")
-        for i in range(min(d.lineno for d in [node, *node.decorator_list]) - 1, first):
-            lines[i] = lines[i].rstrip("\n") + "  # pragma: no mutate\n"
+        lines.insert(first, f'{indent}@__import__("typing").no_type_check  # not mutated (deploy/mutation.py)\n')
     path.write_text("".join(lines), encoding="utf-8")
 
 
@@ -186,6 +205,8 @@ def stage(group: Group) -> Path:
             shutil.rmtree(target)
         shutil.copytree(ROOT / rel, target, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy2(ROOT / "conftest.py", d / "conftest.py")
+    with (d / "conftest.py").open("a", encoding="utf-8") as f:
+        f.write(FRESH_CACHES)
     for module, functions in group.only.items():
         _limit_to_functions(d / _staged_path(module), functions)
     mutated = sorted(packages)

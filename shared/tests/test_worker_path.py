@@ -76,6 +76,22 @@ def test_a_dead_letter_carries_everything_needed_to_replay_the_record() -> None:
     assert record.key == TOPIC.encode() and record.headers["message-id"] == f"{TOPIC}:0:1"
 
 
+class SecondPartition(InProcConsumer):
+    """Hands out the in-process log as if it were partition 2 of a partitioned topic."""
+
+    def poll(self, max_records: int, timeout_s: float) -> list[Record]:
+        return [Record(r.topic, 2, r.offset, r.key, r.value, r.headers) for r in super().poll(max_records, timeout_s)]
+
+
+def test_a_dead_letter_names_the_partition_of_its_record(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(InProcBus, "consumer", lambda self, g, t: SecondPartition(self, g, t))
+    bus, worker = _worker(Announcer(fail={"a": ValueError("x")}), ["a"])
+    worker.run_once()
+    (letter,) = _letters(bus)
+    assert (letter.partition, letter.offset) == (2, 0)
+    assert bus.records(DLQ)[0].headers["message-id"] == f"{TOPIC}:2:0"
+
+
 def test_a_record_without_key_is_dead_lettered_with_an_empty_key() -> None:
     bus = InProcBus()
     bus.publish_raw(TOPIC, b"\xff\xff not a table", {"message-type": "livetab.v1.Table"})
@@ -113,6 +129,10 @@ def test_a_batch_goes_to_handle_batch_once_and_a_single_record_to_handle() -> No
     assert worker.run_once() == 1
     assert handler.batches == [["a", "b", "c"]] and handler.seen[-1][0] == "d"  # one record: handle()
     assert worker.stats.processed == 4 and worker.stats.batches == 2 and worker.stats.published == 4
+    for i in ("e", "f"):
+        bus.publish(Outgoing(TOPIC, table_pb2.Table(id=i)))
+    assert worker.run_once() == 2 and handler.batches[-1] == ["e", "f"]
+    assert worker.stats.processed == 6 and worker.stats.batches == 3
 
 
 def test_undecodable_records_in_a_batch_are_dead_lettered_and_the_rest_handled_together() -> None:
@@ -232,20 +252,38 @@ def test_back_off_doubles_up_to_thirty_seconds_and_resets_after_a_success(no_sle
     worker = Worker(handler, bus, HandlerContext(store=None, settings=None), poll_timeout_s=0)
     worker.run(until_idle=True)
     assert no_sleep == [0.5, 1.0]
-    handler.failures = 1
-    bus.publish(Outgoing(TOPIC, table_pb2.Table(id="c")))
-    bus.publish(Outgoing(TOPIC, table_pb2.Table(id="d")))
-    worker = Worker(handler, bus, HandlerContext(store=None, settings=None), poll_timeout_s=0, max_records=1)
-    no_sleep.clear()
-    handler.failures = 1
-    worker.run(until_idle=True)
-    assert no_sleep == [0.5] and worker.stats.processed == 2
+
+
+def test_back_off_starts_again_after_a_success(no_sleep: list[float]) -> None:
+    class FirstTryFails(Announcer):
+        def __init__(self) -> None:
+            super().__init__()
+            self.tried: set[str] = set()
+
+        def handle(self, message: Message, ctx: HandlerContext) -> list[Outgoing]:
+            if message.id not in self.tried:  # type: ignore[attr-defined]
+                self.tried.add(message.id)  # type: ignore[attr-defined]
+                raise Retryable("cold start")
+            return super().handle(message, ctx)
+
+    _bus, worker = _worker(FirstTryFails(), ["c", "d"], max_records=1)
+    stats = worker.run(until_idle=True)
+    assert no_sleep == [0.5, 0.5]  # "c" fails, then succeeds; "d" fails: the back-off is fresh again
+    assert stats.retries == 2 and stats.processed == 2
 
 
 def test_without_until_idle_the_loop_runs_until_its_deadline() -> None:
-    bus, worker = _worker(Announcer(), ["a"])
-    stats = worker.run(max_seconds=0.3)  # keeps polling the quiet topic until the deadline
-    assert stats.processed == 1
+    class Refill(Announcer):
+        """On the first quiet poll, a new table arrives (as one would from another service)."""
+
+        def on_idle(self, ctx: HandlerContext) -> list[Outgoing]:
+            if len(self.seen) == 1:
+                bus.publish(Outgoing(TOPIC, table_pb2.Table(id="second")))
+            return []
+
+    bus, worker = _worker(Refill(), ["a"])
+    stats = worker.run(max_seconds=0.3)  # a quiet poll does not end it: "second" is taken too
+    assert stats.processed == 2
     bus.publish(Outgoing(TOPIC, table_pb2.Table(id="late")))
     assert bus.lag(worker.group, TOPIC) == 1  # the loop had ended: nobody took it
 

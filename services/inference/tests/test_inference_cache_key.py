@@ -88,6 +88,7 @@ def test_temperatures_are_compared_to_six_places() -> None:
     assert _variant(temperature=0.7) == _variant(temperature=0.7000000001) == _variant(temperature=0.70000004)
     assert _variant(temperature=0.7) != _variant(temperature=0.8) != _variant(temperature=0.75)
     assert _variant(top_p=0.9) != _variant(top_p=0.95) and _variant(top_p=0.9) == _variant(top_p=0.9000000001)
+    assert _variant(top_p=0.1234561) == _variant(top_p=0.1234564) != _variant(top_p=0.1234574)
     assert _variant(temperature=0.1234564) != _variant(temperature=0.1234574)
     assert _variant(temperature=0.1234561) == _variant(temperature=0.1234564)  # the seventh place is noise
 
