@@ -371,7 +371,7 @@ def write_report(summary: dict[str, object]) -> None:
     if total["score"] is not None:
         lines.append(f"| **all run** | | {total['killed']} | | | | **{100 * float(total['score']):.1f} %** |")  # type: ignore[arg-type]
     lines += ["", "## Survivors", ""]
-    for module, m in modules.items():
+    for m in modules.values():
         for s in m["survivors"]:  # type: ignore[attr-defined]
             lines += [f"### {s['mutant']} ({s['status']})", "", "```diff", s["diff"], "```", ""]
     (OUT / "summary.md").write_text("\n".join(lines) + "\n", encoding="utf-8")

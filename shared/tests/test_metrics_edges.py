@@ -89,7 +89,7 @@ def test_kappa_when_both_raters_use_one_label() -> None:
 def test_kappa_refuses_bad_input_with_a_message() -> None:
     with pytest.raises(ValueError, match=r"differ in length \(1 vs 2\)"):
         cohen_kappa([1], [1, 0])
-    with pytest.raises(ValueError, match="^cohen_kappa: no items$"):
+    with pytest.raises(ValueError, match=r"^cohen_kappa: no items$"):
         cohen_kappa([], [])
 
 
