@@ -105,7 +105,7 @@ GROUPS = [
           skip=TELEMETRY),
     Group("derive_verify", ["services/qagen/livetab_qagen/derive.py", "services/qagen/livetab_qagen/verify.py"],
           ["services/qagen/tests/test_verify.py", "services/qagen/tests/test_dependence.py",
-           "services/qagen/tests/test_derive_ops.py"]),
+           "services/qagen/tests/test_derive_ops.py", "services/qagen/tests/test_dependence_search.py"]),
     Group("rubric_judge", ["shared/livetab/rubric/judge.py", "shared/livetab/rubric/gold.py",
                            "shared/livetab/rubric/mcq.py"], RUBRIC_TESTS),
     Group("rubric_rest", ["shared/livetab/rubric/text.py", "shared/livetab/rubric/arabic.py",

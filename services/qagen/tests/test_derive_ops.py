@@ -25,9 +25,9 @@ from livetab_qagen.derive import (
     render,
     values_equal,
 )
-from livetab_qagen.frame import Frame
+from livetab_qagen.frame import Frame, parse_date
 from livetab_qagen.verify import recompute, recompute_agrees, tolerance
-from realtables import wtq_tables
+from realtables import tabfact_tables, wtq_tables
 
 TABLE = wtq_tables(1)[0]
 F = Frame(TABLE)
@@ -280,3 +280,46 @@ def test_recompute_reads_raw_rows_with_its_own_cleaning() -> None:
     assert math.isnan(recompute(cell("Bath", CLUB), t))  # a name is no number
     with pytest.raises(LookupError, match="no row with key 'Leeds'"):
         recompute(cell("Leeds", POINTS), t)
+
+
+# Dates: Army Wives, season 6 (TabFact 1-11111116-7), 22 episodes aired from March 4 (twice) to August 26, 2012.
+AIR = next(t for t in tabfact_tables() if t.source.uri == "data:tabfact/1-11111116-7.html.csv")
+AF = Frame(AIR)
+TITLE, AIRED = AF.names.index("title"), AF.names.index("original air date")
+MAY_20 = parse_date("may 20 , 2012")
+
+
+def test_conditions_ranks_and_superlatives_over_dates() -> None:
+    after = {"col": AIRED, "cmp": ">", "val": MAY_20, "as": "date"}
+    assert both({"op": "count", "where": [after]}, AIR) == 9.0  # June 24 ... August 26
+    assert cond_holds(AF, 13, after) and not cond_holds(AF, 5, after)  # "fatal reaction" (June 24) / "viral"
+    assert cond_holds(AF, 5, {**after, "cmp": "<"})
+    assert both({"op": "arg", "fn": "max", "col": AIRED, "key": TITLE, "as": "date"}, AIR) == "domestic maneuvers"
+    assert both({"op": "nth", "n": 2, "desc": True, "col": AIRED, "key": TITLE, "as": "date"}, AIR) == "handicap"
+    which = {"op": "which", "fn": "max", "key": TITLE, "col": AIRED, "kvs": ["viral", "fallout"], "as": "date"}
+    assert both(which, AIR) == "fallout"
+    assert both({**which, "fn": "min"}, AIR) == "viral"
+    assert ranked_rows(AF, AIRED, "date", desc=True)[:2] == [21, 20]
+    assert ranked_rows(AF, AIRED, "date", desc=False)[:3] == [0, 1, 2]  # March 4 twice: the earlier row first
+    assert reads({"op": "arg", "fn": "max", "col": AIRED, "key": TITLE, "as": "date"}, AF)[0] >= {(21, TITLE)}
+
+
+def test_recompute_breaks_ties_by_row_order_and_rounds_exactly() -> None:
+    # Harlequins (row 3) and Bath (row 4) both have 67 points: the earlier row ranks first
+    assert recompute({"op": "nth", "n": 4, "desc": True, "col": POINTS, "key": CLUB, "as": "num"}, TABLE) == "Harlequins (SF)"
+    assert recompute({"op": "nth", "n": 5, "desc": True, "col": POINTS, "key": CLUB, "as": "num"}, TABLE) == "Bath"
+    a, b = cell("Bath", POINTS), cell("Sale Sharks", POINTS)
+    assert recompute({"op": "div", "a": a, "b": b, "round": 2}, TABLE) == 1.18
+    assert recompute({"op": "agg", "fn": "mean", "col": POINTS, "as": "num", "round": 0}, TABLE) == 54.0  # 53.5
+    assert recompute({"op": "gt", "a": cell("Harlequins (SF)", POINTS), "b": a}, TABLE) is False  # 67 > 67
+    # Drawn "2": Try Bonus 7, 7 and 4 -> two different values are already a contradiction
+    assert recompute({"op": "status", "key": DRAWN, "kv": "2", "col": C["Try Bonus"]}, TABLE) == "contradictory"
+
+
+def test_recompute_treats_missing_and_blank_cells_as_no_value() -> None:
+    rows = [list(r) for r in TABLE.rows]
+    rows[0] = rows[0][:5]  # Saracens' row ends after Drawn
+    rows[11][WON] = ""
+    t = Table(id="short", source=Source(kind="test"), header=TABLE.header, rows=rows)
+    assert recompute({"op": "nunique", "col": POINTS}, t) == 10.0  # 87 is gone, 67 twice
+    assert both({"op": "count", "where": [cond(WON, ">", 1)]}, t) == 11.0  # the blank Won is not > 1
