@@ -75,3 +75,20 @@ def test_a_false_statement_about_a_number_is_caught_moving() -> None:
         code = render(statement, F)
         r = dependence(statement, code, F, execute(code, F.dataframe()), rng=random.Random(0))
         assert r.ok, r.detail
+
+
+def test_the_reasons_it_gives_for_rejecting() -> None:
+    lookup = {"op": "cell", "key": CLUB, "kv": "Bath", "col": POINTS, "as": "num"}
+    # a remembered constant: the first cell it claims to read (Bath's name) never moves it
+    r = dependence(lookup, "float(67)", F, 67.0, rng=random.Random(1))
+    assert (r.ok, r.evidence_checked, r.unread_checked) == (False, 2, 0)
+    assert r.detail == "answer does not depend on the cell it reads at row 4, column 'Club' (world knowledge or a constant answer)"
+    # a statement whose value moves with the table but whose truth never does
+    r = dependence({"op": "eq", "a": lookup, "b": 67}, "True", F, True, rng=random.Random(1))
+    assert (r.ok, r.evidence_checked, r.unread_checked) == (False, 2, 0)
+    assert r.detail == "no change to a cell the statement reads changes its truth"
+    # an answer that also moves with a column it does not declare
+    sneaky = render(lookup, F) + " + float(df['Won'].str.len().sum() > 20)"  # Won's digits: 18 in all
+    r = dependence(lookup, sneaky, F, execute(sneaky, F.dataframe()), rng=random.Random(1), max_unread=500)
+    assert not r.ok and r.detail.startswith("answer changes with a cell it does not declare (row ")
+    assert r.detail.endswith("column 'Won')") and (r.evidence_checked, r.unread_checked) == (2, 12 * 12)
