@@ -22,6 +22,7 @@ def test_a_number_is_tried_one_up_one_down_at_the_extremes_and_empty() -> None:
     assert tried[-1] == "" and "14" not in tried  # never the value the cell has
     assert tried[6:-1] == ["19", "16"]  # then other values of the column (three at most, its own left out)
     assert len(_perturbations(F, 0, WON, [])) == 6 + 3 + 1
+    assert "19" not in _perturbations(F, 0, WON, [])  # Saracens' 19 is the column's first value: still not tried
 
 
 def test_a_text_cell_is_tried_with_other_names_and_the_hints() -> None:

@@ -323,3 +323,44 @@ def test_recompute_treats_missing_and_blank_cells_as_no_value() -> None:
     t = Table(id="short", source=Source(kind="test"), header=TABLE.header, rows=rows)
     assert recompute({"op": "nunique", "col": POINTS}, t) == 10.0  # 87 is gone, 67 twice
     assert both({"op": "count", "where": [cond(WON, ">", 1)]}, t) == 11.0  # the blank Won is not > 1
+
+
+def test_reads_of_composite_specs_are_the_union_of_their_parts() -> None:
+    bath_points, sale_won = cell("Bath", POINTS), cell("Sale Sharks", WON)
+    parts = reads(bath_points, F)[0] | reads(sale_won, F)[0]
+    for op in ("sub", "div", "pct", "gt"):
+        assert reads({"op": op, "a": bath_points, "b": sale_won}, F) == (parts, {CLUB, POINTS, WON}), op
+    assert reads({"op": "list", "items": [bath_points, sale_won]}, F) == (parts, {CLUB, POINTS, WON})
+    select = {"op": "select", "key": CLUB, "where": [cond(WON, ">", 14)]}
+    assert reads(select, F)[0] == {(r, WON) for r in ALL} | {(r, CLUB) for r in (0, 1, 2, 3)}
+    # a lookup by a key that several rows share: the value cells of all of them, the key cell of the first
+    shared = {"op": "cell", "key": DRAWN, "kv": "2", "col": WON, "as": "num"}
+    assert reads(shared, F)[0] == {(1, WON), (2, WON), (4, WON), (1, DRAWN)}
+
+
+def test_the_rendered_derivation_rounds_itself() -> None:
+    a, b = cell("Bath", POINTS), cell("Sale Sharks", POINTS)
+    assert execute(render({"op": "div", "a": a, "b": b, "round": 2}, F), F.dataframe()) == 1.18
+    assert execute(render({"op": "pct", "a": a, "b": b, "round": 1}, F), F.dataframe()) == -14.9
+
+
+def test_a_derivation_runs_without_builtins() -> None:
+    with pytest.raises(NameError):
+        execute("__import__('os').getcwd()", F.dataframe())
+    with pytest.raises(NameError):
+        execute("open('/etc/hostname').read()", F.dataframe())
+    assert execute("len(df)", F.dataframe()) == 12.0  # what NAMESPACE gives is there
+
+
+def test_a_list_never_equals_a_single_value() -> None:
+    assert values_equal([1.0], 1.0) is False and values_equal(1.0, [1.0]) is False
+
+
+def test_ranks_of_zero_and_fractions() -> None:
+    rows = [list(r) for r in TABLE.rows]
+    rows[5][DIFF], rows[6][DIFF] = "0", "0.5"  # Sale Sharks 0, London Wasps 0.5
+    frame = Frame(Table(id="z", source=Source(kind="test"), header=TABLE.header, rows=rows))
+    ascending = ranked_rows(frame, DIFF, "num", desc=False)
+    assert ascending.index(5) + 1 == ascending.index(6)  # 0 just before 0.5
+    descending = ranked_rows(frame, DIFF, "num", desc=True)
+    assert descending.index(6) + 1 == descending.index(5)
