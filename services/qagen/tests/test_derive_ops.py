@@ -342,6 +342,8 @@ def test_the_rendered_derivation_rounds_itself() -> None:
     a, b = cell("Bath", POINTS), cell("Sale Sharks", POINTS)
     assert execute(render({"op": "div", "a": a, "b": b, "round": 2}, F), F.dataframe()) == 1.18
     assert execute(render({"op": "pct", "a": a, "b": b, "round": 1}, F), F.dataframe()) == -14.9
+    mean = {"op": "agg", "fn": "mean", "col": C["Points For"], "as": "num", "round": 2}  # 5458 / 12 = 454.8333
+    assert execute(render(mean, F), F.dataframe()) == 454.83 == recompute(mean, TABLE)
 
 
 def test_a_derivation_runs_without_builtins() -> None:
