@@ -301,6 +301,8 @@ def test_conditions_ranks_and_superlatives_over_dates() -> None:
     assert both({**which, "fn": "min"}, AIR) == "viral"
     assert ranked_rows(AF, AIRED, "date", desc=True)[:2] == [21, 20]
     assert ranked_rows(AF, AIRED, "date", desc=False)[:3] == [0, 1, 2]  # March 4 twice: the earlier row first
+    backwards = Frame(Table(id="rev", source=AIR.source, header=AIR.header, rows=AIR.rows[::-1]))
+    assert ranked_rows(backwards, AIRED, "date", desc=False)[:3] == [20, 21, 19]  # March 4, 4, 11
     assert reads({"op": "arg", "fn": "max", "col": AIRED, "key": TITLE, "as": "date"}, AF)[0] >= {(21, TITLE)}
 
 
