@@ -3,12 +3,14 @@ SHELL := /bin/bash
 PY := .venv/bin/python
 export PYTHONUNBUFFERED := 1
 
-.PHONY: install run test test-fast proto proto-check lint bench kafka-up kafka-down pg-up pg-down clean help
+.PHONY: install run test test-fast proto proto-check lint bench mutation kafka-up kafka-down pg-up pg-down clean help
 
 help:
 	@echo "make run         embedded benchmark cycle on the bundled sample -> out/demo/"
 	@echo "make test        install, start Kafka + PostgreSQL, run every test"
 	@echo "make bench       benchmarks -> out/bench/*.json"
+	@echo "make mutation    mutation testing of the scoring core -> out/mutation/summary.{md,json} (long; not in make test)"
+	@echo "                 MUTATION_ARGS='ids metrics' for some groups, '--fresh' to forget earlier results"
 	@echo "make proto       regenerate protobuf stubs; make proto-check fails on a diff"
 	@echo "make lint        ruff + mypy (every package; strict on shared/)"
 	@echo "make kafka-up / kafka-down, pg-up / pg-down   local broker and database"
@@ -42,6 +44,12 @@ lint: install
 
 bench: install
 	$(PY) -m bench
+
+# Mutation testing (mutmut, one worker) of ids, metrics, the cache key, the worker's commit path, qagen's
+# derivation and verification and the rule judge; see deploy/mutation.py and docs/mutation.md.
+mutation: install
+	$(PY) -m pip install -q -r requirements-mutation.txt
+	$(PY) deploy/mutation.py $(MUTATION_ARGS)
 
 kafka-up:
 	@deploy/kafka.sh up

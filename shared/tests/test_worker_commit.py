@@ -1,0 +1,155 @@
+"""The worker commits a record's offset only after everything the record caused is done: the handler's
+store writes, its outputs published and flushed. Committing earlier loses work on a crash (the record is
+never delivered again, but its effects were never stored). A retryable failure commits nothing, and the
+records come again. The bus is the real in-process one; a thin recorder around it only measures the order."""
+
+from __future__ import annotations
+
+import pytest
+from google.protobuf.message import Message
+from livetab.bus import HandlerContext, InProcBus, Outgoing, Retryable, Worker
+from livetab.bus.base import Record
+from livetab.bus.inproc import InProcConsumer
+from livetab.v1 import report_pb2, table_pb2
+
+TOPIC = "livetab.tables.v1"
+OUT = "livetab.reports.v1"
+
+
+class Recorder:
+    """One ordered log of what happened: store writes, publishes, flushes, commits."""
+
+    def __init__(self) -> None:
+        self.events: list[str] = []
+
+
+class RecordingConsumer(InProcConsumer):
+    def __init__(self, bus: RecordingBus, group: str, topic_names: list[str]) -> None:
+        super().__init__(bus, group, topic_names)
+        self.log = bus.log
+
+    def commit(self, records: list[Record]) -> None:
+        self.log.events.append("commit:" + ",".join(str(r.offset) for r in records))
+        super().commit(records)
+
+    def rewind(self) -> None:
+        self.log.events.append("rewind")
+        super().rewind()
+
+
+class RecordingBus(InProcBus):
+    def __init__(self, log: Recorder) -> None:
+        super().__init__()
+        self.log = log
+
+    def publish(self, out: Outgoing, headers: dict[str, str] | None = None) -> None:
+        if out.topic != TOPIC:
+            self.log.events.append(f"publish:{out.topic}")
+        super().publish(out, headers)
+
+    def flush(self, timeout_s: float = 30.0) -> None:
+        self.log.events.append("flush")
+
+    def consumer(self, group: str, topic_names: list[str]) -> RecordingConsumer:
+        return RecordingConsumer(self, group, topic_names)
+
+
+class Store:
+    """A store whose upserts land in the shared log (what matters here is when, not what)."""
+
+    def __init__(self, log: Recorder) -> None:
+        self.log = log
+        self.rows: dict[str, str] = {}
+
+    def upsert(self, key: str, value: str) -> None:
+        self.rows[key] = value
+        self.log.events.append(f"store:{key}")
+
+
+class Cleaner:
+    """Stores each table, then announces it; `fail` makes it raise for tables with that id."""
+
+    service = "scraper"
+    topics = [TOPIC]
+
+    def __init__(self, fail: dict[str, Exception] | None = None) -> None:
+        self.fail = fail or {}
+
+    def handle(self, message: Message, ctx: HandlerContext) -> list[Outgoing]:
+        assert isinstance(message, table_pb2.Table)
+        if message.id in self.fail:
+            raise self.fail[message.id]
+        ctx.store.upsert(message.id, message.caption)
+        return [Outgoing(OUT, report_pb2.LeaderboardUpdate(id=message.id), key=message.id, message_id=message.id)]
+
+
+class BatchCleaner(Cleaner):
+    def handle_batch(self, messages: list[Message], ctx: HandlerContext) -> list[Outgoing]:
+        return [o for m in messages for o in self.handle(m, ctx)]
+
+
+def _setup(handler: Cleaner, ids: list[str]) -> tuple[Recorder, RecordingBus, Worker, Store]:
+    log = Recorder()
+    bus = RecordingBus(log)
+    for i in ids:
+        bus.publish(Outgoing(TOPIC, table_pb2.Table(id=i, caption=f"caption {i}")))
+    store = Store(log)
+    worker = Worker(handler, bus, HandlerContext(store=store, settings=None), poll_timeout_s=0)
+    return log, bus, worker, store
+
+
+@pytest.mark.parametrize("handler", [Cleaner(), BatchCleaner()], ids=["one_by_one", "batch"])
+def test_offsets_are_committed_after_effects_are_stored_and_published(handler: Cleaner) -> None:
+    log, bus, worker, store = _setup(handler, ["a", "b", "c"])
+    assert worker.run_once() == 3
+    assert log.events == ["store:a", "store:b", "store:c", *[f"publish:{OUT}"] * 3, "flush", "commit:0,1,2"]
+    assert set(store.rows) == {"a", "b", "c"}
+    assert bus.lag(worker.group, TOPIC) == 0
+    assert worker.stats.processed == 3 and worker.stats.published == 3 and worker.stats.batches == 1
+    assert worker.run_once() == 0  # nothing is delivered twice once committed
+
+
+@pytest.mark.parametrize("handler_type", [Cleaner, BatchCleaner], ids=["one_by_one", "batch"])
+def test_a_retryable_failure_commits_nothing_and_the_records_come_again(handler_type: type[Cleaner]) -> None:
+    handler = handler_type(fail={"b": Retryable("store down")})
+    log, bus, worker, store = _setup(handler, ["a", "b", "c"])
+    with pytest.raises(Retryable):
+        worker.run_once()
+    assert not any(e.startswith("commit") for e in log.events)
+    assert bus.lag(worker.group, TOPIC) == 3 and worker.stats.batches == 0
+    worker.consumer.rewind()  # what run() does before it backs off
+    handler.fail.clear()
+    log.events.clear()
+    assert worker.run_once() == 3  # all three again: "a" was stored but not committed, it is redone
+    assert log.events[-1] == "commit:0,1,2" and log.events.index("flush") < len(log.events) - 1
+    assert {e for e in log.events if e.startswith("store")} == {"store:a", "store:b", "store:c"}
+    assert set(store.rows) == {"a", "b", "c"} and bus.lag(worker.group, TOPIC) == 0
+
+
+def test_run_rewinds_after_a_retryable_failure_and_finishes_the_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    handler = Cleaner(fail={"a": Retryable("endpoint down")})
+    log, bus, worker, store = _setup(handler, ["a", "b"])
+    slept: list[float] = []
+
+    def sleep(s: float) -> None:  # the back-off: record it, and let the endpoint come back
+        slept.append(s)
+        handler.fail.clear()
+
+    monkeypatch.setattr("livetab.bus.worker.time.sleep", sleep)
+    stats = worker.run(until_idle=True)
+    assert stats.retries == 1 and len(slept) == 1 and 0.25 <= slept[0] <= 0.75
+    assert "rewind" in log.events and log.events.index("rewind") < log.events.index("store:a")
+    assert set(store.rows) == {"a", "b"} and bus.lag(worker.group, TOPIC) == 0
+
+
+@pytest.mark.parametrize("handler_type", [Cleaner, BatchCleaner], ids=["one_by_one", "batch"])
+def test_a_poison_record_is_dead_lettered_before_the_batch_is_committed(handler_type: type[Cleaner]) -> None:
+    handler = handler_type(fail={"b": ValueError("bad table")})
+    log, bus, worker, store = _setup(handler, ["a", "b", "c"])
+    assert worker.run_once() == 3
+    assert log.events[-2:] == ["flush", "commit:0,1,2"]
+    assert log.events.count("publish:livetab.dlq.v1") == 1 and log.events.count(f"publish:{OUT}") == 2
+    assert set(store.rows) == {"a", "c"}
+    letters = bus.records("livetab.dlq.v1")
+    assert len(letters) == 1 and worker.stats.dead_lettered == 1 and worker.stats.processed == 2
+    assert letters[0].headers["message-id"] == f"{TOPIC}:0:1"
