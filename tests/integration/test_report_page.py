@@ -15,8 +15,6 @@ import asyncio
 import html
 import json
 import re
-import shutil
-import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -33,6 +31,7 @@ from livetab.v1 import question_pb2, table_pb2
 from livetab_cli.embedded import export_release, run_embedded
 from livetab_reporter.export import question_from_row, read_rows, table_from_row
 
+from tests.support.browser import look_at
 from tests.support.sample import ROOT, sample_pages
 
 pytestmark = [pytest.mark.slow]
@@ -135,40 +134,11 @@ def test_public_files_of_a_live_release_hold_no_question_and_no_gold(cycle: tupl
     assert doc["public"] is False and [m["model"] for m in doc["models"]] == list(MODELS)  # ranked by accuracy
 
 
-def _chromium() -> str:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        if path := shutil.which(name):
-            return path
-    pytest.fail("no chromium on PATH: `make test` installs it (deploy/chromium.sh)")
-
-
-PROBE = """<script>window.addEventListener('load', () => {
-  const imgs = [...document.images].map(i => [i.alt, i.naturalWidth, i.naturalHeight, i.getBoundingClientRect().width]);
-  const pre = document.createElement('pre'); pre.id = 'probe';
-  pre.textContent = JSON.stringify({imgs, h2: [...document.querySelectorAll('h2')].map(h => h.textContent),
-    slices: [...document.querySelectorAll('table.slice')].map(t => t.dataset.slice)});
-  document.body.appendChild(pre);
-});</script>"""
-
-
 def test_page_renders_in_headless_chromium(cycle: tuple[Settings, Path]) -> None:
     _, out = cycle
-    browser = _chromium()
-    shots = ROOT / "out" / "test-report"
-    shots.mkdir(parents=True, exist_ok=True)
-    page = out / "report.html"
-    flags = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--virtual-time-budget=5000"]
-    shot = shots / "report.png"
-    shot.unlink(missing_ok=True)
-    subprocess.run([*flags, f"--screenshot={shot}", "--window-size=1280,2600", page.as_uri()], check=True,
-                   capture_output=True, timeout=120)
+    shot = ROOT / "out" / "test-report" / "report.png"
+    found, dom = look_at(out / "report.html", shot)
     assert shot.stat().st_size > 20_000
-    probe = out / "probe.html"  # the same page with a script that reports what the browser laid out
-    probe.write_text(page.read_text(encoding="utf-8").replace("</body>", PROBE + "</body>"), encoding="utf-8")
-    dom = subprocess.run([*flags, "--dump-dom", probe.as_uri()], check=True, capture_output=True, text=True,
-                         timeout=120).stdout
-    probe.unlink()
-    found = json.loads(html.unescape(re.search(r'<pre id="probe">(.*?)</pre>', dom, re.S).group(1)))  # type: ignore[union-attr]
     imgs = found["imgs"]
     assert len(imgs) >= 4, imgs
     assert all(w > 200 and h > 100 and shown > 200 for _, w, h, shown in imgs), imgs
