@@ -60,10 +60,15 @@ class Store:
     def __init__(self, log: Recorder) -> None:
         self.log = log
         self.rows: dict[str, str] = {}
+        self.dead_letters: list[object] = []
 
-    def upsert(self, key: str, value: str) -> None:
-        self.rows[key] = value
-        self.log.events.append(f"store:{key}")
+    def upsert(self, key: object, value: object) -> None:
+        if isinstance(key, str):  # the handler's own effect
+            self.rows[key] = str(value)
+            self.log.events.append(f"store:{key}")
+        else:  # a table of the store: the worker storing dead letters
+            self.dead_letters.extend(value if isinstance(value, list) else [value])
+            self.log.events.append(f"store:{getattr(key, 'name', key)}")
 
 
 class Cleaner:
@@ -149,7 +154,8 @@ def test_a_poison_record_is_dead_lettered_before_the_batch_is_committed(handler_
     assert worker.run_once() == 3
     assert log.events[-2:] == ["flush", "commit:0,1,2"]
     assert log.events.count("publish:livetab.dlq.v1") == 1 and log.events.count(f"publish:{OUT}") == 2
-    assert set(store.rows) == {"a", "c"}
+    assert set(store.rows) == {"a", "c"} and len(store.dead_letters) == 1
+    assert log.events.index("store:dead_letters") < log.events.index("commit:0,1,2")  # stored before committed
     letters = bus.records("livetab.dlq.v1")
     assert len(letters) == 1 and worker.stats.dead_lettered == 1 and worker.stats.processed == 2
     assert letters[0].headers["message-id"] == f"{TOPIC}:0:1"

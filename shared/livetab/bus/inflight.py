@@ -23,7 +23,6 @@ from __future__ import annotations
 import concurrent.futures as cf
 import logging
 import queue
-import random
 import time
 from collections import deque
 from collections.abc import Coroutine
@@ -117,39 +116,6 @@ class InFlightWorker(Worker):
     @property
     def in_flight(self) -> int:
         return len(self._pending)
-
-    def run(self, *, until_idle: bool = False, max_seconds: float | None = None) -> WorkerStats:
-        deadline = time.monotonic() + max_seconds if max_seconds else None
-        backoff = 0.5
-        try:
-            while not self._stopping:
-                if deadline and time.monotonic() > deadline:
-                    break
-                try:
-                    n = self._step()
-                    backoff = 0.5
-                except Retryable as e:
-                    self.stats.retries += 1
-                    wait = min(30.0, backoff) * (0.5 + random.random())
-                    log.warning("retryable failure in %s, abandoning %d in flight, retrying in %.1fs: %s",
-                                self.handler.service, len(self._pending), wait, e)
-                    self._abandon()
-                    self.consumer.rewind()
-                    time.sleep(wait)
-                    backoff *= 2
-                    continue
-                except Exception as e:
-                    self.failure = f"{type(e).__name__}: {e}"[:2000]
-                    log.error("worker %s (%s) stopped on an error it cannot handle: %s", self.handler.service,
-                              self.group, self.failure, exc_info=True)
-                    raise
-                if n == 0 and until_idle and not self._pending:
-                    break
-            self._drain()
-        finally:
-            self._abandon()
-            self.consumer.close()
-        return self.stats
 
     def run_once(self) -> int:
         """Poll once and wait for all it took (embedded mode drives its stages with this)."""

@@ -114,7 +114,7 @@ class Worker:
         signal.signal(signal.SIGINT, self.stop)
 
     def run(self, *, until_idle: bool = False, max_seconds: float | None = None) -> WorkerStats:
-        """Loop until stopped; with `until_idle`, return after the first empty poll."""
+        """Loop until stopped; with `until_idle`, return after the first empty poll with nothing pending."""
         deadline = time.monotonic() + max_seconds if max_seconds else None
         backoff = 0.5
         try:
@@ -122,12 +122,14 @@ class Worker:
                 if deadline and time.monotonic() > deadline:
                     break
                 try:
-                    n = self.run_once()
+                    n = self._step()
                     backoff = 0.5
                 except Retryable as e:
                     self.stats.retries += 1
                     wait = min(30.0, backoff) * (0.5 + random.random())
-                    log.warning("retryable failure in %s, retrying in %.1fs: %s", self.handler.service, wait, e)
+                    log.warning("retryable failure in %s (%d in flight abandoned), retrying in %.1fs: %s",
+                                self.handler.service, self.in_flight, wait, e)
+                    self._abandon()
                     self.consumer.rewind()
                     time.sleep(wait)
                     backoff *= 2
@@ -137,11 +139,28 @@ class Worker:
                     log.error("worker %s (%s) stopped on an error it cannot handle: %s", self.handler.service,
                               self.group, self.failure, exc_info=True)
                     raise
-                if n == 0 and until_idle:
+                if n == 0 and until_idle and not self.in_flight:
                     break
+            self._drain()
         finally:
+            self._abandon()
             self.consumer.close()
         return self.stats
+
+    # Hooks of the loop for a worker that keeps work pending across polls (livetab.bus.inflight): one step,
+    # what is pending, and what to do with it on a retry, at the end of the loop and on the way out.
+    def _step(self) -> int:
+        return self.run_once()
+
+    @property
+    def in_flight(self) -> int:
+        return 0
+
+    def _abandon(self) -> None:
+        return None
+
+    def _drain(self) -> None:
+        return None
 
     def run_once(self) -> int:
         records = self.consumer.poll(self.max_records, self.poll_timeout_s)
