@@ -22,7 +22,7 @@ from importlib import resources
 from livetab.numbers import separators
 from livetab.rubric.text import fold
 
-__all__ = ["Locale", "available_packs", "get_locale"]
+__all__ = ["AnswerForms", "Locale", "answer_forms", "available_packs", "get_locale"]
 
 log = logging.getLogger(__name__)
 
@@ -106,6 +106,43 @@ def _mapping(data: dict[str, object], field: str) -> dict[str, float]:
     if not isinstance(raw, dict):
         raise ValueError(f"locale field {field!r} must be an object")
     return {fold(str(k)): float(v) for k, v in raw.items()}
+
+
+@dataclass(frozen=True)
+class AnswerForms:
+    """How a model answers in one language (a pack's `answer_forms`, as written, not folded): the phrasings
+    the scripted oracle / anti-oracle use (livetab.models.scripted), which the pack's own word lists must read.
+    `true` / `false` / `insufficient` / `contradictory`: (short form, sentence form)."""
+
+    language: str
+    sentence: str  # "According to the table, it is {v}."
+    answer_is: str  # "The answer is {v}."
+    option_number: str  # "Option {n}"
+    join: str  # between list items
+    true: tuple[str, str]
+    false: tuple[str, str]
+    insufficient: tuple[str, str]
+    contradictory: tuple[str, str]
+
+
+@cache
+def answer_forms(language: str) -> AnswerForms:
+    """The answer phrasings of `language`'s pack (English where the language has no pack)."""
+    lang = (language or "en").lower().split("-")[0].split("_")[0]
+    lang = lang if lang in available_packs() else "en"
+    raw = _load(lang).get("answer_forms")
+    if not isinstance(raw, dict):
+        if lang == "en":
+            raise ValueError("the English pack must have answer_forms")
+        return answer_forms("en")
+
+    def pair(field: str) -> tuple[str, str]:
+        short, sentence = raw[field]
+        return str(short), str(sentence)
+
+    return AnswerForms(language=lang, sentence=str(raw["sentence"]), answer_is=str(raw["answer_is"]),
+                       option_number=str(raw["option_number"]), join=str(raw["join"]), true=pair("true"),
+                       false=pair("false"), insufficient=pair("insufficient"), contradictory=pair("contradictory"))
 
 
 @cache
