@@ -184,3 +184,43 @@ def test_every_pack_reads_its_own_answer_forms() -> None:
         assert judge_answer(forms.answer_is.format(v="Zanzibar Stone Town"), q).verdict == "correct", lang
         assert judge_answer(forms.sentence.format(v="Zanzibar Stone Town"), q).verdict == "correct", lang
         assert judge_answer(forms.answer_is.format(v="Quito"), q).verdict == "incorrect", lang
+
+
+def _two_way(text: str, gold: str, lang: str) -> Question:
+    return Question(id=f"q-2-{gold}", table_id="t", family="reasoning", text=text, gold=Gold(kind="text", text=gold),
+                    language=lang)
+
+
+def test_the_other_alternative_is_no_spelling_slip() -> None:
+    # Arabic TaTA, the wide sweep: "urban" for "rural" was three edits in a 23-letter gold, a "minor slip" (false
+    # accept); and "الوزن الزائد" (overweight) was accepted for "الهزال (الوزن مقابل الطول)" (wasting)
+    q = _two_way("أيهما له قيمة أقل في «مرفق مُحسّن»: «المناطق الحضرية القارية» أم «المناطق الريفية القارية»؟",
+                 "المناطق الريفية القارية", "ar")
+    assert judge_answer("المناطق الحضرية القارية", q).verdict == "incorrect"
+    assert judge_answer("الإجابة هي المناطق الريفية القارية", q).verdict == "correct"
+    q = _two_way("أيهما له قيمة أعلى في «المسح الديموغرافي والصحي في كينيا لعام 1998»: «الهزال (الوزن مقابل الطول)» "
+                 "أم «الوزن الزائد»؟", "الهزال (الوزن مقابل الطول)", "ar")
+    for wrong in ("الوزن الزائد", "وفقًا للجدول، الوزن الزائد.", "الإجابة هي الوزن الزائد"):
+        assert judge_answer(wrong, q).verdict == "incorrect", wrong
+    assert judge_answer("الهزال (الوزن مقابل الطول)", q).verdict == "correct"
+    en = _two_way('Which has the lower "Depth": "Northern Marion Lake" or "Southern Marion Lake"?',
+                  "Southern Marion Lake", "en")
+    assert judge_answer("Northern Marion Lake", en).verdict == "incorrect"
+    assert judge_answer("Southern Marion Lake", en).verdict == "correct"
+    assert judge_answer("Southren Marion Lake", en).verdict == "correct"  # a real slip still reads
+
+
+def test_an_or_inside_a_quoted_alternative_is_not_the_questions_or() -> None:
+    # Arabic TaTA: the alternative "تم طلب المشورة أو المساعدة" holds "أو" (or); the other alternative was judged
+    # "uncertain: answered without naming either alternative" instead of incorrect
+    q = _two_way("أيهما له قيمة أعلى في «المسح الديموغرافي والصحي في نيجيريا لعام 2013»: «الحمى في آخر أسبوعين» أم "
+                 "«تم طلب المشورة أو المساعدة»؟", "تم طلب المشورة أو المساعدة", "ar")
+    assert judge_answer("الحمى في آخر أسبوعين", q).verdict == "incorrect"
+    assert judge_answer("وفقًا للجدول، تم طلب المشورة أو المساعدة.", q).verdict == "correct"
+    en = _two_way('Which has the higher "Votes": "Law and Order" or "Peace or War"?', "Peace or War", "en")
+    assert judge_answer("Law and Order", en).verdict == "incorrect"
+    assert judge_answer("The answer is Peace or War.", en).verdict == "correct"
+    de = _two_way("Welcher der beiden hat in der Spalte „Punkte“ den höheren Wert: „Krieg oder Frieden“ oder „Bravehehart“?",
+                  "Krieg oder Frieden", "de")
+    assert judge_answer("Bravehehart", de).verdict == "incorrect"
+    assert judge_answer("Die Antwort lautet Krieg oder Frieden.", de).verdict == "correct"

@@ -26,12 +26,14 @@ from functools import cache
 
 from livetab.rubric.locale import Locale
 from livetab.rubric.relations import question_relations, relation_doubt
+from livetab.rubric.text import key
 
 __all__ = ["QuestionContext", "entity_doubt", "question_context", "sentence_doubt"]
 
 _SKIP = frozenset({"the", "to", "by", "than", "a", "an"})
 _PREPOSITIONS = frozenset({"from", "in", "at", "for", "against", "with", "من", "في"})
-_QUOTED = re.compile(r"\"([^\"]{1,60})\"")
+# a quoted value of the folded question: `fold` writes «…», “…” and ”…” as "…"; German „…“ becomes „…"
+_QUOTED = re.compile(r"[\"„]([^\"„]{1,60})\"")
 UNCERTAIN, INCORRECT = "uncertain", "incorrect"
 
 
@@ -52,14 +54,17 @@ def _content(tokens: list[str], loc: Locale) -> list[str]:
 
 def question_context(question_key: str, question_folded: str, loc: Locale) -> QuestionContext:
     tokens = question_key.split()
+    # an "or" inside a quoted value ("تم طلب المشورة أو المساعدة") is part of that value, not the question's
+    outside = key(_QUOTED.sub(lambda m: " ".join(w for w in m.group(0).split() if w not in loc.or_words),
+                              question_folded), folded=True).split()
     sides: list[tuple[str, str]] = []
-    for i, t in enumerate(tokens):
-        if t in loc.or_words and 0 < i < len(tokens) - 1:
-            right = _content(tokens[i + 1:i + 4], loc)
+    for i, t in enumerate(outside):
+        if t in loc.or_words and 0 < i < len(outside) - 1:
+            right = _content(outside[i + 1:i + 4], loc)
             if right:
-                sides.append((tokens[i - 1], right[0]))
+                sides.append((outside[i - 1], right[0]))
     quoted = [q.strip() for q in _QUOTED.findall(question_folded)]
-    if len(quoted) >= 2 and any(w in tokens for w in loc.or_words):
+    if len(quoted) >= 2 and any(w in outside for w in loc.or_words):
         a, b = (re.sub(r"[\W_]+", " ", q).split() for q in quoted[-2:])
         if a and b:
             sides.append((a[0], b[0]))
