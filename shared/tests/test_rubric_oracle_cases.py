@@ -224,3 +224,14 @@ def test_an_or_inside_a_quoted_alternative_is_not_the_questions_or() -> None:
                   "Krieg oder Frieden", "de")
     assert judge_answer("Bravehehart", de).verdict == "incorrect"
     assert judge_answer("Die Antwort lautet Krieg oder Frieden.", de).verdict == "correct"
+
+
+def test_the_is_after_a_marker_is_no_prefix_of_the_answer() -> None:
+    # FreshTab es: "La respuesta es ISBN 978-..." was cut to "bn 978-..." ("es" + the "is" of "ISBN")
+    gold = "ISBN 978-4-09-851148-8 (edición normal) ISBN 978-4-09-943116-7 (edición especial)"
+    q = _q(Gold(kind="text", text=gold), text="¿Cuál es el valor de la columna «Isbn»?", lang="es")
+    assert judge_answer(f"La respuesta es {gold}.", q).verdict == "correct"
+    assert extract_answer("answer: isabella", get_locale("en")).text == "isabella"
+    en = _q(Gold(kind="text", text="Isabella"), text='Which "Name" has the highest "Score"?')
+    assert judge_answer("Answer: Isabella", en).verdict == "correct"
+    assert judge_answer("Answer: Isolde", en).verdict == "incorrect"

@@ -98,8 +98,9 @@ def _json_answer(text: str) -> str | None:
 def _marker_re(loc: Locale) -> re.Pattern[str]:
     alts = "|".join(re.escape(m) for m in sorted(loc.answer_markers, key=len, reverse=True))
     # A marker counts when followed by ':' / 'is' / 'هي', or (for phrases) directly by the answer.
-    # and only as whole words: Russian "ответ" is no marker inside "ответить" (to answer)
-    return re.compile(rf"(?:^|(?<=[\s(\[*]))(?:{alts})(?![^\W_])\s*(?:is|هي|هو)?\s*[:：]?\s*", re.IGNORECASE)
+    # and only as whole words: Russian "ответ" is no marker inside "ответить" (to answer), and the "is" after
+    # it is no prefix of the answer ("Answer: Isabella", "La respuesta es ISBN 978-...")
+    return re.compile(rf"(?:^|(?<=[\s(\[*]))(?:{alts})(?![^\W_])\s*(?:(?:is|هي|هو)(?![^\W_]))?\s*[:：]?\s*", re.IGNORECASE)
 
 
 @cache
