@@ -235,3 +235,18 @@ def test_the_is_after_a_marker_is_no_prefix_of_the_answer() -> None:
     en = _q(Gold(kind="text", text="Isabella"), text='Which "Name" has the highest "Score"?')
     assert judge_answer("Answer: Isabella", en).verdict == "correct"
     assert judge_answer("Answer: Isolde", en).verdict == "incorrect"
+
+
+def test_french_ou_where_is_not_or() -> None:
+    # FreshTab fr: "dans la ligne où la colonne « Real betis (2) » vaut « 1 - 1 (D) »" folds "où" (where) into "ou"
+    # (or); the question was taken for a two-way one and a wrong cell judged "uncertain"
+    q = _q(Gold(kind="text", text="4 - 1 (E)"), lang="fr",
+           text="Quelle est la valeur de la colonne « Chelsea fc (4) » dans la ligne où la colonne « Real betis (2) » "
+                "vaut « 1 - 1 (D) » ?")
+    for wrong in ("Kryvbass Kryvy Rih", "La réponse est Kryvbass Kryvy Rih."):
+        assert judge_answer(wrong, q).verdict == "incorrect", wrong
+    assert judge_answer("La réponse est 4 - 1 (E).", q).verdict == "correct"
+    two = _q(Gold(kind="text", text="Lyon"), lang="fr",
+             text="Laquelle a la valeur la plus élevée dans la colonne « Points » : « Lyon » ou « Nantes » ?")
+    assert judge_answer("Nantes", two).verdict == "incorrect"
+    assert judge_answer("Lyon", two).verdict == "correct"

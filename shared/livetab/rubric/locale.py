@@ -67,6 +67,8 @@ class Locale:
     percent_alt: str  # regex alternation of percent words
     approx: tuple[str, ...]  # words that mark a number as rounded ("around 40", "حوالي")
     date_fillers: frozenset[str] = frozenset()  # words between a date's parts ("17 de marzo de 2025")
+    # words, as written (not folded), that fold into an "or" but are none: French "où" (where) -> "ou" (or)
+    or_lookalikes: tuple[str, ...] = ()
 
     @property
     def arabic(self) -> bool:
@@ -99,6 +101,13 @@ def _words(data: dict[str, object], field: str) -> list[str]:
     if not isinstance(raw, list):
         raise ValueError(f"locale field {field!r} must be a list")
     return [fold(str(w)) for w in raw]
+
+
+def _raw_words(data: dict[str, object], field: str) -> list[str]:
+    raw = data.get(field, [])
+    if not isinstance(raw, list):
+        raise ValueError(f"locale field {field!r} must be a list")
+    return [str(w) for w in raw]
 
 
 def _mapping(data: dict[str, object], field: str) -> dict[str, float]:
@@ -169,4 +178,5 @@ def get_locale(language: str) -> Locale:
         option_words=tuple(_words(words, "option_words")),
         month_alt=_alternation(list(months)), percent_alt=_alternation(percent),
         approx=tuple(_words(words, "approx")), date_fillers=frozenset(_words(words, "date_fillers")),
+        or_lookalikes=tuple(w.lower() for w in _raw_words(words, "or_lookalikes")),
     )
