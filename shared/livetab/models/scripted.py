@@ -148,8 +148,9 @@ def _wrong_text(gold_texts: list[str], q: Question, table: Table | None, salt: i
     return picks[start:start + count]
 
 
-# a quoted value in every language's quotes: "…" (en), „…“ (de), “…” (nl), ”…” (sv), «…» / « … » (ar, es, fr, ru)
-_QUOTED = re.compile(r'"([^"]{1,80})"|„([^“”]{1,80})[“”]|“([^”]{1,80})”|”([^”]{1,80})”|«\s*([^»]{1,80}?)\s*»')
+# a quoted value in every language's quotes: "…" (en), „…“ (de), “…” (nl), ”…” (sv), «…» / « … » (ar, es, fr, ru),
+# «» holding quotes of their own too («UDP-A. « Boots » Martinez»)
+_QUOTED = re.compile(r'"([^"]{1,80})"|„([^“”]{1,80})[“”]|“([^”]{1,80})”|”([^”]{1,80})”|«\s*((?:[^«»]|«[^«»]*»){1,80}?)\s*»')
 
 
 def _other_alternative(q: Question, gold: str) -> str | None:

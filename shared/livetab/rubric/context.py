@@ -71,7 +71,9 @@ def question_context(question_key: str, question_folded: str, loc: Locale, quest
                 sides.append((outside[i - 1], right[0]))
     quoted = [q.strip() for q in _QUOTED.findall(question_folded)]
     if len(quoted) >= 2 and any(w in outside for w in loc.or_words):
-        a, b = (re.sub(r"[\W_]+", " ", q).split() for q in quoted[-2:])
+        # each alternative by its first content word: "der" of „Der beste Freund“ is in any German sentence
+        a, b = (_content(re.sub(r"[\W_]+", " ", q).split(), loc) or re.sub(r"[\W_]+", " ", q).split()
+                for q in quoted[-2:])
         if a and b:
             sides.append((a[0], b[0]))
     relations = question_relations(tokens, loc)
