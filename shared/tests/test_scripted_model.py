@@ -96,3 +96,38 @@ def test_it_needs_the_in_process_question() -> None:
         asyncio.run(b.generate(req))
     out = asyncio.run(b.generate(GenerateRequest(req.messages, req.sampling, question=MCQ, table=TABLE)))
     assert len(out) == 2 and all(judge_answer(c.text, MCQ).verdict == "correct" for c in out)
+
+
+def test_each_language_answers_in_its_own_words() -> None:
+    # the phrasings come from the language packs' answer_forms, not English in every language
+    de = _q(Gold(kind="boolean", boolean=True, text="Wahr"), family="fact", lang="de")
+    assert scripted_answer(de, TABLE, policy="oracle", phrasing="true_false") == "Wahr"
+    assert scripted_answer(de, TABLE, policy="anti_oracle", phrasing="yes_no") == "Nein"
+    assert scripted_answer(de, TABLE, policy="oracle", phrasing="answer_is") == "Die Antwort lautet Wahr."
+    ru = _q(Gold.for_option(OPTIONS, 3), family="mcq", options=OPTIONS, lang="ru")
+    assert scripted_answer(ru, TABLE, policy="oracle", phrasing="option_number") == "Вариант 3"
+    es = _q(Gold(kind="insufficient", text="-"), family="imperfect", lang="es")
+    assert scripted_answer(es, TABLE, policy="oracle", phrasing="bare") == "información insuficiente"
+    sv = _q(Gold(kind="text", text="Aigle"), lang="sv")
+    assert scripted_answer(sv, TABLE, policy="oracle", phrasing="sentence") == "Enligt tabellen är det Aigle."
+
+
+@pytest.mark.parametrize(("lang", "text", "gold", "other"), [
+    ("de", "Welcher der beiden hat in der Spalte „Nr. (ges.)“ den niedrigeren Wert: „Der beste Freund“ oder "
+           "„Ein verdammtes Wrack“?", "Ein verdammtes Wrack", "Der beste Freund"),
+    ("es", "¿Cuál tiene el valor más alto en la columna «Escaños»: «UDP-A. « Boots » Martinez» o "
+           "«Movimiento Democrático Popular»?", "UDP-A. « Boots » Martinez", "Movimiento Democrático Popular"),
+    ("fr", "Laquelle a la valeur la plus élevée dans la colonne « Points » : « Lyon » ou « Nantes » ?", "Lyon", "Nantes"),
+    ("sv", "Vilken av de två har det högsta värdet i kolumnen ”Poäng”: ”Malmö FF” eller ”AIK”?", "AIK", "Malmö FF"),
+    ("nl", "Welke van de twee heeft de hoogste waarde in de kolom “Punten”: “Ajax” of “PSV”?", "PSV", "Ajax"),
+])
+def test_the_anti_oracle_names_the_other_alternative_in_every_languages_quotes(lang: str, text: str, gold: str,
+                                                                               other: str) -> None:
+    # FreshTab sweep: German „…“ and nested «…« … »…» were not read, and the anti-oracle answered a third value
+    # (which the judge rightly leaves uncertain) instead of the other alternative
+    q = _q(Gold(kind="text", text=gold), family="reasoning", lang=lang, text=text)
+    assert scripted_answer(q, TABLE, policy="anti_oracle", phrasing="bare") == other
+    for phrasing in PHRASINGS:
+        assert judge_answer(scripted_answer(q, TABLE, policy="anti_oracle", phrasing=phrasing), q).verdict == "incorrect"
+        assert judge_answer(scripted_answer(q, TABLE, policy="oracle", phrasing=phrasing), q).verdict == "correct", (
+            phrasing)

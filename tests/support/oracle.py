@@ -21,8 +21,8 @@ from livetab.v1 import inference_pb2, question_pb2
 
 from tests.support.sample import ROOT, sample_pages
 
-__all__ = ["FAMILIES", "FORMATS", "SETTINGS", "arabic_tables", "check_leaderboard", "gsm8k_problems", "models",
-           "sources", "verdict_cells"]
+__all__ = ["FAMILIES", "FORMATS", "FRESHTAB_LANGUAGES", "SETTINGS", "arabic_tables", "check_leaderboard",
+           "freshtab_sources", "gsm8k_problems", "models", "sources", "verdict_cells"]
 
 # qagen families asked for; the math flow adds family "math" (with insufficient/contradictory variants)
 QAGEN_FAMILIES = ["direct", "reasoning", "fact", "mcq", "imperfect", "closed_book"]
@@ -46,6 +46,17 @@ def arabic_tables(folder: Path, n: int) -> Path:
             with (folder / f"{rec['example_id']}.csv").open("w", newline="", encoding="utf-8") as out:
                 csv.writer(out).writerows([[str(c) for c in row] for row in json.loads(rec["table_data"])])
     return folder
+
+
+FRESHTAB_LANGUAGES = ("de", "es", "fr", "nl", "ru", "sv")
+
+
+def freshtab_sources(n: int, languages: tuple[str, ...] = (*FRESHTAB_LANGUAGES, "en")) -> list[dict[str, Any]]:
+    """`freshtab` sources for the first `n` FreshTab tables of each language (English: the January 2026 set)."""
+    folder = shared_data() / "freshtab"
+    files = {lang: folder / f"FT2-5_25_{lang}.jsonl" for lang in FRESHTAB_LANGUAGES} | {
+        "en": folder / "FreshTab.01.26.en.jsonl"}
+    return [{"kind": "freshtab", "location": str(files[lang]), "options": {"limit": str(n)}} for lang in languages]
 
 
 def gsm8k_problems(path: Path, n: int) -> Path:

@@ -1,20 +1,26 @@
 """A wide oracle / anti-oracle sweep without the pipeline, to find rule-judge and generator bugs on many real
-tables (minutes; not part of `make test`, whose oracle runs are tests/integration/test_oracle_runs.py).
+tables (minutes; not part of `make test`, whose oracle runs are tests/integration/test_oracle_runs.py and
+tests/integration/test_oracle_languages.py).
 
-    .venv/bin/python -m tests.support.oracle_sweep [OUT_DIR]
+    .venv/bin/python -m tests.support.oracle_sweep [OUT_DIR] [--sources wtq,gsm8k,arabic,freshtab] [--freshtab N]
 
 Generates every family but insight over the 150 WikiTableQuestions pages in ../shared/data (wiki_html,
-wiki_html_more), the 300 GSM8K problems and 60 Arabic TaTA tables, then judges every question in every
+wiki_html_more), the 300 GSM8K problems, 60 Arabic TaTA tables and the first N FreshTab tables of every
+language (de, es, fr, nl, ru, sv and English; N = 25 by default), then judges every question in every
 phrasing of the scripted model, oracle and anti-oracle, and prints each judgment that is not correct /
-incorrect respectively, grouped by policy, phrasing, gold kind and the judge's rationale.
+incorrect respectively, grouped by policy, phrasing, gold kind and the judge's rationale, and the counts
+per language. `--sources` picks a subset (a faster loop while fixing); each subset has its own database
+under OUT_DIR, kept between runs (delete it to regenerate).
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import yaml
 from livetab.models.scripted import PHRASINGS, scripted_answer
@@ -25,23 +31,47 @@ from livetab.settings import load_settings
 from livetab.store import open_store, schema
 from livetab_cli.embedded import Pipeline
 
-from tests.support.oracle import QAGEN_FAMILIES, arabic_tables
+from tests.support.oracle import QAGEN_FAMILIES, arabic_tables, freshtab_sources
+
+ALL_SOURCES = ("wtq", "gsm8k", "arabic", "freshtab")
 
 
-def main(out: Path) -> int:
-    out.mkdir(parents=True, exist_ok=True)
+def _sources(names: list[str], out: Path, n_fresh: int) -> list[dict[str, Any]]:
     data = shared_data()
-    cfg = {"out_dir": str(out / "out"), "store": {"url": f"sqlite:///{out / 'sweep.db'}"},
-           "sources": [{"kind": "local_html", "location": str(data / "wiki_html" / "pages")},
-                       {"kind": "local_html", "location": str(data / "wiki_html_more" / "pages")},
-                       {"kind": "gsm8k", "location": str(data / "gsm8k" / "test_sample.jsonl")},
-                       {"kind": "local_files", "location": str(arabic_tables(out / "arabic", 60)), "language": "ar"}],
+    chosen: list[dict[str, Any]] = []
+    if "wtq" in names:
+        chosen += [{"kind": "local_html", "location": str(data / "wiki_html" / "pages")},
+                   {"kind": "local_html", "location": str(data / "wiki_html_more" / "pages")}]
+    if "gsm8k" in names:
+        chosen.append({"kind": "gsm8k", "location": str(data / "gsm8k" / "test_sample.jsonl")})
+    if "arabic" in names:
+        chosen.append({"kind": "local_files", "location": str(arabic_tables(out / "arabic", 60)), "language": "ar"})
+    if "freshtab" in names:
+        chosen += freshtab_sources(n_fresh)
+    return chosen
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("out", nargs="?", default="out/oracle_sweep")
+    ap.add_argument("--sources", default=",".join(ALL_SOURCES))
+    ap.add_argument("--freshtab", type=int, default=25, help="tables per FreshTab language")
+    args = ap.parse_args(argv)
+    names = [s for s in args.sources.split(",") if s]
+    if unknown := set(names) - set(ALL_SOURCES):
+        ap.error(f"unknown sources {sorted(unknown)}; choose from {ALL_SOURCES}")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    tag = "sweep-" + "-".join(sorted(names)) + (f"-{args.freshtab}" if "freshtab" in names else "")
+    db = out / f"{tag}.db"
+    cfg = {"out_dir": str(out / "out"), "store": {"url": f"sqlite:///{db}"},
+           "sources": _sources(names, out, args.freshtab),
            "qagen": {"families": QAGEN_FAMILIES, "per_table": 0}, "run": {"release": "sweep"}}
-    path = out / "sweep.yaml"
+    path = out / f"{tag}.yaml"
     path.write_text(yaml.safe_dump(cfg))
     settings = load_settings(path, env={})
     t0 = time.perf_counter()
-    if not (out / "sweep.db").exists():
+    if not db.exists():
         p = Pipeline(settings)
         p.generate()
         p.close()
@@ -52,6 +82,7 @@ def main(out: Path) -> int:
     print(f"{len(questions)} questions generated in {time.perf_counter() - t0:.0f} s:",
           dict(Counter(f"{q.family}/{q.language}" for q in questions)))
     bad: Counter[tuple[str, str, str, str]] = Counter()
+    per_lang: Counter[tuple[str, bool]] = Counter()
     n = 0
     for q in questions:
         for phrasing in PHRASINGS:
@@ -59,6 +90,7 @@ def main(out: Path) -> int:
                 answer = scripted_answer(q, tables.get(q.table_id), policy=policy, phrasing=phrasing)
                 got = judge_answer(answer, q)
                 n += 1
+                per_lang[(q.language, got.verdict == want)] += 1
                 if got.verdict != want:
                     why = got.rationale.split(" [")[0]
                     bad[(policy, phrasing, q.gold.kind, why)] += 1
@@ -66,10 +98,13 @@ def main(out: Path) -> int:
                         print(f"{policy} {phrasing} {q.family}/{q.language} | {q.text[:100]} | gold {q.gold.text[:60]!r}"
                               f" | answer {answer[:80]!r} | {got.verdict}: {got.rationale}")
     print(f"{n} judgments, {sum(bad.values())} not as expected")
+    for lang in sorted({k[0] for k in per_lang}):
+        print(f"  {lang}: {per_lang[(lang, True)] + per_lang[(lang, False)]} judgments, "
+              f"{per_lang[(lang, False)]} not as expected")
     for k, c in bad.most_common():
         print(c, k)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(Path(sys.argv[1] if len(sys.argv) > 1 else "out/oracle_sweep")))
+    sys.exit(main(sys.argv[1:]))

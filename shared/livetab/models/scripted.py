@@ -30,6 +30,7 @@ import re
 from livetab.models.base import ChatMessage, Completion, GenerateRequest, ModelError
 from livetab.numbers import parse_number
 from livetab.questions import Question, option_letter
+from livetab.rubric.locale import answer_forms
 from livetab.tables import Table
 
 __all__ = ["OPTION_PHRASINGS", "PHRASINGS", "POLICIES", "ScriptedBackend", "choose_phrasing", "prompt_text",
@@ -43,27 +44,10 @@ PHRASINGS = (*_GENERAL, *_OPTION, *_BOOLEAN)
 OPTION_PHRASINGS = (*_GENERAL, *_OPTION)  # every way the scripted model names an option
 ROTATE = ("rotate", "all")
 
-_SAY: dict[str, dict[str, str]] = {
-    "en": {"sentence": "According to the table, it is {v}.", "answer_is": "The answer is {v}.",
-           "option_number": "Option {n}", "join": ", "},
-    "ar": {"sentence": "وفقًا للجدول، {v}.", "answer_is": "الإجابة هي {v}", "option_number": "الخيار {n}",
-           "join": "، "},
-}
-# (short form, sentence form) per language: truth values as True/False and Yes/No, and the two refusals
-_WORDS: dict[str, dict[str, tuple[str, str]]] = {
-    "en": {"true": ("True", "Yes"), "false": ("False", "No"),
-           "insufficient": ("insufficient information",
-                            "The table does not contain enough information to answer this question."),
-           "contradictory": ("contradictory", "The table is contradictory, so the question cannot be answered.")},
-    "ar": {"true": ("صحيح", "نعم"), "false": ("خطأ", "لا"),
-           "insufficient": ("المعلومات غير كافية", "لا يحتوي الجدول على معلومات كافية للإجابة عن هذا السؤال."),
-           "contradictory": ("متناقض", "الجدول متناقض، فلا يمكن الإجابة عن السؤال.")},
-}
 
 
 def _lang(q: Question) -> str:
-    lang = (q.language or "en").lower().split("-")[0]
-    return lang if lang in _SAY else "en"
+    return answer_forms(q.language or "en").language
 
 
 def _fits(kind: str) -> tuple[str, ...]:
@@ -83,8 +67,11 @@ def choose_phrasing(q: Question, phrasing: str, seed: int = 0) -> str:
 
 
 def _wrap(value: str, phrasing: str, lang: str) -> str:
-    if phrasing in ("sentence", "answer_is"):
-        return _SAY[lang][phrasing].format(v=value)
+    forms = answer_forms(lang)
+    if phrasing == "sentence":
+        return forms.sentence.format(v=value)
+    if phrasing == "answer_is":
+        return forms.answer_is.format(v=value)
     return value
 
 
@@ -95,19 +82,18 @@ def say_option(q: Question, position: int, phrasing: str, lang: str, letter: str
     if phrasing == "option_text":
         return text
     if phrasing == "option_number":
-        return _SAY[lang]["option_number"].format(n=position)
+        return answer_forms(lang).option_number.format(n=position)
     if phrasing == "letter_text":
         return f"{letter}. {text}"
     return _wrap(letter, phrasing, lang)  # bare, letter, sentence, answer_is
 
 
 def _say_boolean(value: bool, phrasing: str, lang: str) -> str:
-    words = _WORDS[lang]["true" if value else "false"]
+    forms = answer_forms(lang)
+    words = forms.true if value else forms.false
     if phrasing == "yes_no":
         return words[1]
-    if phrasing == "true_false":
-        return words[0]
-    return _wrap("True" if value else "False", phrasing, lang)
+    return _wrap(words[0], phrasing, lang)  # true_false, bare, sentence, answer_is
 
 
 def _cells(table: Table | None) -> list[str]:
@@ -156,19 +142,21 @@ def _wrong_text(gold_texts: list[str], q: Question, table: Table | None, salt: i
             continue
         seen.add(k)
         picks.append(cell)
-    fallback = ["Atlantis", "Zanzibar", "Quito", "Hokkaido"] if _lang(q) == "en" else ["أطلانطس", "زنجبار", "كيتو"]
+    fallback = ["أطلانطس", "زنجبار", "كيتو"] if _lang(q) == "ar" else ["Atlantis", "Zanzibar", "Quito", "Hokkaido"]
     picks += [f for f in fallback if not gold_words & set(_norm(f).split())]
     start = salt % max(1, len(picks) - count + 1)
     return picks[start:start + count]
 
 
-_QUOTED = re.compile(r"[\"“«]([^\"”»]{1,80})[\"”»]")
+# a quoted value in every language's quotes: "…" (en), „…“ (de), “…” (nl), ”…” (sv), «…» / « … » (ar, es, fr, ru),
+# «» holding quotes of their own too («UDP-A. « Boots » Martinez»)
+_QUOTED = re.compile(r'"([^"]{1,80})"|„([^“”]{1,80})[“”]|“([^”]{1,80})”|”([^”]{1,80})”|«\s*((?:[^«»]|«[^«»]*»){1,80}?)\s*»')
 
 
 def _other_alternative(q: Question, gold: str) -> str | None:
     """For "Which has the lower X: "A" or "B"?" with gold A: the other alternative B (the two alternatives
     are the question's last two quoted strings)."""
-    last = [m.group(1) for m in _QUOTED.finditer(q.text)][-2:]
+    last = [next(g for g in m.groups() if g is not None) for m in _QUOTED.finditer(q.text)][-2:]
     keys = [_norm(a) for a in last]
     if len(last) != 2 or _norm(gold) not in keys or keys[0] == keys[1]:
         return None
@@ -207,10 +195,10 @@ def _oracle(q: Question, phrasing: str, lang: str, shown: str = "") -> str:
     if g.kind == "boolean":
         return _say_boolean(g.boolean, phrasing, lang)
     if g.kind in ("insufficient", "contradictory"):
-        plain, sentence = _WORDS[lang][g.kind]
+        plain, sentence = getattr(answer_forms(lang), g.kind)
         return sentence if phrasing == "sentence" else _wrap(plain, phrasing, lang)
     if g.kind == "list":
-        return _wrap(_SAY[lang]["join"].join(g.items or [g.text]), phrasing, lang)
+        return _wrap(answer_forms(lang).join.join(g.items or [g.text]), phrasing, lang)
     if g.kind == "free":
         return g.items[0] if g.items else g.text
     return _wrap(g.text or _fmt(g.number), phrasing, lang)
@@ -232,7 +220,7 @@ def _anti_oracle(q: Question, table: Table | None, phrasing: str, lang: str, sal
         return _wrap(_wrong_number(g.number, table, salt), phrasing, lang)
     if g.kind == "list":
         items = g.items or [g.text]
-        return _wrap(_SAY[lang]["join"].join(_wrong_text(items, q, table, salt, len(items))), phrasing, lang)
+        return _wrap(answer_forms(lang).join.join(_wrong_text(items, q, table, salt, len(items))), phrasing, lang)
     if g.kind == "free":
         return "The table is empty."
     gold_number = parse_number(g.text)

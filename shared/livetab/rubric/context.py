@@ -26,12 +26,14 @@ from functools import cache
 
 from livetab.rubric.locale import Locale
 from livetab.rubric.relations import question_relations, relation_doubt
+from livetab.rubric.text import fold, key
 
 __all__ = ["QuestionContext", "entity_doubt", "question_context", "sentence_doubt"]
 
 _SKIP = frozenset({"the", "to", "by", "than", "a", "an"})
 _PREPOSITIONS = frozenset({"from", "in", "at", "for", "against", "with", "من", "في"})
-_QUOTED = re.compile(r"\"([^\"]{1,60})\"")
+# a quoted value of the folded question: `fold` writes «…», “…” and ”…” as "…"; German „…“ becomes „…"
+_QUOTED = re.compile(r"[\"„]([^\"„]{1,60})\"")
 UNCERTAIN, INCORRECT = "uncertain", "incorrect"
 
 
@@ -50,17 +52,28 @@ def _content(tokens: list[str], loc: Locale) -> list[str]:
     return [t for t in tokens if t not in loc.stopwords and t not in _SKIP and len(t) > 1 and not t.isdigit()]
 
 
-def question_context(question_key: str, question_folded: str, loc: Locale) -> QuestionContext:
+def question_context(question_key: str, question_folded: str, loc: Locale, question_text: str = "") -> QuestionContext:
+    """`question_text`: the question as written, where words that only fold into an "or" (French "où") are
+    told apart from one."""
     tokens = question_key.split()
+    or_folded = question_folded
+    if question_text and loc.or_lookalikes:
+        alts = "|".join(re.escape(w) for w in loc.or_lookalikes)
+        or_folded = fold(re.sub(rf"(?<!\w)(?:{alts})(?!\w)", " ", question_text, flags=re.IGNORECASE))
+    # an "or" inside a quoted value ("تم طلب المشورة أو المساعدة") is part of that value, not the question's
+    outside = key(_QUOTED.sub(lambda m: " ".join(w for w in m.group(0).split() if w not in loc.or_words),
+                              or_folded), folded=True).split()
     sides: list[tuple[str, str]] = []
-    for i, t in enumerate(tokens):
-        if t in loc.or_words and 0 < i < len(tokens) - 1:
-            right = _content(tokens[i + 1:i + 4], loc)
+    for i, t in enumerate(outside):
+        if t in loc.or_words and 0 < i < len(outside) - 1:
+            right = _content(outside[i + 1:i + 4], loc)
             if right:
-                sides.append((tokens[i - 1], right[0]))
+                sides.append((outside[i - 1], right[0]))
     quoted = [q.strip() for q in _QUOTED.findall(question_folded)]
-    if len(quoted) >= 2 and any(w in tokens for w in loc.or_words):
-        a, b = (re.sub(r"[\W_]+", " ", q).split() for q in quoted[-2:])
+    if len(quoted) >= 2 and any(w in outside for w in loc.or_words):
+        # each alternative by its first content word: "der" of „Der beste Freund“ is in any German sentence
+        a, b = (_content(re.sub(r"[\W_]+", " ", q).split(), loc) or re.sub(r"[\W_]+", " ", q).split()
+                for q in quoted[-2:])
         if a and b:
             sides.append((a[0], b[0]))
     relations = question_relations(tokens, loc)
@@ -79,7 +92,7 @@ def question_context(question_key: str, question_folded: str, loc: Locale) -> Qu
     negated = any(t in loc.negations for t in tokens) or "n't" in question_folded
     return QuestionContext(frozenset(tokens), question_folded, tuple(sides), tuple(relations), tuple(entities),
                            negated,
-                           any(t in loc.or_words for t in tokens))
+                           any(t in loc.or_words for t in key(or_folded, folded=True).split()))
 
 
 def entity_doubt(tokens: list[str], gold_tokens: frozenset[str], ctx: QuestionContext,

@@ -98,7 +98,9 @@ def _json_answer(text: str) -> str | None:
 def _marker_re(loc: Locale) -> re.Pattern[str]:
     alts = "|".join(re.escape(m) for m in sorted(loc.answer_markers, key=len, reverse=True))
     # A marker counts when followed by ':' / 'is' / 'هي', or (for phrases) directly by the answer.
-    return re.compile(rf"(?:^|(?<=[\s(\[*]))(?:{alts})\s*(?:is|هي|هو)?\s*[:：]?\s*", re.IGNORECASE)
+    # and only as whole words: Russian "ответ" is no marker inside "ответить" (to answer), and the "is" after
+    # it is no prefix of the answer ("Answer: Isabella", "La respuesta es ISBN 978-...")
+    return re.compile(rf"(?:^|(?<=[\s(\[*]))(?:{alts})(?![^\W_])\s*(?:(?:is|هي|هو)(?![^\W_]))?\s*[:：]?\s*", re.IGNORECASE)
 
 
 @cache
@@ -117,9 +119,9 @@ def _after_marker(text: str, loc: Locale) -> str | None:
     last = None
     for m in _marker_re(loc).finditer(text):
         phrase = m.group(0).strip().lower()
-        bare_word = phrase in ("answer", "الاجابه", "الجواب")
-        if bare_word and not phrase.endswith(":") and ":" not in m.group(0):
-            continue  # the word "answer" alone is not a marker; "Answer:" is
+        bare_word = len(phrase.split()) == 1 and phrase.rstrip(":：") == phrase.rstrip(":： ")
+        if bare_word and ":" not in m.group(0) and "：" not in m.group(0):
+            continue  # a one-word marker ("answer", "ответ", "antwort") alone is not one; "Answer:" is
         last = m
     if last is None:
         return None

@@ -118,7 +118,7 @@ def _finish(kind: str, loc: Locale, items: list[GoldItem], question_text: str, *
     q_numbers: tuple[NumberMention, ...] = ()
     if question_text:
         qf = fold(question_text)
-        ctx = question_context(key(qf, folded=True), qf, loc)
+        ctx = question_context(key(qf, folded=True), qf, loc, question_text)
         q_numbers = tuple(find_numbers(qf, loc))
     year_like = any(it.number is not None and it.number.value == int(it.number.value)
                     and _YEAR_LIKE[0] <= it.number.value <= _YEAR_LIKE[1] for it in items)

@@ -475,7 +475,7 @@ def _judge_list(span: str, spec: GoldSpec, tol: _Tolerance) -> tuple[str, str]:
                                                    relative_tolerance=tol.relative)
         return eq
 
-    answered = split_items(span, spec.loc)
+    answered = split_items(span, spec.loc, keep=tuple(fold(it.text) for it in items))
     longest = max(len(k.split()) for it in items for k in it.keys[:1])
     sentence_words = spec.loc.stopwords - _NAME_WORDS
     bare = not any(t in sentence_words for t in key(span, folded=True).split())

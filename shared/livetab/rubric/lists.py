@@ -4,7 +4,9 @@ AraTable: "lists equal as sets regardless of order, punctuation or language form
 ("فندق أ و فندق ب" = [فندق ب, فندق أ]). A bare list answer is split on commas, semicolons, pipes,
 slashes, new lines, "and", "&" and the Arabic "و", then matched item by item against the gold (text
 keys with the spelling-slip allowance, numbers with the numeric tolerance); a sentence is checked
-for every gold item by containment.
+for every gold item by containment. A gold item that itself holds a separator ("January 9, 1987",
+"Tour of Belgium, Overall", "Lewis and Clark River Bridge", "الصحة والتعليم") is kept whole where the
+answer writes it out, so the gold is never split into items that are not in it.
 """
 
 from __future__ import annotations
@@ -29,12 +31,26 @@ def _splitter(loc: Locale) -> re.Pattern[str]:
     return re.compile(rf"\s*(?:(?<!\d),|,(?!\d{{3}})|[;|/\n]|&|\s(?:{'|'.join(words)})\s{arabic})\s*")
 
 
-def split_items(folded: str, loc: Locale) -> list[str]:
-    """Item keys of a bare list answer ('chile, ecuador and peru' -> ['chile', 'ecuador', 'peru'])."""
+def _whole(phrase: str) -> re.Pattern[str]:
+    words = [re.escape(w) for w in phrase.split()]
+    return re.compile(r"(?<!\w)" + r"\s+".join(words) + r"(?!\w)")
+
+
+def split_items(folded: str, loc: Locale, keep: tuple[str, ...] = ()) -> list[str]:
+    """Item keys of a bare list answer ('chile, ecuador and peru' -> ['chile', 'ecuador', 'peru']);
+    `keep`: folded gold texts that stay one item where they occur whole, separators and all."""
     lines = [_BULLET.sub("", ln) for ln in folded.splitlines()]
-    parts = _splitter(loc).split("\n".join(lines))
+    text = "\n".join(lines)
+    kept: list[str] = []
+    for phrase in sorted({p.strip() for p in keep if p.strip()}, key=len, reverse=True):
+        if _splitter(loc).search(phrase):
+            text, n = _whole(phrase).subn(f"\x00{len(kept)}\x00", text)
+            if n:
+                kept.append(phrase)
+    parts = _splitter(loc).split(text)
     items = []
     for p in parts:
+        p = re.sub(r"\x00(\d+)\x00", lambda m: kept[int(m.group(1))], p)
         k = key(p, folded=True)
         if k.startswith("and "):
             k = k[4:]

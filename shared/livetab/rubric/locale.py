@@ -22,7 +22,7 @@ from importlib import resources
 from livetab.numbers import separators
 from livetab.rubric.text import fold
 
-__all__ = ["Locale", "available_packs", "get_locale"]
+__all__ = ["AnswerForms", "Locale", "answer_forms", "available_packs", "get_locale"]
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +67,8 @@ class Locale:
     percent_alt: str  # regex alternation of percent words
     approx: tuple[str, ...]  # words that mark a number as rounded ("around 40", "حوالي")
     date_fillers: frozenset[str] = frozenset()  # words between a date's parts ("17 de marzo de 2025")
+    # words, as written (not folded), that fold into an "or" but are none: French "où" (where) -> "ou" (or)
+    or_lookalikes: tuple[str, ...] = ()
 
     @property
     def arabic(self) -> bool:
@@ -101,11 +103,55 @@ def _words(data: dict[str, object], field: str) -> list[str]:
     return [fold(str(w)) for w in raw]
 
 
+def _raw_words(data: dict[str, object], field: str) -> list[str]:
+    raw = data.get(field, [])
+    if not isinstance(raw, list):
+        raise ValueError(f"locale field {field!r} must be a list")
+    return [str(w) for w in raw]
+
+
 def _mapping(data: dict[str, object], field: str) -> dict[str, float]:
     raw = data.get(field, {})
     if not isinstance(raw, dict):
         raise ValueError(f"locale field {field!r} must be an object")
     return {fold(str(k)): float(v) for k, v in raw.items()}
+
+
+@dataclass(frozen=True)
+class AnswerForms:
+    """How a model answers in one language (a pack's `answer_forms`, as written, not folded): the phrasings
+    the scripted oracle / anti-oracle use (livetab.models.scripted), which the pack's own word lists must read.
+    `true` / `false` / `insufficient` / `contradictory`: (short form, sentence form)."""
+
+    language: str
+    sentence: str  # "According to the table, it is {v}."
+    answer_is: str  # "The answer is {v}."
+    option_number: str  # "Option {n}"
+    join: str  # between list items
+    true: tuple[str, str]
+    false: tuple[str, str]
+    insufficient: tuple[str, str]
+    contradictory: tuple[str, str]
+
+
+@cache
+def answer_forms(language: str) -> AnswerForms:
+    """The answer phrasings of `language`'s pack (English where the language has no pack)."""
+    lang = (language or "en").lower().split("-")[0].split("_")[0]
+    lang = lang if lang in available_packs() else "en"
+    raw = _load(lang).get("answer_forms")
+    if not isinstance(raw, dict):
+        if lang == "en":
+            raise ValueError("the English pack must have answer_forms")
+        return answer_forms("en")
+
+    def pair(field: str) -> tuple[str, str]:
+        short, sentence = raw[field]
+        return str(short), str(sentence)
+
+    return AnswerForms(language=lang, sentence=str(raw["sentence"]), answer_is=str(raw["answer_is"]),
+                       option_number=str(raw["option_number"]), join=str(raw["join"]), true=pair("true"),
+                       false=pair("false"), insufficient=pair("insufficient"), contradictory=pair("contradictory"))
 
 
 @cache
@@ -132,4 +178,5 @@ def get_locale(language: str) -> Locale:
         option_words=tuple(_words(words, "option_words")),
         month_alt=_alternation(list(months)), percent_alt=_alternation(percent),
         approx=tuple(_words(words, "approx")), date_fillers=frozenset(_words(words, "date_fillers")),
+        or_lookalikes=tuple(w.lower() for w in _raw_words(words, "or_lookalikes")),
     )

@@ -12,6 +12,7 @@ which keeps a leading minus sign: "-1" and "1" are different options, not one ke
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import NamedTuple
 
 from livetab.rubric.locale import Locale
@@ -21,10 +22,19 @@ __all__ = ["Choice", "chosen_options", "option_key", "read_choice"]
 
 _LATIN = "abcdefghijklmnopqrstuvwxyz"
 _ARABIC = ["ا", "ب", "ج", "د", "ه", "و", "ز", "ح"]  # abjad order, folded (أ -> ا)
-_EXPLICIT = re.compile(
-    r"(?:option|choice|alternative|answer|الخيار|خيار|الاختيار)\s*(?:number|no\.?|رقم)?\s*[:#]?\s*"
-    r"[(\[]?([0-9]{1,2}|[a-z]|[ابجده])(?![^\W_])[)\].:]?"
-)
+_ALWAYS = ("option", "choice", "alternative", "answer", "الخيار", "خيار", "الاختيار")  # read in every language
+
+
+@cache
+def _explicit(loc: Locale) -> re.Pattern[str]:
+    """"Option 3", "opción 2", "Вариант 4", "الخيار ب": an option word of the language (the pack's
+    `option_words`, and the English and Arabic ones in every language) and a number or letter."""
+    words = "|".join(re.escape(w) for w in sorted({*loc.option_words, *_ALWAYS}, key=len, reverse=True))
+    return re.compile(
+        rf"(?<![^\W_])(?:{words})\s*(?:number|no\.?|nr\.?|n\.?o|№|номер|رقم)?\s*[:#]?\s*"
+        r"[(\[]?([0-9]{1,2}|[a-z]|[ابجده])(?![^\W_])[)\].:]?"
+    )
+
 _PAREN = re.compile(r"(?<![^\s(\[\"'])[(\[]([0-9]{1,2}|[a-z]|[ابجده])[)\]]")
 _CLOSE = re.compile(r"(?:^|(?<=\s))([0-9]{1,2}|[a-z]|[ابجده])[).:](?=\s|$)")
 _NEGATIVE = re.compile(r"^\s*[-−–]\s*[0-9]")
@@ -105,7 +115,7 @@ def read_choice(folded: str, option_keys: list[str], loc: Locale) -> Choice:
         rest = option_key(stripped[lead.end():], folded=True)
         if labelled is not None and sum(1 for k in option_keys if k and k == rest) == 1:
             return _label_text(stripped, lead, labelled, option_keys)
-    for pattern in (_EXPLICIT, _PAREN, _CLOSE):
+    for pattern in (_explicit(loc), _PAREN, _CLOSE):
         explicit: set[int] = set()
         first: re.Match[str] | None = None
         for m in pattern.finditer(stripped):

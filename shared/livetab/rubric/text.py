@@ -19,7 +19,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from rapidfuzz.distance import Levenshtein
+from rapidfuzz.distance import OSA, Levenshtein
 
 from livetab.rubric.arabic import fold_arabic
 
@@ -113,7 +113,8 @@ def allowed_edits(k: str) -> int:
 
 def within_edits(a: str, b: str, limit: int) -> bool:
     """`a` is `b` up to `limit` character edits, none of which replaces a short word outright
-    ("فندق ا" is not a slip for "فندق ب"; "zakarpatia" is one for "zakarpattia")."""
+    ("فندق ا" is not a slip for "فندق ب"; "zakarpatia" is one for "zakarpattia"), and, word for word, no
+    word more than its own length allows (`allowed_edits`)."""
     if a == b:
         return True
     if limit <= 0 or abs(len(a) - len(b)) > limit:
@@ -124,6 +125,11 @@ def within_edits(a: str, b: str, limit: int) -> bool:
     if len(ta) == len(tb):
         for x, y in zip(ta, tb, strict=True):
             if x != y and (min(len(x), len(y)) < 4 or has_digit(x + y)):
+                return False
+            # a slip stays within one word's own allowance (a swap of two letters is one edit): "الحضرية"
+            # (urban) for "الريفية" (rural) is three edits in a seven-letter word: another word, no slip
+            # in "المناطق الريفية القارية"
+            if x != y and OSA.distance(x, y) > max(1, allowed_edits(max(x, y, key=len))):
                 return False
     return True
 

@@ -3,7 +3,7 @@
 Distractors are the confusions a reader makes: values of neighbouring rows in the same column, other
 values of the column, counts off by one or two, a number in the wrong unit (×10, ÷10, ×100), the
 runner-up of a ranking. Options are ones the rule judge can tell apart (distinct `option_key`s, no
-bare letter as an option's text). Options are shuffled once with the seeded RNG. That exactly one option is
+bare letter as an option's text, no option of symbols only such as "▬"). Options are shuffled once with the seeded RNG. That exactly one option is
 correct is checked in `programmatic` by executing the derivation and matching it against every option.
 """
 
@@ -47,7 +47,7 @@ def options_for(ctx: Context, correct: Any, pool: list[Any]) -> list[str] | None
         return len(text.strip()) == 1 and text.strip().isalpha()
 
     right = shown(correct)
-    if letter(right):
+    if letter(right) or not option_key(right):  # "▬", "—": a text the judge cannot tell from no answer
         return None
     seen = {ident(right)}
     keys = {option_key(right)}  # options the judge tells apart (it compares option_key, not the string)
