@@ -133,8 +133,9 @@ def _by_slice(doc: dict[str, Any], key: str) -> Plot:
                     yerr=[[err[0][k] for k in shown], [err[1][k] for k in shown]], fmt="none", ecolor="black",
                     capsize=3)
     totals = [sum(data[m].get(v, {}).get("n", 0) for m in models) for v in values]
-    if len(values) <= 6:
-        ax.set_xticks(range(len(values)), [f"{v}\nn={t}" for v, t in zip(values, totals, strict=True)])
+    if len(values) <= 6:  # a long value ("fresh (after 2024-11-01)") breaks before its bracket, not over its neighbour
+        ax.set_xticks(range(len(values)), [f"{str(v).replace(' (', chr(10) + '(')}\nn={t}"
+                                           for v, t in zip(values, totals, strict=True)])
     else:
         ax.set_xticks(range(len(values)), [f"{v} (n={t})" for v, t in zip(values, totals, strict=True)],
                       rotation=30, ha="right", rotation_mode="anchor")
