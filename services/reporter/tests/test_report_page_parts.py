@@ -46,7 +46,7 @@ def test_fresh_vs_older_is_drawn_from_a_contamination_view() -> None:
     doc = _doc({})
     doc["models"][0]["contamination"] = {"split_date": "2026-10-01", "fresh": _f(4, 1), "older": _f(6, 6), "p_value": 0.02}
     [fresh] = [p for p in make_plots(doc, []) if p.name == "by_freshness"]
-    assert fresh.drawn and "fresh (after 2026-10-01)" in fresh.svg and "older (up to 2026-10-01)" in fresh.svg
+    assert fresh.drawn and "(after 2026-10-01)" in fresh.svg and "(up to 2026-10-01)" in fresh.svg  # two-line labels
     page = page_html(doc, [], [fresh], [], "", public_release=False, private=False)
     assert "contamination" in page and "p_value" in page  # an unknown per-model view is shown as a table
 
