@@ -429,8 +429,9 @@ def parser() -> argparse.ArgumentParser:
     sc.add_argument("predictions", help="the predictions file (JSON lines)")
     sc.add_argument("--release", required=True, help="the stored release the predictions answer")
     sc.add_argument("--model", default="external", help="model name for lines without one")
-    sc.add_argument("--format", default="markdown", help="table format for lines without one")
-    sc.add_argument("--setting", default="with_table", help="setting for lines without one")
+    sc.add_argument("--format", default="markdown", help="table format for lines without one (`livetab list formats`)")
+    sc.add_argument("--setting", default="with_table", help="setting for lines without one (with_table or "
+                    "closed_book)")
     sc.set_defaults(func=cmd_score)
     ls = with_config(sub.add_parser("list", help="list families, formats, releases (in the store) or models "
                                     "(in the config)"))

@@ -8,7 +8,8 @@ answer — and are judged by the judge service's own handler over the in-process
 then reported by the reporter's `write_reports`: the same verdicts and the same leaderboard files.
 
 Nothing is dropped silently; `score_report.json` beside the leaderboard lists:
-- `malformed`: lines that are not a JSON object with a non-empty `question_id` and a string `response`;
+- `malformed`: lines that are not a JSON object with a non-empty `question_id` and a string `response`, or
+  that name a format or setting the inference service does not have;
 - `unknown`: question ids not in the release (or a format/setting the planner would not ask, e.g. a
   closed-book variant of a table-state question);
 - `duplicates`: a second prediction for the same question, model, format and setting (the first is kept);
@@ -20,6 +21,7 @@ Nothing is dropped silently; `score_report.json` beside the leaderboard lists:
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +33,7 @@ from livetab.settings import Settings
 from livetab.store import schema
 from livetab.v1 import common_pb2, inference_pb2, run_pb2
 from livetab_api.planner import plan_requests
+from livetab_inference.prompts import FORMATS, SETTINGS
 
 from livetab_cli.embedded import Pipeline
 
@@ -75,8 +78,14 @@ class ScoreReport:
                 "missing_counts_as": "wrong (stored as an error answer: the leaderboard's errors column)"}
 
 
-def score_run_id(release: str, model: str) -> str:
-    return content_id("run", release, model, TEAM)
+def score_run_id(release: str, model: str, formats: Sequence[str] = ("markdown",),
+                 settings: Sequence[str] = ("with_table",)) -> str:
+    """The run of one model's scored predictions: release + model + "score" (+ the formats and settings the file
+    answered in, so that scoring the same file again replaces every answer of the run, missing ones included,
+    and a file in other formats is a run of its own instead of leaving stale answers in this one)."""
+    if list(formats) == ["markdown"] and list(settings) == ["with_table"]:
+        return content_id("run", release, model, TEAM)
+    return content_id("run", release, model, TEAM, list(formats), list(settings))
 
 
 def read_predictions(path: Path, *, model: str, fmt: str, setting: str) -> tuple[list[Prediction],
@@ -84,6 +93,9 @@ def read_predictions(path: Path, *, model: str, fmt: str, setting: str) -> tuple
     """The file's predictions, and its malformed lines as {line, error} (lines count from 1)."""
     if not path.is_file():
         raise ScoreError(f"no predictions file at {path}")
+    if fmt not in FORMATS or setting not in SETTINGS:
+        raise ScoreError(f"--format {fmt!r} / --setting {setting!r}: formats are {', '.join(FORMATS)}; settings "
+                         f"{', '.join(SETTINGS)}")
     preds, bad = [], []
     for n, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not raw.strip():
@@ -103,20 +115,20 @@ def read_predictions(path: Path, *, model: str, fmt: str, setting: str) -> tuple
         if not isinstance(resp, str):
             bad.append({"line": n, "error": "no response text"})
             continue
-        preds.append(Prediction(n, qid, resp, str(rec.get("model") or model), str(rec.get("format") or fmt),
-                                str(rec.get("setting") or setting)))
+        f, st = str(rec.get("format") or fmt), str(rec.get("setting") or setting)
+        if f not in FORMATS or st not in SETTINGS:
+            bad.append({"line": n, "error": f"format {f!r} or setting {st!r} is not one of {', '.join(FORMATS)} / "
+                                            f"{', '.join(SETTINGS)}"})
+            continue
+        preds.append(Prediction(n, qid, resp, str(rec.get("model") or model), f, st))
     return preds, bad
-
-
-def _unique(values: list[str]) -> list[str]:
-    return list(dict.fromkeys(values))
 
 
 def _run(release: str, model: str, preds: list[Prediction]) -> run_pb2.Run:
     spec = common_pb2.ModelSpec(name=model, backend="external")
-    run = build_run(TEAM, release, spec, formats=_unique([p.format for p in preds]),
-                    settings=_unique([p.setting for p in preds]))
-    run.id = score_run_id(release, model)
+    formats, settings = sorted({p.format for p in preds}), sorted({p.setting for p in preds})
+    run = build_run(TEAM, release, spec, formats=formats, settings=settings)
+    run.id = score_run_id(release, model, formats, settings)
     return run
 
 

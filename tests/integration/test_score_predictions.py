@@ -73,6 +73,7 @@ def test_score_gives_the_verdicts_livetab_judge_gives_and_reports_what_it_could_
     assert set(expected.values()) == {"correct", "incorrect"}
     lines.insert(2, json.dumps({"question_id": "q_not_in_this_release", "response": "42", "model": "elsewhere"}))
     lines.insert(4, "{this is not json")
+    lines.insert(5, json.dumps({"question_id": qids[1], "response": "1", "format": "latex", "model": "elsewhere"}))
     lines.append(json.dumps({"question_id": duplicated, "response": anti[duplicated][0], "model": "elsewhere"}))
     predictions = answered["tmp"] / "predictions.jsonl"
     predictions.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -80,7 +81,7 @@ def test_score_gives_the_verdicts_livetab_judge_gives_and_reports_what_it_could_
     rc = main(["score", "--config", str(answered["config"]), "--release", RELEASE, str(predictions)])
     out = capsys.readouterr().out
     assert rc == 0, out
-    assert "missing 1" in out and "unknown 1" in out and "duplicates 1" in out and "malformed lines 1" in out, out
+    assert "missing 1" in out and "unknown 1" in out and "duplicates 1" in out and "malformed lines 2" in out, out
 
     settings = answered["settings"]
     run_id = score_run_id(RELEASE, "elsewhere")
@@ -97,9 +98,9 @@ def test_score_gives_the_verdicts_livetab_judge_gives_and_reports_what_it_could_
 
     out_dir = Path(settings.out_dir)
     report = json.loads((out_dir / "score_report.json").read_text())
-    assert report["counts"] == {"scored": len(expected), "malformed": 1, "unknown": 1, "duplicates": 1, "missing": 1}
+    assert report["counts"] == {"scored": len(expected), "malformed": 2, "unknown": 1, "duplicates": 1, "missing": 1}
     assert report["unknown"][0]["question_id"] == "q_not_in_this_release" and report["unknown"][0]["line"] == 3
-    assert report["malformed"][0]["line"] == 5
+    assert [m["line"] for m in report["malformed"]] == [5, 6] and "latex" in report["malformed"][1]["error"]
     assert report["duplicates"][0]["question_id"] == duplicated and report["duplicates"][0]["first_line"] == 1
     assert report["missing"] == [{"question_id": left_out, "model": "elsewhere", "format": "markdown",
                                   "setting": "with_table"}]
@@ -121,6 +122,8 @@ def test_score_refuses_a_missing_file_and_an_unknown_release(answered: dict[str,
     assert main(["score", "--config", cfg, "--release", "no-such-release", str(empty)]) == 2
     err = capsys.readouterr().err
     assert "no-such-release" in err and err.count("\n") == 1, err
+    assert main(["score", "--config", cfg, "--release", RELEASE, "--format", "latex", str(empty)]) == 2
+    assert "latex" in capsys.readouterr().err
 
 
 def test_list_each_kind(answered: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
