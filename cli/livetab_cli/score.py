@@ -132,9 +132,11 @@ def _run(release: str, model: str, preds: list[Prediction]) -> run_pb2.Run:
     return run
 
 
-def score_predictions(p: Pipeline, release: str, preds: list[Prediction], report: ScoreReport) -> list[str]:
+def score_predictions(p: Pipeline, release: str, preds: list[Prediction], report: ScoreReport, *,
+                      model: str = "external", fmt: str = "markdown", setting: str = "with_table") -> list[str]:
     """Store each model's predictions as one run's answers (and the missing ones as errors), judge them with
-    the configured judge, and fill `report`. Returns the run ids."""
+    the configured judge, and fill `report`. Returns the run ids. A file without one usable prediction is
+    still a run — of `model`, in `fmt` and `setting` — with every question missing, never an empty report."""
     in_release = {r["id"] for r in p.store.select(schema.questions, release=release)}
     if not in_release:
         raise ScoreError(f"release {release!r} has no questions in the store ({p.settings.store.url})")
@@ -145,8 +147,10 @@ def score_predictions(p: Pipeline, release: str, preds: list[Prediction], report
                                    "reason": f"not a question of release {release}"})
         else:
             by_model.setdefault(pred.model, []).append(pred)
-    for model, mine in by_model.items():
-        run = _run(release, model, mine)
+    if not by_model:
+        by_model[model] = []
+    for name, mine in by_model.items():
+        run = _run(release, name, mine or [Prediction(0, "", "", name, fmt, setting)])
         requests = {(r.question_id, r.format, r.setting): r for r in plan_requests(run, p.store) if r.sample_index == 0}
         first: dict[tuple[str, str, str], int] = {}
         results = []
@@ -154,22 +158,22 @@ def score_predictions(p: Pipeline, release: str, preds: list[Prediction], report
             key = (pred.question_id, pred.format, pred.setting)
             req = requests.get(key)
             if req is None:
-                report.unknown.append({"line": pred.line, "question_id": pred.question_id, "model": model,
+                report.unknown.append({"line": pred.line, "question_id": pred.question_id, "model": name,
                                        "reason": f"not asked in format {pred.format!r}, setting {pred.setting!r} "
                                                  "(not a verified question, or not asked that way)"})
             elif key in first:
                 report.duplicates.append({"line": pred.line, "first_line": first[key], "question_id": pred.question_id,
-                                          "model": model, "format": pred.format, "setting": pred.setting})
+                                          "model": name, "format": pred.format, "setting": pred.setting})
             else:
                 first[key] = pred.line
                 results.append(_result(req, pred.response, ""))
         for key, req in requests.items():
             if key not in first:
-                report.missing.append({"question_id": key[0], "model": model, "format": key[1], "setting": key[2]})
+                report.missing.append({"question_id": key[0], "model": name, "format": key[1], "setting": key[2]})
                 results.append(_result(req, "", NO_PREDICTION))
         p.store.upsert(schema.runs, [run_row(run, len(requests))])
         p.store.upsert(schema.results, [result_row(r) for r in results])
-        report.runs[model] = run.id
+        report.runs[name] = run.id
         report.scored += len(first)
     run_ids = list(report.runs.values())
     p.judge_stored(run_ids, again=True)  # the file's answers replace earlier ones: judge them all again
@@ -191,7 +195,7 @@ def score_file(settings: Settings, path: Path, release: str, *, model: str = "ex
     report = ScoreReport(release=release, malformed=bad)
     p = Pipeline(settings)
     try:
-        run_ids = score_predictions(p, release, preds, report)
+        run_ids = score_predictions(p, release, preds, report, model=model, fmt=fmt, setting=setting)
         doc, out_dir = p.write_reports(run_ids)
     finally:
         p.close()

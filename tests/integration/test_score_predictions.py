@@ -140,3 +140,30 @@ def test_list_each_kind(answered: dict[str, Any], capsys: pytest.CaptureFixture[
     for kind, lines in want.items():
         assert main(["list", kind, "--config", cfg]) == 0
         assert capsys.readouterr().out.splitlines() == lines, kind
+
+
+def test_score_again_replaces_and_a_file_without_predictions_is_all_missing(
+        answered: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
+    cfg, settings = str(answered["config"]), answered["settings"]
+    oracle = answered["answers"]["oracle"]
+    qids = sorted(oracle)
+    path = answered["tmp"] / "again.jsonl"
+    path.write_text("".join(json.dumps({"question_id": q, "response": oracle[q][0]}) + "\n" for q in qids))
+    run_id = score_run_id(RELEASE, "twice")
+    for _ in range(2):  # all right, then all missing: the second scoring replaces every answer and verdict
+        assert main(["score", "--config", cfg, "--release", RELEASE, "--model", "twice", str(path)]) == 0
+        store = open_store(settings.store.url)
+        try:
+            verdicts = [j["verdict"] for j in store.select(schema.judgments, run_id=run_id)]
+        finally:
+            store.close()
+        assert len(verdicts) == len(qids)
+        if path.read_text().strip():
+            assert set(verdicts) == {"correct"}, verdicts
+            path.write_text("\n")
+    assert set(verdicts) == {"error"}
+    out = capsys.readouterr().out
+    assert f"scored 0 prediction(s); missing {len(qids)}" in out, out
+    doc = json.loads((Path(settings.out_dir) / "leaderboard.json").read_text())
+    [entry] = doc["models"]
+    assert (entry["model"], entry["n"], entry["correct"], entry["errors"]) == ("twice", len(qids), 0, len(qids))
