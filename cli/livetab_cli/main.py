@@ -14,6 +14,8 @@ from typing import Any
 from livetab.settings import ConfigError, Settings, load_settings
 from livetab.topics import SERVICES
 
+from livetab_cli.listing import KINDS
+
 __all__ = ["main"]
 
 log = logging.getLogger("livetab")
@@ -320,6 +322,35 @@ def cmd_topics(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_score(args: argparse.Namespace) -> int:
+    """Judge predictions made elsewhere (JSON lines) on a stored release; report what could not be scored."""
+    from livetab_cli.score import ScoreError, score_file
+
+    settings = _embedded_settings(args)
+    try:
+        report, doc, out_dir = score_file(settings, Path(args.predictions), args.release, model=args.model,
+                                          fmt=args.format, setting=args.setting)
+    except ScoreError as e:
+        print(f"livetab score: {e}", file=sys.stderr)
+        return 2
+    c = report.counts()
+    print(f"livetab score — release {args.release}: scored {c['scored']} prediction(s); missing {c['missing']} "
+          f"(counted wrong), unknown {c['unknown']}, duplicates {c['duplicates']}, malformed lines {c['malformed']}")
+    for m in doc.get("models", []):
+        print(f"  {m['model']}: {m['correct']}/{m['n']} correct, accuracy {m['accuracy']:.3f}")
+    print(f"results: {out_dir}/leaderboard.json, leaderboard.md, report.html; {out_dir}/score_report.json")
+    return 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    """Families, formats, releases (in the store) or models (in the config), one a line."""
+    from livetab_cli.listing import list_rows
+
+    for row in list_rows(args.kind, _settings(args)):
+        print("\t".join(str(v) for v in row.values()))
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="livetab", description="A live, contamination-resistant benchmark of LLM "
                                 "reasoning over tables.")
@@ -393,6 +424,19 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--limit-llm", type=int, default=0, metavar="N",
                    help="also measure the model-based figures (LLM insight judge, validator) on N items each")
     c.set_defaults(func=cmd_calibrate)
+    sc = embedded("score", "judge predictions made elsewhere (JSON lines: question_id, response, optional model, "
+                  "format, setting) on a stored release and write the leaderboard")
+    sc.add_argument("predictions", help="the predictions file (JSON lines)")
+    sc.add_argument("--release", required=True, help="the stored release the predictions answer")
+    sc.add_argument("--model", default="external", help="model name for lines without one")
+    sc.add_argument("--format", default="markdown", help="table format for lines without one (`livetab list formats`)")
+    sc.add_argument("--setting", default="with_table", help="setting for lines without one (with_table or "
+                    "closed_book)")
+    sc.set_defaults(func=cmd_score)
+    ls = with_config(sub.add_parser("list", help="list families, formats, releases (in the store) or models "
+                                    "(in the config)"))
+    ls.add_argument("kind", choices=KINDS)
+    ls.set_defaults(func=cmd_list)
     sub.add_parser("topics", help="print the topic registry as JSON (for the chart and tools)").set_defaults(
         func=cmd_topics)
     return p
