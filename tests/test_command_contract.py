@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-CONTRACT = ["run", "scrape", "generate", "infer", "judge", "report", "serve", "submit", "release", "calibrate"]
+CONTRACT = ["run", "scrape", "generate", "infer", "judge", "report", "serve", "submit", "release", "calibrate", "dlq", "replay"]
 LIVETAB = Path(sys.executable).parent / "livetab"
 
 
