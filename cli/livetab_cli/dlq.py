@@ -87,7 +87,7 @@ def replay_command(settings: Settings, args: Any) -> int:
     try:
         group = args.group or default_group(args.topic)
         moved = replay(settings.kafka.bootstrap_servers, args.topic, args.start, group)
-    except ValueError as e:
+    except (ValueError, KeyError) as e:  # an unknown topic, a bad --from, a group still running
         print(f"livetab replay: {e}", file=sys.stderr)
         return 2
     where = ", ".join(f"{p}@{o}" for p, o in sorted(moved.items()))

@@ -82,8 +82,12 @@ def replay(bootstrap: str, topic: str, start: str, group: str) -> dict[int, int]
     The group's consumers should be stopped: a running member's commits would overwrite these (and Kafka
     refuses commits from a non-member while the group is active)."""
     from kafka import KafkaConsumer, TopicPartition
+    from kafka.errors import KafkaError
     from kafka.structs import OffsetAndMetadata
 
+    from livetab.bus.kafka import check_broker
+
+    check_broker(bootstrap)  # BrokerUnreachable names the address
     c = KafkaConsumer(bootstrap_servers=bootstrap, group_id=group, enable_auto_commit=False)
     try:
         parts = c.partitions_for_topic(topic)
@@ -101,7 +105,11 @@ def replay(bootstrap: str, topic: str, start: str, group: str) -> dict[int, int]
             found = c.offsets_for_times({tp: int(when.timestamp() * 1000) for tp in tps})
             target = {tp: (found[tp].offset if found.get(tp) is not None else ends[tp]) for tp in tps}
         c.assign(tps)
-        c.commit({tp: OffsetAndMetadata(off, "", -1) for tp, off in target.items()})
+        try:
+            c.commit({tp: OffsetAndMetadata(off, "", -1) for tp, off in target.items()})
+        except KafkaError as e:
+            raise ValueError(f"the broker refused the new offsets of group {group} ({type(e).__name__}); "
+                             "stop the group's workers first") from e
         return {tp.partition: off for tp, off in target.items()}
     finally:
         c.close(autocommit=False)

@@ -117,6 +117,17 @@ def test_poison_is_listed_redriven_once_and_replay_rereads(kafka_bootstrap: str,
         # all three again, the poison twice: its original (now accepted) and its redriven copy
         assert sorted(handler.seen) == sorted([f"{tag}-a", f"{tag}-b", f"{tag}-poison", f"{tag}-poison"])
         assert {r["id"]: r["value"] for r in store.select(schema.effects, kind="dlqtest")} == effects
+
+        # while the group has a live member, the broker refuses offsets from outside it: replay says so
+        w = Worker(handler, bus, HandlerContext(store=store, settings=None), group=group, poll_timeout_s=0.5)
+        try:
+            deadline = time.monotonic() + 15
+            while not w.consumer._c.assignment() and time.monotonic() < deadline:
+                w.run_once()
+            with pytest.raises(ValueError, match="stop the group's workers first"):
+                replay(kafka_bootstrap, TOPIC, str(first), group)
+        finally:
+            w.consumer.close()
     finally:
         bus.close()
         store.close()
