@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-CONTRACT = ["run", "scrape", "generate", "infer", "judge", "report", "serve", "submit", "release", "calibrate", "score", "list"]
+CONTRACT = ["run", "scrape", "generate", "infer", "judge", "report", "serve", "submit", "release", "calibrate", "score",
+            "list", "dlq", "replay"]
 LIVETAB = Path(sys.executable).parent / "livetab"
 
 

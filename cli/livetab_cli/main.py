@@ -350,6 +350,19 @@ def cmd_list(args: argparse.Namespace) -> int:
         print("\t".join(str(v) for v in row.values()))
     return 0
 
+def cmd_dlq(args: argparse.Namespace) -> int:
+    """List, show and redrive dead letters (the stored originals go back to their source topics)."""
+    from livetab_cli.dlq import dlq_command
+
+    return dlq_command(_settings(args), args)
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    """Move a consumer group's committed offsets back so its service re-reads a topic (idempotently)."""
+    from livetab_cli.dlq import replay_command
+
+    return replay_command(_settings(args), args)
+
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="livetab", description="A live, contamination-resistant benchmark of LLM "
@@ -437,6 +450,28 @@ def parser() -> argparse.ArgumentParser:
                                     "(in the config)"))
     ls.add_argument("kind", choices=KINDS)
     ls.set_defaults(func=cmd_list)
+
+    dq = sub.add_parser("dlq", help="dead letters: list, show, redrive to their source topics after a fix")
+    dsub = dq.add_subparsers(dest="action", required=True, metavar="ACTION")
+    for name, summary in (("list", "a table of stored dead letters"), ("show", "whole records, payload decoded"),
+                          ("redrive", "re-publish originals to their source topics (once, unless --again)")):
+        da = with_config(dsub.add_parser(name, help=summary))
+        if name != "list":
+            da.add_argument("ids", nargs="*" if name == "redrive" else "+", metavar="ID")
+        if name != "show":
+            da.add_argument("--service")
+            da.add_argument("--run")
+            da.add_argument("--topic", help="source topic")
+        if name == "redrive":
+            da.add_argument("--all", action="store_true", help="every dead letter matching the filters")
+            da.add_argument("--again", action="store_true", help="also those already redriven")
+        da.set_defaults(func=cmd_dlq, service=None, run=None, topic=None)
+    rp = with_config(sub.add_parser("replay", help="re-read a topic from an offset or ISO time by moving a "
+                                    "consumer group's committed offsets"))
+    rp.add_argument("--topic", required=True)
+    rp.add_argument("--from", dest="start", required=True, metavar="OFFSET|TIME")
+    rp.add_argument("--group", help="default: the group of the service consuming the topic (topic registry)")
+    rp.set_defaults(func=cmd_replay)
     sub.add_parser("topics", help="print the topic registry as JSON (for the chart and tools)").set_defaults(
         func=cmd_topics)
     return p

@@ -141,7 +141,9 @@ def run_progress(store: Store, rid: str) -> dict[str, Any] | None:
     for d in letters:
         key = (d["service"] or d["consumer_group"], d["error"])
         failures[key] = failures.get(key, 0) + 1
-        request_letters += d["source_topic"].startswith(INFERENCE_REQUESTS.removesuffix(".v1"))
+        # a redriven request is outstanding again until it is answered (or dead-lettered anew, at a new offset)
+        request_letters += (d["source_topic"].startswith(INFERENCE_REQUESTS.removesuffix(".v1"))
+                            and d.get("redriven_at") is None)
     planned = int(run["planned"]) if run is not None else 0
     run_letters = sum(1 for d in letters if d["source_topic"] == "livetab.runs.v1")
     if run is None or run_letters:

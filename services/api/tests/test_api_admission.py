@@ -171,6 +171,10 @@ def test_every_planned_request_ends_answered_failed_or_dead_lettered_with_its_re
     assert listed["count"] == 2 and {d["service"] for d in listed["dead_letters"]} == {"inference"}
     assert client.get("/dead-letters", params={"service": "judge"}).json()["count"] == 0
     json.dumps(body)
+    # a redriven request (livetab dlq redrive) is outstanding again: the run is running until it is answered
+    from livetab.dlq import redrive
+    assert redrive(store, bus, [letters[0]]) == (1, [])
+    assert client.get(f"/runs/{rid}").json()["status"] == "running"
 
 
 class _Broken:

@@ -12,6 +12,7 @@ SIGTERM only sets a flag: the current batch finishes, is committed, and the loop
 
 from __future__ import annotations
 
+import json
 import logging
 import random
 import signal
@@ -328,7 +329,8 @@ class Worker:
         if store is not None:
             row = {"id": f"{self.group}|{letter_id}", "source_topic": rec.topic, "partition": rec.partition, "offset": rec.offset,
                    "consumer_group": self.group, "error": reason, "service": self.handler.service,
-                   "run_id": run_of(message) if message is not None else ""}
+                   "run_id": run_of(message) if message is not None else "",
+                   "key": rec.key, "value": rec.value, "headers": json.dumps(rec.headers, sort_keys=True)}
             try:
                 store.upsert(schema.dead_letters, [row])
             except Exception as e:

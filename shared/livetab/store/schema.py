@@ -122,6 +122,10 @@ dead_letters = Table(
     Column("error", Text, nullable=False),
     Column("service", String(32), nullable=False, server_default=""),
     Column("run_id", String(64), nullable=False, server_default="", index=True),  # "" when it belongs to no run
+    Column("key", LargeBinary, nullable=True),  # the original record, for a redrive (livetab.dlq)
+    Column("value", LargeBinary, nullable=True),
+    Column("headers", Text, nullable=False, server_default="{}"),  # JSON object
+    Column("redriven_at", DateTime(timezone=True), nullable=True),  # when it was last re-published
     _created(),
 )
 
