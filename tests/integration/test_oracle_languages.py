@@ -6,29 +6,23 @@ family present in every language, and every verdict of every cell as expected.""
 
 from __future__ import annotations
 
-import json
-import time
 from collections import Counter
 from typing import Any
 
 import pytest
-import yaml
 from livetab.models.scripted import PHRASINGS, scripted_answer
 from livetab.records import load_question, load_table
 from livetab.rubric import judge_answer
 from livetab.rubric.locale import answer_forms
-from livetab.settings import load_settings
 from livetab.store import open_store, schema
 from livetab.v1 import inference_pb2
-from livetab_cli.embedded import run_embedded
 
 from tests.support.oracle import (
     FAMILIES,
     FRESHTAB_LANGUAGES,
-    QAGEN_FAMILIES,
     check_leaderboard,
     freshtab_sources,
-    models,
+    oracle_cycle,
     verdict_cells,
 )
 
@@ -43,19 +37,8 @@ SETTINGS = ["with_table", "closed_book"]
 @pytest.fixture(scope="module")
 def language_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     tmp = tmp_path_factory.mktemp("oracle_langs")
-    cfg = {"out_dir": str(tmp / "out"), "store": {"url": f"sqlite:///{tmp / 'o.db'}"},
-           "sources": freshtab_sources(TABLES_PER_LANGUAGE, FRESHTAB_LANGUAGES),
-           "models": models("rotate"),
-           "qagen": {"families": QAGEN_FAMILIES, "per_table": 6},
-           "run": {"release": "oracle-langs", "formats": FORMATS, "settings": SETTINGS, "max_rows": 25}}
-    path = tmp / "c.yaml"
-    path.write_text(yaml.safe_dump(cfg))
-    settings = load_settings(path, env={})
-    t0 = time.perf_counter()
-    run_embedded(settings)
-    seconds = time.perf_counter() - t0
-    doc = json.loads((tmp / "out" / "leaderboard.json").read_text())
-    return {"settings": settings, "doc": doc, "seconds": seconds}
+    return oracle_cycle(tmp, "oracle-langs", freshtab_sources(TABLES_PER_LANGUAGE, FRESHTAB_LANGUAGES),
+                        formats=FORMATS, settings=SETTINGS)
 
 
 def test_oracle_100_and_anti_oracle_0_in_every_freshtab_language(language_run: dict[str, Any]) -> None:

@@ -6,30 +6,24 @@ anti-oracle 0% in every slice of the leaderboard the reporter computed; every ve
 
 from __future__ import annotations
 
-import json
 import re
-import time
 from typing import Any
 
 import jsonschema
 import pytest
-import yaml
 from livetab.models.scripted import PHRASINGS, scripted_answer
 from livetab.records import load_question, load_table
 from livetab.rubric import judge_answer
-from livetab.settings import load_settings
 from livetab.store import open_store, schema
 from livetab.v1 import inference_pb2
-from livetab_cli.embedded import run_embedded
 from livetab_reporter.document import load_schema
 
 from tests.support.oracle import (
     FAMILIES,
     FORMATS,
-    QAGEN_FAMILIES,
     SETTINGS,
     check_leaderboard,
-    models,
+    oracle_cycle,
     sources,
     verdict_cells,
 )
@@ -40,19 +34,7 @@ PAGES = ["203-733", "203-278", "204-656"]  # a cycling race, a golfer's results,
 @pytest.fixture(scope="module")
 def oracle_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     tmp = tmp_path_factory.mktemp("oracle")
-    cfg = {"out_dir": str(tmp / "out"), "store": {"url": f"sqlite:///{tmp / 'o.db'}"},
-           "sources": sources(tmp, PAGES, n_arabic=2, n_math=1),
-           "models": models("rotate"),
-           "qagen": {"families": QAGEN_FAMILIES, "per_table": 6},
-           "run": {"release": "oracle", "formats": FORMATS, "settings": SETTINGS, "max_rows": 25}}
-    path = tmp / "c.yaml"
-    path.write_text(yaml.safe_dump(cfg))
-    settings = load_settings(path, env={})
-    t0 = time.perf_counter()
-    summary = run_embedded(settings)
-    seconds = time.perf_counter() - t0
-    doc = json.loads((tmp / "out" / "leaderboard.json").read_text())
-    return {"settings": settings, "summary": summary, "doc": doc, "seconds": seconds}
+    return oracle_cycle(tmp, "oracle", sources(tmp, PAGES, n_arabic=2, n_math=1), formats=FORMATS, settings=SETTINGS)
 
 
 def test_oracle_scores_100_and_anti_oracle_0_in_every_slice(oracle_run: dict[str, Any]) -> None:

@@ -37,6 +37,29 @@ def models(phrasing: str = "rotate") -> list[dict[str, Any]]:
             {"name": "anti-oracle", "backend": "scripted", "params": {"policy": "anti_oracle", "phrasing": phrasing}}]
 
 
+def oracle_cycle(tmp: Path, release: str, sources: list[dict[str, Any]], *, formats: list[str],
+                 settings: list[str]) -> dict[str, Any]:
+    """One embedded cycle of the scripted oracle and anti-oracle (every phrasing in rotation) over `sources`:
+    the settings, the run's summary, the leaderboard it wrote and how long it took."""
+    import time
+
+    import yaml
+    from livetab.settings import load_settings
+    from livetab_cli.embedded import run_embedded
+
+    cfg = {"out_dir": str(tmp / "out"), "store": {"url": f"sqlite:///{tmp / 'o.db'}"}, "sources": sources,
+           "models": models("rotate"), "qagen": {"families": QAGEN_FAMILIES, "per_table": 6},
+           "run": {"release": release, "formats": formats, "settings": settings, "max_rows": 25}}
+    path = tmp / "c.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    loaded = load_settings(path, env={})
+    t0 = time.perf_counter()
+    summary = run_embedded(loaded)
+    seconds = time.perf_counter() - t0
+    doc = json.loads((tmp / "out" / "leaderboard.json").read_text())
+    return {"settings": loaded, "summary": summary, "doc": doc, "seconds": seconds}
+
+
 def arabic_tables(folder: Path, n: int) -> Path:
     """The first `n` Arabic TaTA tables as CSV files (their grids unchanged) for the `local_files` source."""
     folder.mkdir(parents=True, exist_ok=True)
