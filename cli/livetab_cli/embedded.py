@@ -25,6 +25,7 @@ from livetab.runs import build_run
 from livetab.settings import Settings
 from livetab.store import Store, open_store, schema
 from livetab.v1 import run_pb2, table_pb2
+from livetab_api.releases import publish_releases
 
 from livetab_cli.calibrate import ensure_calibration, out_dir_of
 from livetab_cli.wiring import handlers_for
@@ -120,6 +121,7 @@ class Pipeline:
 
     def plan(self, runs: list[run_pb2.Run]) -> int:
         """Register the runs; the planner emits one request per question x format x setting x sample."""
+        publish_releases(self.store, self.settings, sorted({r.release for r in runs}), by="livetab (embedded)")
         for run in runs:
             self.bus.publish(Outgoing("livetab.runs.v1", run, key=run.id, message_id=run.id))
         _drain([self.worker("api")])

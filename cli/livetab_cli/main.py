@@ -260,9 +260,17 @@ def cmd_release(args: argparse.Namespace) -> int:
     from livetab.store import open_store, schema
 
     from livetab_cli.embedded import export_release
+    from livetab_cli.release import ACTIONS, release_action, release_view
 
     settings = _settings(args)
-    release = args.release or settings.run.release
+    if args.action in ACTIONS or args.action in ("list", "show"):
+        if args.action != "list" and not args.name:
+            print(f"livetab release {args.action}: name the release", file=sys.stderr)
+            return 2
+        if args.action in ACTIONS:
+            return release_action(settings, args.action, args.name)
+        return release_view(settings, args.action, args.name)
+    release = args.release or args.name or settings.run.release
     out = Path(args.out or Path(settings.out_dir) / "release")
     store = open_store(settings.store.url)
     runs = [r["id"] for r in store.select(schema.runs, release=release)]
@@ -425,9 +433,13 @@ def parser() -> argparse.ArgumentParser:
     sm.add_argument("--backend", default="llama_local")
     sm.add_argument("--base-url", default="")
     sm.set_defaults(func=cmd_submit)
-    rl = with_config(sub.add_parser("release", help="export a release as files: JSONL + Parquet + card when retired, "
-                                      "counts only (and a private full copy) while live"))
-    rl.add_argument("--release")
+    rl = with_config(sub.add_parser("release", help="move a release (freeze|publish|retire NAME), see releases "
+                                    "(list, show NAME), or export one as files (export, the default): JSONL + "
+                                    "Parquet + card when retired, counts only (and a private full copy) while live"))
+    rl.add_argument("action", nargs="?", default="export",
+                    choices=["freeze", "publish", "retire", "list", "show", "export"])
+    rl.add_argument("name", nargs="?", help="the release (freeze, publish, retire, show)")
+    rl.add_argument("--release", help="export: the release (default: run.release)")
     rl.add_argument("--out")
     rl.add_argument("--balance", choices=["diverse", "lot"], help="domain-balance the release (FreshTab)")
     rl.set_defaults(func=cmd_release)

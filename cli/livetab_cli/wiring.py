@@ -21,8 +21,9 @@ def handlers_for(service: str, settings: Settings, **kw: Any) -> list[Handler]:
         return [QagenHandler()]
     if service == "api":
         from livetab_api.planner import PlannerHandler
+        from livetab_api.releases import ReleaseHandler
 
-        return [PlannerHandler()]
+        return [PlannerHandler(), ReleaseHandler()]
     if service == "inference":
         from livetab_inference.handler import InferenceHandler
 
