@@ -1,8 +1,8 @@
 """`livetab release freeze|publish|retire NAME` and `livetab release list|show NAME`.
 
 A command goes to the api service's release handler (`livetab_api.releases`). With a SQLite store (embedded
-mode) it is applied here, through that handler over the in-process bus; with any other store (distributed
-mode: PostgreSQL, Kafka at `kafka.bootstrap_servers`) it is published to livetab.releases.commands.v1 and the
+mode) it is applied here, through that handler over the in-process bus; with any other store, or with
+`mode: distributed` (Kafka at `kafka.bootstrap_servers`), it is published to livetab.releases.commands.v1 and the
 command waits for the api service's ReleaseEvent on livetab.releases.v1. A refused command exits 2 with
 the reason. `list` and `show` read the store (`livetab.releases`).
 """
@@ -29,8 +29,9 @@ WAIT_S = 60.0  # distributed mode: how long to wait for the api service's answer
 
 
 def embedded_store(settings: Settings) -> bool:
-    """True when the configured store is a SQLite file: embedded mode, where commands apply in this process."""
-    return settings.store.url.startswith("sqlite")
+    """True in embedded mode, where a command applies in this process: a SQLite store and `mode` not set to
+    "distributed". Otherwise (PostgreSQL, or mode: distributed) the command goes over Kafka."""
+    return settings.mode != "distributed" and settings.store.url.startswith("sqlite")
 
 
 def _who() -> str:

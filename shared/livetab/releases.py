@@ -140,11 +140,11 @@ def verified_questions(store: Store, name: str) -> list[str]:
 def not_live_reason(store: Store, name: str) -> str | None:
     """Why no run may be planned against release `name` now, or None when it is live."""
     rel = get_release(store, name)
-    if rel is None:
-        return f"release {name!r} is unknown (no release record in the store)"
-    if rel.status == LIVE:
+    if rel is None and not store.count(schema.questions, release=name):
+        return f"release {name!r} is unknown (no release record and no questions in the store)"
+    if rel is not None and rel.status == LIVE:
         return None
-    if rel.status == DRAFT:
+    if rel is None or rel.status == DRAFT:  # no record but questions: stored before the release handler ran
         return (f"release {name!r} is a draft: its questions are not fixed yet; publish it first "
                 f"(`livetab release publish {name}`)")
     if rel.status == FROZEN:
