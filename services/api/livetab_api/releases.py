@@ -1,9 +1,9 @@
 """The release handler: a release's lifecycle, driven by messages.
 
 Questions (livetab.questions.v1): the first question of a release with no row makes it a DRAFT; the
-questions of a draft are its candidates (qagen keeps them in the `questions` table). A question arriving
-for a release that is already frozen (or live, or retired) joins nothing: it is recorded once as late (a
-`failures` row, stage "release") and the frozen set and its manifest hash never change.
+questions of a draft are its candidates (qagen keeps them in the `questions` table). A verified question
+arriving for a release that is already frozen (or live, or retired) joins nothing: it is recorded once as
+late (a `failures` row, stage "release") and the frozen set and its manifest hash never change.
 
 Commands (livetab.releases.commands.v1): FREEZE (DRAFT -> FROZEN: the release's verified questions in the
 store at that moment become its members, written once, and the manifest hash is taken over them), PUBLISH
@@ -121,8 +121,9 @@ class ReleaseHandler:
                 n = len(rel.verified_questions(store, q.release))
                 return [_event(q.release, DRAFT, "", n, "", at)]
             return []
-        if current.status == DRAFT or self._is_member(store, q.release, q.id):
-            return []  # a candidate of the draft (in the questions table), or one the freeze already took
+        if current.status == DRAFT or q.status != "verified" or self._is_member(store, q.release, q.id):
+            # a candidate of the draft (in the questions table), one no freeze would take, or one it took
+            return []
         reason = late_reason(q.release, q.id)
         log.warning("%s: not added (the release is %s)", reason, current.status_name)
         record_failure(store, "release", q.id, reason, q.release)

@@ -164,6 +164,7 @@ def test_a_late_question_joins_nothing_and_is_recorded_once(store: Store) -> Non
     [frozen] = h.command("freeze")
     assert h.question(_q(2), stored=False) == []
     assert store.count(schema.failures) == 0
+    assert h.question(_q(8, status="rejected")) == []  # never a member of any freeze: not late either
     late = _q(3)
     assert h.question(late) == [] and h.question(late, stored=False) == []  # and its redelivery
     h.command("publish")
