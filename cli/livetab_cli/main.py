@@ -325,7 +325,7 @@ def cmd_topics(args: argparse.Namespace) -> int:
     from livetab.topics import TOPICS, consumer_group
 
     print(json.dumps([{"name": t.name, "message_type": t.message_type, "producer": t.producer,
-                       "consumer": t.consumer, "consumer_group": consumer_group(t.consumer) if t.consumer else None,
+                       "consumer": t.consumer, "consumer_group": consumer_group(t.consumer, t.group) if t.consumer else None,
                        "partitions": t.partitions} for t in TOPICS], indent=2))
     return 0
 

@@ -55,6 +55,9 @@ class Topic:
     consumer: str | None  # the service whose consumer group reads it (None: read by people and tools)
     partitions: int = 3
     pool: str = ""
+    # a second handler of the consumer service reads it in a group of its own (`consumer_group(consumer, group)`),
+    # so one handler's rebalance never stops the other's commits
+    group: str = ""
 
     @property
     def message_type(self) -> str:
@@ -66,8 +69,9 @@ TOPICS: tuple[Topic, ...] = (
     Topic("livetab.tables.v1", table_pb2.Table, producer="scraper", consumer="qagen"),
     # every generated question, verified or not; the api service's release handler records a draft release's
     # questions from it
-    Topic("livetab.questions.v1", question_pb2.Question, producer="qagen", consumer="api"),
-    Topic("livetab.releases.commands.v1", release_pb2.ReleaseCommand, producer="api", consumer="api", partitions=1),
+    Topic("livetab.questions.v1", question_pb2.Question, producer="qagen", consumer="api", group="releases"),
+    Topic("livetab.releases.commands.v1", release_pb2.ReleaseCommand, producer="api", consumer="api", partitions=1,
+          group="releases"),
     Topic("livetab.releases.v1", release_pb2.ReleaseEvent, producer="api", consumer="reporter", partitions=1),
     Topic("livetab.judge.commands.v1", release_pb2.JudgeCommand, producer="api", consumer="judge", partitions=1),
     Topic("livetab.runs.v1", run_pb2.Run, producer="api", consumer="api", partitions=1),

@@ -160,7 +160,8 @@ def test_livetab_serve_api_refuses_at_the_door_and_reports_ready(kafka_bootstrap
             except httpx.HTTPError:
                 time.sleep(0.3)
         assert ready is not None and ready.status_code == 200, (tmp_path / "api.log").read_text()
-        assert ready.json()["workers"] == [{"group": "livetab-api", "alive": True, "failure": None}] * 2
+        assert ready.json()["workers"] == [{"group": g, "alive": True, "failure": None}
+                                           for g in ("livetab-api", "livetab-api-releases")]
         ghost = httpx.post(f"{url}/runs", json={"release": "door", "model": {"name": "m", "pool": "nowhere"}})
         assert ghost.status_code == 422 and "no request topic" in ghost.text
         empty = httpx.post(f"{url}/runs", json={"release": "no-such", "model": {"name": "m"}})

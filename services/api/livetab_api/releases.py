@@ -36,6 +36,7 @@ __all__ = ["ACTIONS", "ReleaseHandler", "apply_commands", "late_reason", "publis
 
 log = logging.getLogger(__name__)
 Command = release_pb2.ReleaseCommand
+GROUP = topics.consumer_group("api", topics.by_name(topics.RELEASE_COMMANDS).group)
 ACTIONS = {"freeze": Command.FREEZE, "publish": Command.PUBLISH, "retire": Command.RETIRE}
 
 
@@ -65,6 +66,9 @@ def _event(release: str, status: int, manifest: str, questions: int, command_id:
 class ReleaseHandler:
     service = "api"
     topics = [topics.QUESTIONS, topics.RELEASE_COMMANDS]
+    # its own consumer group beside the planner's (the registry's `group` of these topics), so a rebalance of
+    # one never fails the other's commit
+    group = GROUP
 
     def __init__(self) -> None:
         self._cache: dict[str, ReleaseRecord | None] | None = None  # within one batch of questions

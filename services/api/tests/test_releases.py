@@ -200,3 +200,13 @@ def test_status_names_map_one_to_one() -> None:
     assert [rel.status_of(n) for n in names] == [rel.DRAFT, rel.FROZEN, rel.LIVE, rel.RETIRED]
     with pytest.raises(ValueError, match="unknown release status"):
         rel.status_of("published")
+
+
+def test_the_handler_consumes_in_the_group_the_registry_names() -> None:
+    """Its own group beside the planner's `livetab-api` (one group with two subscriptions rebalances both
+    workers whenever one joins, and a commit during a rebalance stops a worker); `livetab replay` finds it."""
+    from livetab.dlq import default_group
+
+    worker = Worker(ReleaseHandler(), InProcBus(), HandlerContext(store=None, settings=None))
+    assert worker.group == "livetab-api-releases" == default_group(QUESTIONS) == default_group(RELEASE_COMMANDS)
+    assert default_group("livetab.runs.v1") == "livetab-api"
