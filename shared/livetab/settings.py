@@ -281,6 +281,9 @@ class InferenceSettings(_Strict):
 
     # Requests pending at once across polls; each endpoint's own bound is its backend's concurrency.
     max_in_flight: int = Field(default=64, ge=1, le=100000)
+    # The same bound in embedded mode, where local models answer one request at a time in this process: a
+    # small window keeps queued requests from waiting past their timeout behind each other.
+    embedded_max_in_flight: int = Field(default=4, ge=1, le=100000)
     # On SIGTERM: how long to let pending requests finish before the rest is left uncommitted (run again later).
     drain_timeout_s: float = Field(default=30.0, ge=0, le=MAX_TIMEOUT_S)
 

@@ -15,6 +15,7 @@ from typing import Any
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from livetab import topics as topic_names
 from livetab.bus import Bus, Outgoing
 from livetab.ids import content_id
 from livetab.models.spec import model_spec
@@ -145,7 +146,7 @@ def run_progress(store: Store, rid: str) -> dict[str, Any] | None:
         request_letters += (d["source_topic"].startswith(INFERENCE_REQUESTS.removesuffix(".v1"))
                             and d.get("redriven_at") is None)
     planned = int(run["planned"]) if run is not None else 0
-    run_letters = sum(1 for d in letters if d["source_topic"] == "livetab.runs.v1")
+    run_letters = sum(1 for d in letters if d["source_topic"] == topic_names.RUNS)
     if run is None or run_letters:
         status = "failed"  # the run itself was dead-lettered: its requests were never (all) published
     elif answered + request_letters >= planned:
@@ -231,7 +232,7 @@ def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, work
     def submit_run(req: RunRequest) -> dict[str, Any]:
         _check_run(req)
         run = run_from_request(req)
-        _send(Outgoing("livetab.runs.v1", run, key=run.id, message_id=run.id))
+        _send(Outgoing(topic_names.RUNS, run, key=run.id, message_id=run.id))
         return {"run_id": run.id, "release": run.release, "model": run.model.name}
 
     @app.post("/scrapes", status_code=202)
@@ -239,7 +240,7 @@ def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, work
         cmd = table_pb2.ScrapeCommand(id=content_id("scrape", req.source, req.location, req.release, req.language),
                                       source=req.source, location=req.location, release=req.release,
                                       language=req.language, options=req.options)
-        _send(Outgoing("livetab.scrapes.v1", cmd, key=cmd.id, message_id=cmd.id))
+        _send(Outgoing(topic_names.SCRAPES, cmd, key=cmd.id, message_id=cmd.id))
         return {"scrape_id": cmd.id}
 
     def _path(value: str) -> None:

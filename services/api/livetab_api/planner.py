@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 
 from google.protobuf.message import Message
+from livetab import topics as topic_names
 from livetab.bus import HandlerContext, Outgoing, PoisonMessage
 from livetab.ids import request_id
 from livetab.questions import TABLE_STATE_KINDS
@@ -67,7 +68,7 @@ def plan_requests(run: run_pb2.Run, store: object, max_requests: int | None = No
 
 class PlannerHandler:
     service = "api"
-    topics = ["livetab.runs.v1"]
+    topics = [topic_names.RUNS]
 
     def handle(self, message: Message, ctx: HandlerContext) -> list[Outgoing]:
         if not isinstance(message, run_pb2.Run):

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from google.protobuf.message import Message
+from livetab import topics as topic_names
 from livetab.aioloop import BackgroundLoop
 from livetab.bus import HandlerContext, Outgoing, PoisonMessage
 from livetab.failures import record_failure
@@ -24,7 +25,7 @@ from livetab_qagen.mathflow import MATH_SOURCE_KIND, math_questions
 __all__ = ["QagenHandler"]
 
 log = logging.getLogger(__name__)
-TOPIC_OUT = "livetab.questions.v1"
+TOPIC_OUT = topic_names.QUESTIONS
 NOT_FAILURES = {"no_candidates", "near_duplicate", "balance"}  # quality control at work, not errors
 
 
@@ -51,7 +52,7 @@ def _balanced(questions: list[Question], n: int, offset: int = 0) -> list[Questi
 
 class QagenHandler:
     service = "qagen"
-    topics = ["livetab.tables.v1"]
+    topics = [topic_names.TABLES]
 
     def __init__(self) -> None:
         self._llm_backends: tuple[Any, Any, Any] | None = None

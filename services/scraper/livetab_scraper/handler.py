@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from google.protobuf.message import Message
+from livetab import topics as topic_names
 from livetab.bus import HandlerContext, Outgoing, PoisonMessage
 from livetab.failures import record_failure
 from livetab.ids import table_id
@@ -19,7 +20,7 @@ from livetab.v1 import table_pb2
 __all__ = ["ScraperHandler"]
 
 log = logging.getLogger(__name__)
-TOPIC_OUT = "livetab.tables.v1"
+TOPIC_OUT = topic_names.TABLES
 
 
 @dataclass
@@ -59,7 +60,7 @@ def problem_table(item: Any) -> Table:
 
 class ScraperHandler:
     service = "scraper"
-    topics = ["livetab.scrapes.v1"]
+    topics = [topic_names.SCRAPES]
 
     def handle(self, message: Message, ctx: HandlerContext) -> list[Outgoing]:
         if not isinstance(message, table_pb2.ScrapeCommand):

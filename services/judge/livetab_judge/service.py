@@ -1,0 +1,15 @@
+"""The judge service: model answers in, judgments out."""
+
+from __future__ import annotations
+
+from livetab.bus import Handler
+from livetab.runtime import Build, Service
+
+from livetab_judge.handler import JudgeHandler
+
+
+def _handlers(build: Build) -> list[Handler]:
+    return [JudgeHandler(build.settings.judge)]
+
+
+SERVICE = Service("judge", _handlers, description="answers -> judgments (rule judge, LLM judges, insight judge)")
