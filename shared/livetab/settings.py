@@ -289,7 +289,6 @@ class InferenceSettings(_Strict):
 
 
 class Settings(_Strict):
-    mode: Literal["embedded", "distributed"] = "embedded"
     out_dir: str = "out/demo"
     log_level: str = "INFO"
     log_format: Literal["json", "text"] = "text"
