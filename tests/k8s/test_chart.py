@@ -13,7 +13,6 @@ import json
 import secrets
 import time
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
