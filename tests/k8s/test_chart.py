@@ -38,12 +38,21 @@ def test_registry_file_is_current() -> None:
     assert json.loads((CHART / "files" / "topics.json").read_text()) == json.loads(json.dumps(topics.chart_registry()))
 
 
-@pytest.mark.parametrize("name", list(VALUES))
+IN_CHART = ["--set", "kafka.inChart=true", "--set", "postgres.inChart=true", "--set", "autoscaling.keda.enabled=false"]
+
+
+@pytest.mark.parametrize("name", [*VALUES, "in-chart-backends"])
 def test_lint_and_template(kube: Kube, name: str) -> None:
-    kube.helm("lint", "--strict", str(CHART), *VALUES[name])
-    out = kube.helm("template", "t", str(CHART), *VALUES[name], "--api-versions", "keda.sh/v1alpha1/ScaledObject").stdout
+    args = VALUES.get(name, IN_CHART)
+    kube.helm("lint", "--strict", str(CHART), *args)
+    out = kube.helm("template", "t", str(CHART), *args, "--api-versions", "keda.sh/v1alpha1/ScaledObject").stdout
     docs = [d for d in yaml.safe_load_all(out) if d]
-    assert {d["kind"] for d in docs} >= {"Deployment", "ScaledObject", "NetworkPolicy", "Job", "CronJob", "ConfigMap"}
+    kinds = {d["kind"] for d in docs}
+    assert kinds >= {"Deployment", "NetworkPolicy", "Job", "CronJob", "ConfigMap"}
+    assert ("ScaledObject" in kinds) != (name == "in-chart-backends")  # KEDA off: an HPA per service instead
+    assert ("StatefulSet" in kinds) == (name == "in-chart-backends")
+    if name == "in-chart-backends":
+        assert sum(d["kind"] == "HorizontalPodAutoscaler" for d in docs) == 6
     assert "Secret" not in {d["kind"] for d in docs}
 
 
