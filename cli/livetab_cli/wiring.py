@@ -29,9 +29,11 @@ def handlers_for(service: str, settings: Settings, **kw: Any) -> list[Handler]:
         timeout = max((m.timeout_s for m in settings.models), default=120.0)
         return [InferenceHandler(kw.get("backends"), timeout_s=timeout, pool=kw.get("pool") or "")]
     if service == "judge":
+        from livetab_judge.commands import JudgeCommandHandler
         from livetab_judge.handler import JudgeHandler
 
-        return [JudgeHandler(settings.judge)]
+        judge = JudgeHandler(settings.judge)
+        return [judge, JudgeCommandHandler(judge)]
     if service == "reporter":
         from livetab_reporter.handler import ReporterHandler
 
