@@ -3,10 +3,10 @@ copies, math tables) are stored too, so every question's table can be found by i
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import random
-from pathlib import Path
 from typing import Any
 
 from google.protobuf.message import Message
@@ -66,11 +66,11 @@ class QagenHandler:
     def _llm_path(self, table: Table, cfg: Any, ctx: HandlerContext) -> list[Question]:
         """LLM-proposed questions, admitted only when the sandboxed derivation reproduces the proposed answer
         and the validator agrees in enough trials; borderline ones go to the human review queue."""
+        from livetab import review
         from livetab.models.registry import backend_from_spec
         from livetab.models.spec import model_spec
 
         from livetab_qagen.llm_path import LlmPathConfig, run_llm_path
-        from livetab_qagen.review import ReviewQueue
 
         llm = cfg.llm
         if self._llm_backends is None:
@@ -79,7 +79,7 @@ class QagenHandler:
             simple = backend_from_spec(model_spec(llm.simplicity)) if llm.simplicity else None
             self._llm_backends = (gen, val, simple)
         gen, val, simple = self._llm_backends
-        queue = ReviewQueue(Path(llm.review_queue))
+        queue = functools.partial(review.add, ctx.store)  # the store's review_items: one queue for every pod
         config = LlmPathConfig(k_validator=llm.k_validator, k_simplicity=llm.k_simplicity)
         result = self._loop.run(run_llm_path(table, generator=gen, validator=val, simplicity=simple, queue=queue,
                                              n_proposals=llm.proposals_per_table, config=config, seed=cfg.seed))
