@@ -11,10 +11,10 @@ from __future__ import annotations
 import logging
 
 from google.protobuf.message import Message
-from livetab import topics
 from livetab.bus import HandlerContext, Outgoing, PoisonMessage
 from livetab.ids import judgment_id
 from livetab.store import schema
+from livetab.topics import JUDGE_COMMANDS
 from livetab.v1 import inference_pb2, release_pb2
 
 from livetab_judge.handler import JudgeHandler
@@ -27,7 +27,7 @@ CHUNK = 100  # results judged per call of the results path (one store read of qu
 
 class JudgeCommandHandler:
     service = "judge"
-    topics = [topics.JUDGE_COMMANDS]
+    topics = [JUDGE_COMMANDS]
 
     def __init__(self, judge: JudgeHandler) -> None:
         self.judge = judge  # the results handler: same judges, same models loaded once

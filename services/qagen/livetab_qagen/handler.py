@@ -17,14 +17,14 @@ from livetab.questions import Question
 from livetab.records import question_row, table_row
 from livetab.store import schema
 from livetab.tables import Table
-from livetab.v1 import table_pb2
+from livetab.topics import PROBLEMS, QUESTIONS, TABLES
+from livetab.v1 import math_pb2, table_pb2
 
-from livetab_qagen.mathflow import MATH_SOURCE_KIND, math_questions
+from livetab_qagen.mathflow import math_questions
 
 __all__ = ["QagenHandler"]
 
 log = logging.getLogger(__name__)
-TOPIC_OUT = "livetab.questions.v1"
 NOT_FAILURES = {"no_candidates", "near_duplicate", "balance"}  # quality control at work, not errors
 
 
@@ -51,17 +51,17 @@ def _balanced(questions: list[Question], n: int, offset: int = 0) -> list[Questi
 
 class QagenHandler:
     service = "qagen"
-    topics = ["livetab.tables.v1"]
+    topics = [TABLES, PROBLEMS]  # tables, and math word problems for the math flow
 
     def __init__(self) -> None:
         self._llm_backends: tuple[Any, Any, Any] | None = None
         self._loop = BackgroundLoop("qagen-loop")
 
-    def _math(self, table: Table, ctx: HandlerContext, seed: int) -> list[Outgoing]:
-        outcome = math_questions(table, seed=seed)
+    def _math(self, problem: math_pb2.MathProblem, ctx: HandlerContext, seed: int) -> list[Outgoing]:
+        outcome = math_questions(problem, seed=seed)
         for reason in outcome.failures:
-            record_failure(ctx.store, "qagen", table.id, f"math: {reason}", table.release)
-        return self._emit(ctx, table, outcome.questions, outcome.tables)
+            record_failure(ctx.store, "qagen", problem.id, f"math: {reason}", problem.release)
+        return self._emit(ctx, problem.release, problem.created_at, outcome.questions, outcome.tables)
 
     def _llm_path(self, table: Table, cfg: Any, ctx: HandlerContext) -> list[Question]:
         """LLM-proposed questions, admitted only when the sandboxed derivation reproduces the proposed answer
@@ -89,29 +89,29 @@ class QagenHandler:
                                f"proposal {p.outcome}: " + "; ".join(p.decisions), table.release)
         return result.kept
 
-    def _emit(self, ctx: HandlerContext, table: Table, questions: list[Question], derived: list[Table]
-              ) -> list[Outgoing]:
+    def _emit(self, ctx: HandlerContext, release: str, created_at: str, questions: list[Question],
+              derived: list[Table]) -> list[Outgoing]:
         tables = [t.to_proto() for t in derived]
         for t in tables:
-            t.release = table.release
+            t.release = release
         ctx.store.upsert(schema.tables, [table_row(t) for t in tables])
         protos = []
         for q in questions:
-            q.release = table.release
-            q.source_created_at = q.source_created_at or table.source.created_at
+            q.release = release
+            q.source_created_at = q.source_created_at or created_at
             protos.append(q.to_proto())
         ctx.store.upsert(schema.questions, [question_row(p) for p in protos])
-        return [Outgoing(TOPIC_OUT, p, key=p.table_id, message_id=p.id) for p in protos]
+        return [Outgoing(QUESTIONS, p, key=p.table_id, message_id=p.id) for p in protos]
 
     def handle(self, message: Message, ctx: HandlerContext) -> list[Outgoing]:
         from livetab_qagen.programmatic import generate
 
+        cfg = getattr(ctx.settings, "qagen", None)
+        if isinstance(message, math_pb2.MathProblem):
+            return self._math(message, ctx, cfg.seed if cfg else 0)
         if not isinstance(message, table_pb2.Table):
             raise PoisonMessage(f"qagen got {message.DESCRIPTOR.full_name}")
         table = Table.from_proto(message)
-        cfg = getattr(ctx.settings, "qagen", None)
-        if table.source.kind == MATH_SOURCE_KIND:
-            return self._math(table, ctx, cfg.seed if cfg else 0)
         families = list(cfg.families) if cfg else None
         seed = cfg.seed if cfg else 0
         try:
@@ -131,4 +131,5 @@ class QagenHandler:
         if cfg is not None and cfg.llm.generator is not None:
             questions = questions + self._llm_path(table, cfg, ctx)
         used = {q.table_id for q in questions}
-        return self._emit(ctx, table, questions, [t for t in result.tables if t.id in used])
+        return self._emit(ctx, table.release, table.source.created_at, questions,
+                          [t for t in result.tables if t.id in used])
