@@ -27,7 +27,10 @@ def math_questions(message: math_pb2.MathProblem, *, seed: int = 0) -> MathOutco
     out = MathOutcome()
     try:
         p = from_message(message)  # the one GSM8K reader checks the message as it checks a file's line
-        problem = GSM8KProblem(index=p.index, question=p.question, answer=p.answer_text, final_answer=p.final_value,
+        # index 0, as the one-row problem table gave before this message existed: the formalisation's source
+        # ("gsm8k:<index>") seeds the math tables' rows and ids, so the real index (message.source.index) would
+        # rename every math table and question and change which questions a run's `limit` picks
+        problem = GSM8KProblem(index=0, question=p.question, answer=p.answer_text, final_answer=p.final_value,
                                raw_final=p.final_answer)
         form = formalise_annotations(problem)
     except (FormaliseError, ValueError) as e:
