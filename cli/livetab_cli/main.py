@@ -399,6 +399,13 @@ def cmd_dlq(args: argparse.Namespace) -> int:
     return dlq_command(_settings(args), args)
 
 
+def cmd_review(args: argparse.Namespace) -> int:
+    """The human review queue in the store: list items, accept, reject or edit a question."""
+    from livetab_cli.review import review_command
+
+    return review_command(_settings(args), args)
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
     """Move a consumer group's committed offsets back so its service re-reads a topic (idempotently)."""
     from livetab_cli.dlq import replay_command
@@ -513,6 +520,28 @@ def parser() -> argparse.ArgumentParser:
             da.add_argument("--all", action="store_true", help="every dead letter matching the filters")
             da.add_argument("--again", action="store_true", help="also those already redriven")
         da.set_defaults(func=cmd_dlq, service=None, run=None, topic=None)
+    rv = sub.add_parser("review", help="the human review queue: list, accept, reject or edit questions the "
+                        "validator got right only sometimes (accepted ones join their draft release)")
+    rsub = rv.add_subparsers(dest="action", required=True, metavar="ACTION")
+    for name, summary in (("list", "the queue's items"), ("accept", "accept a question as it is"),
+                          ("reject", "reject a question (--note says why)"),
+                          ("edit", "correct a question's --text and/or --gold, then accept it (a computed gold "
+                                   "is re-verified by running its program again)")):
+        ra = with_config(rsub.add_parser(name, help=summary))
+        if name == "list":
+            ra.add_argument("--release")
+            ra.add_argument("--status", choices=["pending", "accepted", "rejected", "edited"])
+        else:
+            ra.add_argument("id", metavar="ID", help="the question id (`livetab review list`)")
+            ra.add_argument("--reviewer", help="who decides (default: the login name)")
+            ra.add_argument("--note", required=name == "reject", help="why (required to reject)")
+            ra.add_argument("--bus", choices=["auto", "inproc", "kafka"], default="auto",
+                            help="where an accepted question is published (auto: in-process with a SQLite store, "
+                                 "else Kafka)")
+        if name == "edit":
+            ra.add_argument("--text", help="the corrected question text")
+            ra.add_argument("--gold", help="the corrected gold answer")
+        ra.set_defaults(func=cmd_review)
     rp = with_config(sub.add_parser("replay", help="re-read a topic from an offset or ISO time by moving a "
                                     "consumer group's committed offsets"))
     rp.add_argument("--topic", required=True)
