@@ -29,10 +29,12 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from livetab import topics as topic_names
+
 __all__ = ["main"]
 
 ROOT = Path(__file__).resolve().parents[1]
-RESULTS_TOPIC = "livetab.inference.results.v1"
+RESULTS_TOPIC = topic_names.INFERENCE_RESULTS
 TABLE_ROWS = 8
 # `livetab serve`, with every thread's stack dumped to its log on SIGUSR1 (the bench asks for it on a stall)
 SERVE = ("import faulthandler, signal, sys; faulthandler.register(signal.SIGUSR1, all_threads=True); "

@@ -2,7 +2,7 @@
 
 A command goes to the api service's release handler (`livetab_api.releases`). With a SQLite store (embedded
 mode) it is applied here, through that handler over the in-process bus; with any other store, or with
-`mode: distributed` (Kafka at `kafka.bootstrap_servers`), it is published to livetab.releases.commands.v1 and the
+`--bus kafka` (Kafka at `kafka.bootstrap_servers`), it is published to livetab.releases.commands.v1 and the
 command waits for the api service's ReleaseEvent on livetab.releases.v1. A refused command exits 2 with
 the reason. `list` and `show` read the store (`livetab.releases`).
 """
@@ -28,10 +28,10 @@ VIEWS = ("list", "show")
 WAIT_S = 60.0  # distributed mode: how long to wait for the api service's answer
 
 
-def embedded_store(settings: Settings) -> bool:
-    """True in embedded mode, where a command applies in this process: a SQLite store and `mode` not set to
-    "distributed". Otherwise (PostgreSQL, or mode: distributed) the command goes over Kafka."""
-    return settings.mode != "distributed" and settings.store.url.startswith("sqlite")
+def embedded_store(settings: Settings, bus: str = "auto") -> bool:
+    """True when a command applies in this process: `bus` inproc, or auto with a SQLite store (embedded
+    mode). Otherwise (kafka, or auto with PostgreSQL) the command goes over Kafka to the api service."""
+    return bus == "inproc" or (bus == "auto" and settings.store.url.startswith("sqlite"))
 
 
 def _who() -> str:
@@ -84,12 +84,12 @@ def _answered(cmd: release_pb2.ReleaseCommand, events: list[release_pb2.ReleaseE
     return any(e.refused or e.status == target for e in events)
 
 
-def release_action(settings: Settings, action: str, name: str, wait_s: float = WAIT_S) -> int:
+def release_action(settings: Settings, action: str, name: str, wait_s: float = WAIT_S, bus: str = "auto") -> int:
     """Send one command; 0 when applied (or already so), 2 when refused, 1 when no answer came."""
     from livetab_api.releases import apply_commands, release_command
 
     cmd = release_command(name, action, by=_who())
-    if embedded_store(settings):
+    if embedded_store(settings, bus):
         store = open_store(settings.store.url)
         try:
             events: list[release_pb2.ReleaseEvent] | None = apply_commands(store, settings, [cmd])

@@ -72,7 +72,7 @@ def test_release_commands_in_embedded_mode(tmp_path: Path, capsys: pytest.Captur
 def test_release_commands_in_distributed_mode_go_over_the_broker(kafka_bootstrap: str, tmp_path: Path,
                                                                   capsys: pytest.CaptureFixture[str]) -> None:
     tag = uuid.uuid4().hex[:8]
-    cfg = _config(tmp_path, mode="distributed", kafka={"bootstrap_servers": kafka_bootstrap})
+    cfg = _config(tmp_path, kafka={"bootstrap_servers": kafka_bootstrap})
     store = open_store(f"sqlite:///{tmp_path / 'r.db'}")
     _seed(store, tag)
     ensure_topics(kafka_bootstrap, names=[RELEASE_COMMANDS, RELEASES])
@@ -86,10 +86,10 @@ def test_release_commands_in_distributed_mode_go_over_the_broker(kafka_bootstrap
     thread = threading.Thread(target=worker.run, daemon=True)
     thread.start()
     try:
-        assert main(["release", "publish", tag, "--config", cfg]) == 0
+        assert main(["release", "publish", tag, "--bus", "kafka", "--config", cfg]) == 0
         out = capsys.readouterr().out
         assert f"release {tag} is frozen: 3 questions" in out and f"release {tag} is live" in out
-        assert main(["release", "freeze", tag, "--config", cfg]) == 2
+        assert main(["release", "freeze", tag, "--bus", "kafka", "--config", cfg]) == 2
         assert "it is live" in capsys.readouterr().err
         deadline = time.monotonic() + 10
         while rel.get_release(store, tag).status != rel.LIVE and time.monotonic() < deadline:  # type: ignore[union-attr]

@@ -19,6 +19,7 @@ from typing import Any
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from livetab import topics as topic_names
 from livetab.bus import Bus, Outgoing
 from livetab.ids import content_id
 from livetab.models.spec import model_spec
@@ -36,7 +37,7 @@ from livetab.settings import (
     StrictModel,
 )
 from livetab.store import Store, schema
-from livetab.topics import INFERENCE_REQUESTS, RELEASE_COMMANDS, RUNS, SCRAPES, requests_topic
+from livetab.topics import INFERENCE_REQUESTS, requests_topic
 from livetab.v1 import run_pb2, table_pb2
 from pydantic import Field, field_validator
 
@@ -152,7 +153,7 @@ def run_progress(store: Store, rid: str) -> dict[str, Any] | None:
         request_letters += (d["source_topic"].startswith(INFERENCE_REQUESTS.removesuffix(".v1"))
                             and d.get("redriven_at") is None)
     planned = int(run["planned"]) if run is not None else 0
-    run_letters = sum(1 for d in letters if d["source_topic"] == RUNS)
+    run_letters = sum(1 for d in letters if d["source_topic"] == topic_names.RUNS)
     refused = str(run["refused"]) if run is not None else ""
     if refused:
         status = "refused"  # the planner refused it (its release is not live): nothing was planned
@@ -248,7 +249,7 @@ def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, work
     def submit_run(req: RunRequest) -> dict[str, Any]:
         _check_run(req)
         run = run_from_request(req)
-        _send(Outgoing(RUNS, run, key=run.id, message_id=run.id))
+        _send(Outgoing(topic_names.RUNS, run, key=run.id, message_id=run.id))
         return {"run_id": run.id, "release": run.release, "model": run.model.name}
 
     @app.post("/scrapes", status_code=202)
@@ -256,7 +257,7 @@ def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, work
         cmd = table_pb2.ScrapeCommand(id=content_id("scrape", req.source, req.location, req.release, req.language),
                                       source=req.source, location=req.location, release=req.release,
                                       language=req.language, options=req.options)
-        _send(Outgoing(SCRAPES, cmd, key=cmd.id, message_id=cmd.id))
+        _send(Outgoing(topic_names.SCRAPES, cmd, key=cmd.id, message_id=cmd.id))
         return {"scrape_id": cmd.id}
 
     def _path(value: str) -> None:
@@ -297,7 +298,7 @@ def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, work
         if action not in ACTIONS:
             raise HTTPException(404, f"no release action {_excerpt(action, 40)!r}; one of {', '.join(ACTIONS)}")
         cmd = release_command(release, action, by="api")
-        _send(Outgoing(RELEASE_COMMANDS, cmd, key=cmd.release, message_id=cmd.id))
+        _send(Outgoing(topic_names.RELEASE_COMMANDS, cmd, key=cmd.release, message_id=cmd.id))
         return {"command_id": cmd.id, "release": release, "action": action}
 
     @app.get("/dead-letters")

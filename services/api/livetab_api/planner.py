@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 
 from google.protobuf.message import Message
+from livetab import topics as topic_names
 from livetab.bus import HandlerContext, Outgoing, PoisonMessage
 from livetab.failures import record_failure
 from livetab.ids import request_id
@@ -21,7 +22,7 @@ from livetab.records import load_question, run_row
 from livetab.releases import frozen_questions, not_live_reason
 from livetab.settings import ApiSettings
 from livetab.store import schema
-from livetab.topics import RUNS, requests_topic
+from livetab.topics import requests_topic
 from livetab.v1 import common_pb2, inference_pb2, run_pb2
 
 __all__ = ["PlannerHandler", "plan_requests", "refuse"]
@@ -85,7 +86,7 @@ def refuse(run: run_pb2.Run, store: object, reason: str) -> None:
 
 class PlannerHandler:
     service = "api"
-    topics = [RUNS]
+    topics = [topic_names.RUNS]
 
     def handle(self, message: Message, ctx: HandlerContext) -> list[Outgoing]:
         if not isinstance(message, run_pb2.Run):

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from google.protobuf.message import Message
+from livetab import topics as topic_names
 from livetab.bus import HandlerContext, Outgoing, PoisonMessage
 from livetab.ids import content_id, judge_name
 from livetab.settings import JudgeSettings, ReporterSettings
@@ -35,7 +36,7 @@ from livetab_reporter.leaderboard import compute_rows
 
 __all__ = ["ReporterHandler"]
 
-TOPIC_OUT = "livetab.reports.v1"
+TOPIC_OUT = topic_names.REPORTS
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,7 @@ class _Recomputed:
 
 class ReporterHandler:
     service = "reporter"
-    topics = ["livetab.judgments.v1"]
+    topics = [topic_names.JUDGMENTS]
 
     def __init__(self) -> None:
         self._last: dict[str, _Recomputed] = {}  # run id -> this handler's last recompute of it
