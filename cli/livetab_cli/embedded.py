@@ -81,13 +81,6 @@ def run_messages(settings: Settings) -> list[run_pb2.Run]:
     return [build_run(r.team, r.release, model_spec(m), **knobs) for m in settings.models]
 
 
-def release_command(release: str, action: release_pb2.ReleaseCommand.Action,
-                    by: str = "livetab run") -> release_pb2.ReleaseCommand:
-    at = datetime.now(UTC).isoformat(timespec="milliseconds")
-    return release_pb2.ReleaseCommand(id=content_id("release-command", release, str(action), at), release=release,
-                                      action=action, requested_by=by, requested_at=at)
-
-
 class Pipeline:
     """The services of embedded mode, and the commands the CLI sends them.
 
@@ -111,7 +104,9 @@ class Pipeline:
 
     def publish_release(self, release: str | None = None) -> None:
         """Freeze the release (if still a draft) and make it live: runs may be planned against it."""
-        cmd = release_command(release or self.settings.run.release, release_pb2.ReleaseCommand.PUBLISH)
+        from livetab_api.releases import release_command
+
+        cmd = release_command(release or self.settings.run.release, "publish", by="livetab run")
         self.services.publish(topics.RELEASE_COMMANDS, cmd, key=cmd.release, message_id=cmd.id)
         self.services.drive()
 
