@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
 
 from google.protobuf.message import Message
 from opentelemetry import trace
@@ -34,7 +34,7 @@ from livetab.store import Store, schema
 from livetab.telemetry import extract_context, meter, tracer
 from livetab.v1 import dlq_pb2, run_pb2
 
-__all__ = ["Handler", "HandlerContext", "Worker", "WorkerStats", "run_of"]
+__all__ = ["AnyHandler", "Handler", "HandlerContext", "Worker", "WorkerStats", "run_of"]
 
 log = logging.getLogger(__name__)
 MAX_REASON_CHARS = 2000  # a stored reason, not a whole traceback or a whole echoed record
@@ -66,11 +66,21 @@ class HandlerContext:
     topic_exists: Callable[[str], bool] | None = None
 
 
-class Handler(Protocol):
+M_contra = TypeVar("M_contra", bound=Message, contravariant=True)
+
+
+class Handler(Protocol[M_contra]):
+    """A service's handler of the messages `M_contra` its topics carry: the service it belongs to, the topics
+    it reads (registry constants), and `handle` returning what to publish. It may also have
+    `handle_batch(messages, ctx)` (several records at once) and `on_idle(ctx)` (a quiet poll)."""
+
     service: str
     topics: list[str]
 
-    def handle(self, message: Message, ctx: HandlerContext) -> list[Outgoing]: ...
+    def handle(self, message: M_contra, ctx: HandlerContext) -> list[Outgoing]: ...
+
+
+AnyHandler = Handler[Any]  # what a worker runs: a handler of whichever message type its topics carry
 
 
 @dataclass
@@ -83,7 +93,7 @@ class WorkerStats:
 
 
 class Worker:
-    def __init__(self, handler: Handler, bus: Bus, ctx: HandlerContext, *, group: str | None = None,
+    def __init__(self, handler: AnyHandler, bus: Bus, ctx: HandlerContext, *, group: str | None = None,
                  max_records: int = 100, poll_timeout_s: float = 0.5,
                  on_batch: Callable[[list[Record]], None] | None = None) -> None:
         self.handler = handler
