@@ -154,14 +154,22 @@ class Pipeline:
         return fed
 
     def write_reports(self, run_ids: list[str]) -> tuple[dict[str, Any], Path]:
-        """The leaderboard files of these runs, written by the reporter service's own function
-        (`livetab_reporter.files.write_leaderboard`) into the configured release's folder."""
+        """The leaderboard files of these runs in the configured release's folder: read back when the reporter
+        handler of this pipeline has just written them (these runs are every run on the release and none was
+        judged since), else written by the reporter's own function (`livetab_reporter.files.write_leaderboard`)."""
         from livetab.calibration import load_calibration
-        from livetab_reporter.files import out_root, report_dir, write_leaderboard
+        from livetab_reporter.files import out_root, release_runs, report_dir, write_leaderboard
 
         release = self.settings.run.release
         out_dir = report_dir(self.settings, release)
-        doc = write_leaderboard(self.store, self.settings, run_ids, out_dir, release)
+        reporter = self._workers.get("reporter")
+        fresh: set[str] = getattr(reporter.handler, "fresh_releases", set()) if reporter is not None else set()
+        board = out_dir / "leaderboard.json"
+        if release in fresh and sorted(run_ids) == release_runs(self.store, release) and board.is_file():
+            doc: dict[str, Any] = json.loads(board.read_text(encoding="utf-8"))
+        else:
+            auto = reporter.handler.calibration(self.ctx) if reporter is not None else None  # type: ignore[attr-defined]
+            doc = write_leaderboard(self.store, self.settings, run_ids, out_dir, release, auto=auto)
         self.calibration = load_calibration(out_root(self.settings))  # the reports carry it
         return doc, out_dir
 

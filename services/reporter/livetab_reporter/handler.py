@@ -74,6 +74,9 @@ class ReporterHandler:
         self._stale: set[str] = set()  # written runs judged again since their files were written
         self._open: dict[str, str] = {}  # run seen incomplete -> its release: the idle hook checks on them
         self._due_releases: dict[str, float] = {}  # release -> when (monotonic) a run of it was written
+        # releases whose files this handler wrote with no judgment of theirs since: an in-process caller (the
+        # embedded CLI) reads those files instead of writing them again
+        self.fresh_releases: set[str] = set()
         self._auto: dict[str, Any] | None = None  # the model-free calibration figures, computed once per process
 
     def handle(self, message: Message, ctx: HandlerContext) -> list[Outgoing]:
@@ -97,6 +100,7 @@ class ReporterHandler:
         complete: list[str] = []
         for run_id in runs:
             run = run_rows.get(run_id)
+            self.fresh_releases.discard(run["release"] if run else "")
             progress = judging_progress(ctx.store, run_id, judge, planned=run["planned"] if run else 0)
             if self._due(run_id, progress.judged, progress.complete, settings):
                 out.append(self._recompute(ctx.store, run_id, run, judge, progress.judged))
@@ -144,6 +148,12 @@ class ReporterHandler:
         settings = getattr(ctx.settings, "reporter", None) or ReporterSettings()
         return settings, judge_name(getattr(ctx.settings, "judge", None) or JudgeSettings())
 
+    def calibration(self, ctx: HandlerContext) -> dict[str, Any] | None:
+        """The model-free calibration figures this handler computed for its files (None when it writes none),
+        for an in-process caller that writes a report beside them."""
+        settings = self._files(ctx)
+        return self._calibration(settings) if settings is not None else None
+
     @staticmethod
     def _files(ctx: HandlerContext) -> Settings | None:
         """The settings when this reporter writes files (full settings with `reporter.write_files`), else None."""
@@ -151,6 +161,7 @@ class ReporterHandler:
         return s if isinstance(s, Settings) and s.reporter.write_files else None
 
     def _calibration(self, settings: Settings) -> dict[str, Any]:
+        """The model-free calibration figures, computed on first use by this handler (a second or two)."""
         if self._auto is None:
             from livetab_reporter.calibration import auto_calibration
 
@@ -194,6 +205,7 @@ class ReporterHandler:
             t0 = time.perf_counter()
             write_release_files(ctx.store, settings, release, auto=self._calibration(settings))
             del self._due_releases[release]
+            self.fresh_releases.add(release)
             log.info("reporter wrote release %s's files in %.1f s", release, time.perf_counter() - t0)
 
     def _release_event(self, ctx: HandlerContext, event: release_pb2.ReleaseEvent) -> None:
@@ -219,6 +231,7 @@ class ReporterHandler:
         else:
             write_release_files(ctx.store, settings, event.release, auto=auto, public=True)
             self._due_releases.pop(event.release, None)
+            self.fresh_releases.add(event.release)
             log.info("release %s retired: public export in %s", event.release, folder / "release")
 
     def _due(self, run_id: str, judged: int, complete: bool, s: ReporterSettings) -> bool:
