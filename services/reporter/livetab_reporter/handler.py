@@ -78,6 +78,7 @@ class ReporterHandler:
         # embedded CLI) reads those files instead of writing them again
         self.fresh_releases: set[str] = set()
         self._auto: dict[str, Any] | None = None  # the model-free calibration figures, computed once per process
+        self._failed: dict[str, float] = {}  # run or release whose files could not be written -> when (monotonic)
 
     def handle(self, message: Message, ctx: HandlerContext) -> list[Outgoing]:
         return self.handle_batch([message], ctx)
@@ -177,8 +178,17 @@ class ReporterHandler:
 
         auto = self._calibration(settings)
         for run_id in runs:
+            if self._backing_off(f"run {run_id}", settings):
+                continue
             t0 = time.perf_counter()
-            folder = write_run_files(ctx.store, settings, run_id, auto=auto)
+            try:
+                folder = write_run_files(ctx.store, settings, run_id, auto=auto)
+            except Exception:
+                self._failure(f"run {run_id}")
+                self._stale.add(run_id)  # tried again when idle, `refresh_s` later
+                self._written.add(run_id)
+                self._open.pop(run_id, None)
+                continue
             log.info("reporter wrote run %s's files into %s in %.1f s", run_id, folder, time.perf_counter() - t0)
             self._written.add(run_id)
             self._stale.discard(run_id)
@@ -200,16 +210,38 @@ class ReporterHandler:
         now = time.monotonic()
         waiting = set(self._open.values())
         for release, since in sorted(self._due_releases.items()):
-            if release in waiting and now - since < settings.reporter.refresh_s:
+            if (release in waiting and now - since < settings.reporter.refresh_s) or \
+                    self._backing_off(f"release {release}", settings):
                 continue
             t0 = time.perf_counter()
-            write_release_files(ctx.store, settings, release, auto=self._calibration(settings))
+            try:
+                write_release_files(ctx.store, settings, release, auto=self._calibration(settings))
+            except Exception:
+                self._failure(f"release {release}")  # still due: tried again when idle, `refresh_s` later
+                continue
             del self._due_releases[release]
             self.fresh_releases.add(release)
             log.info("reporter wrote release %s's files in %.1f s", release, time.perf_counter() - t0)
 
+    def _failure(self, what: str) -> None:
+        """Files that could not be written (a full disk, a folder without permission) are logged and tried again
+        later; the judgments that asked for them are stored and never dead-lettered for it."""
+        log.exception("reporter could not write the files of %s; it tries again when idle", what)
+        self._failed[what] = time.monotonic()
+
+    def _backing_off(self, what: str, settings: Settings) -> bool:
+        """True while `what` failed less than `refresh_s` ago."""
+        at = self._failed.get(what)
+        if at is None:
+            return False
+        if time.monotonic() - at < settings.reporter.refresh_s:
+            return True
+        del self._failed[what]
+        return False
+
     def _release_event(self, ctx: HandlerContext, event: release_pb2.ReleaseEvent) -> None:
-        """FROZEN: the private export and the quality report; RETIRED: the public export and the reports."""
+        """FROZEN: the private export and the quality report; RETIRED: the public export and the reports. A
+        failure here fails the event's record, which the worker dead-letters: `livetab dlq redrive` replays it."""
         settings = self._files(ctx)
         if settings is None or event.refused or event.status not in (release_pb2.FROZEN, release_pb2.RETIRED):
             return

@@ -131,6 +131,22 @@ def test_runs_are_written_when_complete_and_again_when_judged_anew(store: Any, t
     assert (out / "leaderboard.json").stat().st_mtime_ns == after
 
 
+def test_files_that_cannot_be_written_fail_no_judgment_and_are_written_later(store: Any, tmp_path: Path) -> None:
+    add_questions(store, 4)
+    run_id, requests = plan_run(store, model="m1")
+    out = tmp_path / "out"
+    out.write_text("a file where the output folder should be")
+    settings = _settings(out).model_copy(update={"reporter": ReporterSettings(refresh_s=0.0)})
+    reporter = _Reporter(store, settings)
+    reporter.send(topics.JUDGMENTS, answer_and_judge(store, requests, _verdict))
+    assert reporter.worker.stats.dead_lettered == 0 and store.count(schema.dead_letters) == 0
+    assert store.get(schema.leaderboard, f"{run_id}|all")["n"] == len(requests)  # the live rows are stored
+    out.unlink()
+    reporter.idle()  # tried again once `refresh_s` has passed (0 here)
+    assert _scores(_board(out / "runs" / run_id)) == {"m1": _expected(requests)}
+    assert _scores(_board(out)) == {"m1": _expected(requests)}
+
+
 def _event(status: int, *, refused: str = "", n: int = 0, command: str = "c1") -> release_pb2.ReleaseEvent:
     return release_pb2.ReleaseEvent(id=f"ev-{status}-{command}", release=RELEASE, status=status,  # type: ignore[arg-type]
                                     manifest_hash="ab" * 32, questions=n, command_id=command, refused=refused,
