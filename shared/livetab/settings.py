@@ -158,7 +158,7 @@ class LlmPathSettings(_Strict):
     proposals_per_table: int = 1
     k_validator: int = 4
     k_simplicity: int = 4
-    review_queue: str = "out/review/queue.jsonl"
+    # questions the validator got right only sometimes wait in the store's review queue (`livetab review`)
 
 
 class QagenSettings(_Strict):
@@ -282,18 +282,29 @@ class ApiSettings(_Strict):
     max_run_requests: int = Field(default=200000, ge=1)
 
 
+class HealthSettings(_Strict):
+    """The health routes (/healthz, /readyz) every served service without an API of its own answers on."""
+
+    host: str = "127.0.0.1"  # the chart sets 0.0.0.0 (LIVETAB_HEALTH__HOST), so the kubelet can probe it
+    # 0: any free port (several services on one host, as in the tests); the chart sets 8081
+    port: int = Field(default=0, ge=0, le=65535)
+
+
 class InferenceSettings(_Strict):
     """The inference service's in-flight worker (livetab.bus.inflight)."""
 
     # Requests pending at once across polls; each endpoint's own bound is its backend's concurrency.
     max_in_flight: int = Field(default=64, ge=1, le=100000)
+    # The same bound in embedded mode, where local models answer one request at a time in this process: a
+    # small window keeps queued requests from waiting past their timeout behind each other.
+    embedded_max_in_flight: int = Field(default=4, ge=1, le=100000)
     # On SIGTERM: how long to let pending requests finish before the rest is left uncommitted (run again later).
     drain_timeout_s: float = Field(default=30.0, ge=0, le=MAX_TIMEOUT_S)
 
 
 class Settings(_Strict):
-    mode: Literal["embedded", "distributed"] = "embedded"
     out_dir: str = "out/demo"
+    health: HealthSettings = Field(default_factory=HealthSettings)
     log_level: str = "INFO"
     log_format: Literal["json", "text"] = "text"
     kafka: KafkaSettings = Field(default_factory=KafkaSettings)

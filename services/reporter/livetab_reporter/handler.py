@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from google.protobuf.message import Message
-from livetab import topics
+from livetab import topics as topic_names
 from livetab.bus import HandlerContext, Outgoing, PoisonMessage
 from livetab.ids import content_id, judge_name
 from livetab.runs import judging_progress
@@ -65,7 +65,7 @@ class _Recomputed:
 
 class ReporterHandler:
     service = "reporter"
-    topics = [topics.JUDGMENTS, topics.RELEASES]
+    topics = [topic_names.JUDGMENTS, topic_names.RELEASES]
 
     def __init__(self) -> None:
         self._last: dict[str, _Recomputed] = {}  # run id -> this handler's last recompute of it
@@ -294,4 +294,4 @@ class ReporterHandler:
             rows=[report_pb2.LeaderboardRow(**r.as_dict()) for r in rows], judged=judged,
             planned=run["planned"] if run else 0,
         )
-        return Outgoing(topics.REPORTS, update, key=run_id, message_id=update.id)
+        return Outgoing(topic_names.REPORTS, update, key=run_id, message_id=update.id)
