@@ -3,6 +3,7 @@ the real local model, checked against the same inputs run in embedded mode."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -150,3 +151,14 @@ def test_six_services_over_kafka_match_embedded(tmp_path: Path, e2e_kafka: str, 
     assert _verdicts(dist) == emb_verdicts
     for svc, p in procs.items():
         assert p.returncode == 0, f"{svc} did not drain cleanly on SIGTERM: " + (tmp_path / f"{svc}.log").read_text()[-2000:]
+
+    # the reporter service wrote the report files itself (the run's and its release's), with the embedded scores
+    def scores(folder: Path) -> list[tuple[str, int, int]]:
+        doc = json.loads((folder / "leaderboard.json").read_text(encoding="utf-8"))
+        return [(m["model"], m["n"], m["correct"]) for m in doc["models"]]
+
+    emb_scores = scores(tmp_path / "emb")
+    assert scores(tmp_path / "dist" / "runs" / rid) == scores(tmp_path / "dist") == emb_scores
+    for name in ("report.html", "leaderboard.md", "release/README.md", "release/results.jsonl",
+                 "private/release/questions.jsonl"):
+        assert (tmp_path / "dist" / name).is_file(), name
