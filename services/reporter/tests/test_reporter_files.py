@@ -12,6 +12,7 @@ import pytest
 from google.protobuf.message import Message
 from livetab import topics
 from livetab.bus import HandlerContext, InProcBus, Outgoing, Worker
+from livetab.releases import create_draft, freeze
 from livetab.settings import ReporterSettings, RunSettings, Settings
 from livetab.store import schema
 from livetab.v1 import inference_pb2, judgment_pb2, release_pb2
@@ -155,9 +156,9 @@ def _event(status: int, *, refused: str = "", n: int = 0, command: str = "c1") -
 
 def test_release_events_write_the_private_then_the_public_export(store: Any, tmp_path: Path) -> None:
     questions = add_questions(store, 12)
-    frozen = sorted(q.id for q in questions)[:9]  # the frozen set; the other 3 came after freezing
-    store.upsert(schema.release_members, [{"id": f"{RELEASE}|{q}", "release": RELEASE, "question_id": q}
-                                          for q in frozen])
+    frozen = sorted(q.id for q in questions[:9])  # the frozen set (question 0 in it); the other 3 came after freezing
+    create_draft(store, RELEASE, "2026-11-30T00:00:00+00:00")  # frozen with 9 of them, as the api's handler does
+    assert freeze(store, RELEASE, frozen, "2026-11-30T00:00:01+00:00", "c1", "test")
     # another release's files go to their own folder: the configured release here is a different one
     settings = _settings(tmp_path / "out", release="other")
     folder = tmp_path / "out" / "releases" / RELEASE
