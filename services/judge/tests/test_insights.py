@@ -10,11 +10,11 @@ from functools import cache
 from typing import Any
 
 import pytest
+from livetab.claims import execute_claim
 from livetab.models.base import Completion, GenerateRequest, ModelError
 from livetab.paths import shared_data
 from livetab.render import pipe_table
 from livetab.tables import Source, Table
-from livetab_judge.claims import execute_claim
 from livetab_judge.insights import (
     Insight,
     InsightJudge,
