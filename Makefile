@@ -12,7 +12,7 @@ help:
 	@echo "make mutation    mutation testing of the scoring core -> out/mutation/summary.{md,json} (long; not in make test)"
 	@echo "                 MUTATION_ARGS='ids metrics' for some groups, '--fresh' to forget earlier results"
 	@echo "make proto       regenerate protobuf stubs; make proto-check fails on a diff"
-	@echo "make lint        ruff + mypy (every package; strict on shared/)"
+	@echo "make lint        ruff + mypy --strict (every package)"
 	@echo "make kafka-up / kafka-down, pg-up / pg-down   local broker and database"
 
 install:
@@ -32,11 +32,12 @@ proto-check: install
 
 test: install proto-check
 	@deploy/chromium.sh
+	@deploy/k8s/build.sh >/dev/null
 	$(PY) -m pytest
 
 test-fast: install
 	@deploy/chromium.sh
-	$(PY) -m pytest -m "not e2e and not model and not kafka and not postgres"
+	$(PY) -m pytest -m "not e2e and not model and not kafka and not postgres and not k8s"
 
 lint: install
 	.venv/bin/ruff check .

@@ -1,4 +1,10 @@
-"""Embedded mode: every service's handlers in one process over the in-process bus and SQLite.
+"""Embedded mode from the command line: the services of `livetab.runtime.Embedded` (every service's handlers
+over the in-process bus and SQLite), driven by commands.
+
+`livetab run` publishes the configured sources' scrape commands, drives the services until nothing is left
+to read, publishes the release (a ReleaseCommand), submits one run per configured model and drives again;
+what happens in between is decided by the messages, as over Kafka. The stage commands (`generate`, `infer`,
+`judge`) send the same commands to the same services and drive only as far as they need.
 
 Resumable: ids are derived from content, every store write is an upsert and model answers are cached,
 so a second run over the same inputs finds everything done and says so.
@@ -8,26 +14,21 @@ from __future__ import annotations
 
 import json
 import logging
-import shutil
-from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from google.protobuf.message import Message
-from livetab.bus import HandlerContext, InProcBus, Outgoing, Worker
-from livetab.bus.inflight import InFlightWorker
+from livetab import topics
 from livetab.ids import content_id, judge_name, judgment_id
 from livetab.models.spec import model_spec
 from livetab.paths import repo_root
-from livetab.publication import is_public
 from livetab.runs import build_run
+from livetab.runtime.embedded import Embedded
 from livetab.settings import Settings
-from livetab.store import Store, open_store, schema
-from livetab.v1 import run_pb2, table_pb2
-
-from livetab_cli.calibrate import ensure_calibration, out_dir_of
-from livetab_cli.wiring import handlers_for
+from livetab.store import Store, schema
+from livetab.v1 import release_pb2, run_pb2, table_pb2
 
 __all__ = ["Pipeline", "Summary", "export_release", "run_embedded", "run_messages", "scrape_commands",
            "write_jsonl"]
@@ -76,59 +77,46 @@ def run_messages(settings: Settings) -> list[run_pb2.Run]:
     return [build_run(r.team, r.release, model_spec(m), **knobs) for m in settings.models]
 
 
-def _drain(workers: list[Worker], tick: Callable[[], None] | None = None) -> None:
-    while True:
-        moved = sum(w.run_once() for w in workers)
-        if tick:
-            tick()
-        if moved == 0:
-            return
-
-
 class Pipeline:
-    """The six services' handlers over one in-process bus and one store, run stage by stage.
+    """The services of embedded mode, and the commands the CLI sends them.
 
-    `livetab run` runs every stage; `livetab generate`, `infer` and `judge` run one each over the same
-    store, so they compose: what one stage stored, the next finds. Workers are built on first use, so a
-    stage never loads a model it does not call."""
+    `livetab run` sends every command; `livetab generate`, `infer` and `judge` send one kind each over the
+    same store, so they compose: what one stored, the next finds. A service is started the first time a
+    message reaches it, so a command never loads a model it does not call."""
 
     def __init__(self, settings: Settings, backends: dict[str, Any] | None = None) -> None:
         self.settings = settings
-        self.store = open_store(settings.store.url)
-        self.bus = InProcBus()
-        self.ctx = HandlerContext(store=self.store, settings=settings)
+        self.services = Embedded(settings, backends=backends)
+        self.store = self.services.store
+        self.bus = self.services.bus
         self.before = _counts(self.store)
-        self._backends = backends
-        self._workers: dict[str, Worker] = {}
         self.calibration: dict[str, Any] | None = None  # calibration.json's figures, once reports are written
 
-    def worker(self, name: str) -> Worker:
-        if name not in self._workers:
-            handler = handlers_for(name, self.settings, backends=self._backends)[0]
-            if name == "inference":  # the service's own in-flight loop; run_once waits for what it polled
-                self._workers[name] = InFlightWorker(handler, self.bus, self.ctx,  # type: ignore[arg-type]
-                                                     poll_timeout_s=0, max_in_flight=4)
-            else:
-                self._workers[name] = Worker(handler, self.bus, self.ctx, poll_timeout_s=0, max_records=100)
-        return self._workers[name]
-
     def generate(self) -> None:
-        """Sources -> tables -> verified questions, for every configured source."""
+        """Sources -> tables -> verified questions, for every configured source; the release stays a draft."""
         for cmd in scrape_commands(self.settings):
-            self.bus.publish(Outgoing("livetab.scrapes.v1", cmd, key=cmd.id, message_id=cmd.id))
-        _drain([self.worker("scraper"), self.worker("qagen")])
+            self.services.publish(topics.SCRAPES, cmd, key=cmd.id, message_id=cmd.id)
+        self.services.drive()
+
+    def publish_release(self, release: str | None = None) -> None:
+        """Freeze the release (if still a draft) and make it live: runs may be planned against it."""
+        from livetab_api.releases import release_command
+
+        cmd = release_command(release or self.settings.run.release, "publish", by="livetab run")
+        self.services.publish(topics.RELEASE_COMMANDS, cmd, key=cmd.release, message_id=cmd.id)
+        self.services.drive()
 
     def plan(self, runs: list[run_pb2.Run]) -> int:
-        """Register the runs; the planner emits one request per question x format x setting x sample."""
+        """Submit the runs; the planner emits one request per question x format x setting x sample."""
         for run in runs:
-            self.bus.publish(Outgoing("livetab.runs.v1", run, key=run.id, message_id=run.id))
-        _drain([self.worker("api")])
+            self.services.publish(topics.RUNS, run, key=run.id, message_id=run.id)
+        self.services.drive(only=("api",))
         return sum((self.store.get(schema.runs, r.id) or {"planned": 0})["planned"] for r in runs)
 
     def answer(self, runs: list[run_pb2.Run], *, judge: bool, progress: Any = None) -> None:
         """Answer the planned requests (and, with `judge`, judge and report them as they come)."""
         planned = self.plan(runs)
-        stage = [self.worker("inference")] + ([self.worker("judge"), self.worker("reporter")] if judge else [])
+        only = None if judge else ("api", "inference")
         table = schema.judgments if judge else schema.results
         task = progress.add_task("answer + judge" if judge else "answer", total=planned) if progress else None
 
@@ -136,49 +124,56 @@ class Pipeline:
             if progress:
                 progress.update(task, completed=sum(self.store.count(table, run_id=r.id) for r in runs))
 
-        _drain(stage, tick)
+        self.services.drive(tick=tick, only=only)
 
     def judge_stored(self, run_ids: list[str], *, again: bool = False) -> int:
-        """Judge the stored answers of these runs that the configured judge has not judged yet (all of
-        them with `again`), then report. Returns how many answers were judged."""
-        from livetab.v1 import inference_pb2
-
+        """Send the judge service a JudgeCommand for these runs (their answers the configured judge has not
+        judged yet; all of them with `again`) and drive it and the reporter. Returns how many answers the
+        command covers."""
         name = judge_name(self.settings.judge)
-        fed = 0
+        due = 0
         for run_id in run_ids:
-            rows = {judgment_id(r["id"], name): r for r in self.store.select(schema.results, run_id=run_id)}
-            done = set() if again else self.store.ids(schema.judgments, rows)
-            for jid, r in rows.items():
-                if jid not in done:
-                    res = inference_pb2.InferenceResult.FromString(r["payload"])
-                    self.bus.publish(Outgoing("livetab.inference.results.v1", res, key=res.run_id, message_id=res.id))
-                    fed += 1
-        _drain([self.worker("judge"), self.worker("reporter")])
-        return fed
+            ids = [judgment_id(r["id"], name) for r in self.store.select(schema.results, run_id=run_id)]
+            due += len(ids) if again else len(ids) - len(self.store.ids(schema.judgments, ids))
+        at = datetime.now(UTC).isoformat(timespec="milliseconds")
+        cmd = release_pb2.JudgeCommand(id=content_id("judge-command", *run_ids, str(again), at), run_ids=run_ids,
+                                       again=again, requested_at=at)
+        self.services.publish(topics.JUDGE_COMMANDS, cmd, key=cmd.id, message_id=cmd.id)
+        self.services.drive(only=("judge", "reporter"))
+        return due
 
     def write_reports(self, run_ids: list[str]) -> tuple[dict[str, Any], Path]:
-        from livetab_reporter.files import write_reports
+        """The leaderboard files of these runs in the configured release's folder: read back when the reporter
+        service of this pipeline has just written them (these runs are every run on the release and none was
+        judged since), else written by the reporter's own function (`livetab_reporter.files.write_leaderboard`)."""
+        from livetab.calibration import load_calibration
+        from livetab_reporter.files import out_root, release_runs, report_dir, write_leaderboard
 
-        out_dir = out_dir_of(self.settings)
-        self.calibration = ensure_calibration(self.settings, out_dir)  # the reports carry it
         release = self.settings.run.release
-        doc = write_reports(self.store, run_ids, out_dir, release, judge=judge_name(self.settings.judge),
-                            public=is_public(release, self.settings),
-                            split_date=self.settings.reporter.contamination_split)
+        out_dir = report_dir(self.settings, release)
+        reporters = self.services.handlers("reporter")
+        fresh: set[str] = set().union(*(getattr(h, "fresh_releases", set()) for h in reporters))
+        board = out_dir / "leaderboard.json"
+        if release in fresh and sorted(run_ids) == release_runs(self.store, release) and board.is_file():
+            doc: dict[str, Any] = json.loads(board.read_text(encoding="utf-8"))
+        else:
+            auto = next((h.calibration(self.services.ctx) for h in reporters if hasattr(h, "calibration")), None)
+            doc = write_leaderboard(self.store, self.settings, run_ids, out_dir, release, auto=auto)
+        self.calibration = load_calibration(out_root(self.settings))  # the reports carry it
         return doc, out_dir
 
     def summary(self, run_ids: list[str], leaderboard: dict[str, Any], out_dir: Path) -> Summary:
-        inf = self._workers.get("inference")
+        inf = self.services.handlers("inference")
         release = self.settings.run.release
         return Summary(before=self.before, after=_counts(self.store),
-                       model_calls=getattr(inf.handler, "calls", 0) if inf else 0,
-                       cache_hits=getattr(inf.handler, "cache_hits", 0) if inf else 0, run_ids=run_ids,
+                       model_calls=sum(getattr(h, "calls", 0) for h in inf),
+                       cache_hits=sum(getattr(h, "cache_hits", 0) for h in inf), run_ids=run_ids,
                        leaderboard=leaderboard,
                        failures=[f for f in self.store.select(schema.failures) if f["release"] in (release, "")],
                        out_dir=str(out_dir))
 
     def close(self) -> None:
-        self.store.close()
+        self.services.close()
 
 
 def run_embedded(settings: Settings, *, progress: Any = None, backends: dict[str, Any] | None = None) -> Summary:
@@ -187,6 +182,7 @@ def run_embedded(settings: Settings, *, progress: Any = None, backends: dict[str
     try:
         task = progress.add_task("scrape + generate", total=None) if progress else None
         p.generate()
+        p.publish_release()
         if progress:
             progress.update(task, total=1, completed=1)
         runs = run_messages(settings)
@@ -213,38 +209,10 @@ def write_jsonl(path: Path, rows: list[dict[str, Any]], message: type[Message]) 
 def export_release(store: Store, settings: Settings, folder: Path, *, release: str | None = None,
                    balance: str | None = None, calibration: dict[str, Any] | None = None,
                    run_ids: list[str] | None = None) -> dict[str, int]:
-    """The release as files (`livetab_reporter.export`): in full into `folder` when the release is retired
-    (`livetab.publication.is_public`); for a live release, counts and redacted results into `folder` and the
-    full files into the operator's `OUT_DIR/private/release`. `balance` ("diverse", "lot") keeps only tables,
-    and their questions, in that domain distribution. Returns the number of questions per task family."""
-    from livetab.publication import is_public
-    from livetab.records import load_table
-    from livetab_reporter.export import export_release as write_release
-    from livetab_reporter.files import PRIVATE_DIR
+    """The release as files, by the reporter's export (`livetab_reporter.export.export_release_files`): in
+    full into `folder` when the release is retired; for a live release, counts and redacted results into
+    `folder` and the full files into the operator's `private/release`. Returns the questions per family."""
+    from livetab_reporter.export import export_release_files
 
-    release = release or settings.run.release
-    only: set[str] | None = None
-    note = ""
-    if balance:
-        from livetab_scraper.balance import balance_domains
-
-        asked = {r["table_id"] for r in store.select(schema.questions, release=release)}
-        tables = [t for t in (load_table(r) for r in store.select(schema.tables, release=release) if r["id"] in asked)
-                  if t is not None]
-        kept = balance_domains(tables, balance)
-        only = {t.id for t in kept.kept}
-        note = f"Domain-balanced ({balance}): " + ", ".join(f"{k} {v}" for k, v in kept.counts.items())
-    q, r = settings.qagen, settings.run
-    generation = {"families": q.families, "per_table": q.per_table, "seed": q.seed, "formats": r.formats,
-                  "settings": r.settings, "samples": r.samples, "temperature": r.temperature,
-                  "max_tokens": r.max_tokens, "max_rows": r.max_rows}
-    full = is_public(release, settings)
-    kw: dict[str, Any] = {"run_ids": run_ids, "judge": judge_name(settings.judge), "only_tables": only, "note": note,
-                          "calibration": calibration, "generation": generation}
-    done = write_release(store, release, folder, full=full, **kw)
-    private = out_dir_of(settings) / PRIVATE_DIR / "release"
-    if not full:
-        write_release(store, release, private, full=True, **kw)
-    else:
-        shutil.rmtree(private, ignore_errors=True)  # nothing to keep apart once the release is public
-    return done.families
+    return export_release_files(store, settings, folder, release=release or settings.run.release, balance=balance,
+                                calibration=calibration, run_ids=run_ids)

@@ -153,6 +153,7 @@ def cmd_infer(args: argparse.Namespace) -> int:
             print(f"livetab infer: no configured model is named {', '.join(args.model)}", file=sys.stderr)
             return 2
         t0 = time.monotonic()
+        p.publish_release()  # runs are planned against a live release only (a draft is frozen first)
         with _progress(console) as progress:
             p.answer(runs, judge=False, progress=progress)
         summary = p.summary([r.id for r in runs], {}, Path(settings.out_dir))
@@ -225,21 +226,44 @@ def cmd_submit(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_report(args: argparse.Namespace) -> int:
-    from livetab.ids import judge_name
-    from livetab.publication import is_public
-    from livetab.store import open_store, schema
-    from livetab_reporter.files import write_reports
+def cmd_cycle(args: argparse.Namespace) -> int:
+    """The monthly cycle's first step, through a running api: one scrape per configured source into a new
+    release named for the month (the chart's CronJob runs it); generation then fills the draft release."""
+    from datetime import UTC, datetime
+
+    import httpx
+
+    from livetab_cli.embedded import scrape_commands
 
     settings = _settings(args)
-    from livetab_cli.calibrate import ensure_calibration, out_dir_of
+    release = args.release or datetime.now(UTC).strftime("%Y-%m")
+    settings = settings.model_copy(update={"run": settings.run.model_copy(update={"release": release})})
+    if not settings.sources:
+        print("livetab cycle: no sources configured (add a `sources:` section to the config)", file=sys.stderr)
+        return 2
+    for cmd in scrape_commands(settings):
+        body = {"source": cmd.source, "location": cmd.location, "release": release, "language": cmd.language or "en",
+                "options": dict(cmd.options)}
+        r = httpx.post(args.api.rstrip("/") + "/scrapes", json=body, timeout=30)
+        if r.status_code >= 400:
+            print(f"livetab cycle: the api refused scrape {cmd.source} {cmd.location}: {r.status_code} {r.text}",
+                  file=sys.stderr)
+            return 1
+        print(f"scrape accepted: {cmd.source} {cmd.location} -> release {release}")
+    return 0
 
-    ensure_calibration(settings, Path(args.out) if args.out else out_dir_of(settings))
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """The leaderboard files from the store, written by the reporter's own function (as its service does)."""
+    from livetab.store import open_store, schema
+    from livetab_reporter.files import report_dir, write_leaderboard
+
+    settings = _settings(args)
     store = open_store(settings.store.url)
-    runs = args.run or [r["id"] for r in store.select(schema.runs, release=args.release or settings.run.release)]
     release = args.release or settings.run.release
-    doc = write_reports(store, runs, Path(args.out or settings.out_dir), release, judge=judge_name(settings.judge),
-                        public=is_public(release, settings), split_date=settings.reporter.contamination_split)
+    runs = args.run or [r["id"] for r in store.select(schema.runs, release=release)]
+    out = Path(args.out) if args.out else report_dir(settings, release)
+    doc = write_leaderboard(store, settings, runs, out, release)
     for m in doc["models"]:
         print(f"{m['model']}: {m['correct']}/{m['n']} accuracy {m['accuracy']:.3f}")
     return 0
@@ -260,9 +284,17 @@ def cmd_release(args: argparse.Namespace) -> int:
     from livetab.store import open_store, schema
 
     from livetab_cli.embedded import export_release
+    from livetab_cli.release import ACTIONS, release_action, release_view
 
     settings = _settings(args)
-    release = args.release or settings.run.release
+    if args.action in ACTIONS or args.action in ("list", "show"):
+        if args.action != "list" and not args.name:
+            print(f"livetab release {args.action}: name the release", file=sys.stderr)
+            return 2
+        if args.action in ACTIONS:
+            return release_action(settings, args.action, args.name, bus=args.bus)
+        return release_view(settings, args.action, args.name)
+    release = args.release or args.name or settings.run.release
     out = Path(args.out or Path(settings.out_dir) / "release")
     store = open_store(settings.store.url)
     runs = [r["id"] for r in store.select(schema.runs, release=release)]
@@ -275,9 +307,10 @@ def cmd_release(args: argparse.Namespace) -> int:
 def _calibration(settings: Settings) -> dict[str, Any]:
     """calibration.json from the configured output folder; without one, the model-free figures are
     computed there first (a second or two)."""
-    from livetab_cli.calibrate import ensure_calibration, out_dir_of
+    from livetab_reporter.calibration import ensure_calibration
+    from livetab_reporter.files import out_root
 
-    return ensure_calibration(settings, out_dir_of(settings))
+    return ensure_calibration(settings, out_root(settings))
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
@@ -314,10 +347,25 @@ def cmd_topics(args: argparse.Namespace) -> int:
     """The topic registry as JSON: what the Helm chart and other tools read."""
     import json
 
-    from livetab.topics import TOPICS, consumer_group
+    from livetab.topics import TOPICS, chart_registry, consumer_group
 
+    if args.chart:
+        print(json.dumps(chart_registry(), indent=2))
+        return 0
+    if args.create:
+        from livetab.bus.kafka import ensure_topics
+        from livetab.topics import requests_topic
+
+        settings = _settings(args)
+        pools = sorted({m.pool for m in settings.models} | set(args.pool or []))
+        ensure_topics(settings.kafka.bootstrap_servers, extra=[requests_topic(p) for p in pools],
+                      connect_timeout_s=settings.kafka.connect_timeout_s, replication=args.replication,
+                      retention_ms=args.retention_ms)
+        print(f"topics ensured on {settings.kafka.bootstrap_servers}: {len(TOPICS)} registry topics + "
+              f"{len(pools)} pool request topic(s)")
+        return 0
     print(json.dumps([{"name": t.name, "message_type": t.message_type, "producer": t.producer,
-                       "consumer": t.consumer, "consumer_group": consumer_group(t.consumer) if t.consumer else None,
+                       "consumer": t.consumer, "consumer_group": consumer_group(t.consumer, t.group) if t.consumer else None,
                        "partitions": t.partitions} for t in TOPICS], indent=2))
     return 0
 
@@ -355,6 +403,13 @@ def cmd_dlq(args: argparse.Namespace) -> int:
     from livetab_cli.dlq import dlq_command
 
     return dlq_command(_settings(args), args)
+
+
+def cmd_review(args: argparse.Namespace) -> int:
+    """The human review queue in the store: list items, accept, reject or edit a question."""
+    from livetab_cli.review import review_command
+
+    return review_command(_settings(args), args)
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -425,9 +480,21 @@ def parser() -> argparse.ArgumentParser:
     sm.add_argument("--backend", default="llama_local")
     sm.add_argument("--base-url", default="")
     sm.set_defaults(func=cmd_submit)
-    rl = with_config(sub.add_parser("release", help="export a release as files: JSONL + Parquet + card when retired, "
-                                      "counts only (and a private full copy) while live"))
-    rl.add_argument("--release")
+    cy = with_config(sub.add_parser("cycle", help="start a monthly cycle through a running api: scrape every "
+                                    "configured source into a new release (the chart's CronJob)"))
+    cy.add_argument("--api", default="http://127.0.0.1:8080")
+    cy.add_argument("--release", help="default: the current month, YYYY-MM")
+    cy.set_defaults(func=cmd_cycle)
+    rl = with_config(sub.add_parser("release", help="move a release (freeze|publish|retire NAME), see releases "
+                                    "(list, show NAME), or export one as files (export, the default): JSONL + "
+                                    "Parquet + card when retired, counts only (and a private full copy) while live"))
+    rl.add_argument("action", nargs="?", default="export",
+                    choices=["freeze", "publish", "retire", "list", "show", "export"])
+    rl.add_argument("name", nargs="?", help="the release (freeze, publish, retire, show)")
+    rl.add_argument("--bus", choices=["auto", "inproc", "kafka"], default="auto",
+                    help="freeze/publish/retire: apply in this process (inproc) or send to the api service over "
+                         "Kafka; auto: inproc with a SQLite store, else Kafka")
+    rl.add_argument("--release", help="export: the release (default: run.release)")
     rl.add_argument("--out")
     rl.add_argument("--balance", choices=["diverse", "lot"], help="domain-balance the release (FreshTab)")
     rl.set_defaults(func=cmd_release)
@@ -466,14 +533,42 @@ def parser() -> argparse.ArgumentParser:
             da.add_argument("--all", action="store_true", help="every dead letter matching the filters")
             da.add_argument("--again", action="store_true", help="also those already redriven")
         da.set_defaults(func=cmd_dlq, service=None, run=None, topic=None)
+    rv = sub.add_parser("review", help="the human review queue: list, accept, reject or edit questions the "
+                        "validator got right only sometimes (accepted ones join their draft release)")
+    rsub = rv.add_subparsers(dest="action", required=True, metavar="ACTION")
+    for name, summary in (("list", "the queue's items"), ("accept", "accept a question as it is"),
+                          ("reject", "reject a question (--note says why)"),
+                          ("edit", "correct a question's --text and/or --gold, then accept it (a computed gold "
+                                   "is re-verified by running its program again)")):
+        ra = with_config(rsub.add_parser(name, help=summary))
+        if name == "list":
+            ra.add_argument("--release")
+            ra.add_argument("--status", choices=["pending", "accepted", "rejected", "edited"])
+        else:
+            ra.add_argument("id", metavar="ID", help="the question id (`livetab review list`)")
+            ra.add_argument("--reviewer", help="who decides (default: the login name)")
+            ra.add_argument("--note", required=name == "reject", help="why (required to reject)")
+            ra.add_argument("--bus", choices=["auto", "inproc", "kafka"], default="auto",
+                            help="where an accepted question is published (auto: in-process with a SQLite store, "
+                                 "else Kafka)")
+        if name == "edit":
+            ra.add_argument("--text", help="the corrected question text")
+            ra.add_argument("--gold", help="the corrected gold answer")
+        ra.set_defaults(func=cmd_review)
     rp = with_config(sub.add_parser("replay", help="re-read a topic from an offset or ISO time by moving a "
                                     "consumer group's committed offsets"))
     rp.add_argument("--topic", required=True)
     rp.add_argument("--from", dest="start", required=True, metavar="OFFSET|TIME")
     rp.add_argument("--group", help="default: the group of the service consuming the topic (topic registry)")
     rp.set_defaults(func=cmd_replay)
-    sub.add_parser("topics", help="print the topic registry as JSON (for the chart and tools)").set_defaults(
-        func=cmd_topics)
+    tp = with_config(sub.add_parser("topics", help="print the topic registry as JSON (for the chart and tools); "
+                                    "--create makes the topics on the configured broker"))
+    tp.add_argument("--chart", action="store_true", help="the form the Helm chart reads (charts/livetab/files/topics.json)")
+    tp.add_argument("--create", action="store_true", help="create missing topics (partitions from the registry)")
+    tp.add_argument("--pool", action="append", help="also this GPU pool's request topic (repeatable)")
+    tp.add_argument("--replication", type=int, default=1, help="replication factor of created topics")
+    tp.add_argument("--retention-ms", type=int, help="retention.ms of created topics (default: the broker's)")
+    tp.set_defaults(func=cmd_topics)
     return p
 
 

@@ -158,7 +158,7 @@ class LlmPathSettings(_Strict):
     proposals_per_table: int = 1
     k_validator: int = 4
     k_simplicity: int = 4
-    review_queue: str = "out/review/queue.jsonl"
+    # questions the validator got right only sometimes wait in the store's review queue (`livetab review`)
 
 
 class QagenSettings(_Strict):
@@ -249,13 +249,19 @@ class JudgeSettings(_Strict):
 class ReporterSettings(_Strict):
     """When a run's leaderboard is recomputed from the store: once its judged count has grown by
     `refresh_growth` (a fraction) since the last recompute, once `refresh_s` seconds have passed, and
-    always when every planned request is judged. Geometric steps keep the total work near-linear."""
+    always when every planned request is judged. Geometric steps keep the total work near-linear.
+
+    `write_files`: the reporter service writes the report files (leaderboard.json, .md, report.html, the
+    release exports) under the top-level `out_dir` when a run completes and when a release is frozen or
+    retired (`livetab_reporter.files.report_dir` says where); off, it keeps only the live leaderboard rows and
+    updates (a replica that must not write, tests of the rows alone)."""
 
     refresh_growth: float = Field(default=0.1, ge=0.0)
     refresh_s: float = Field(default=30.0, ge=0.0)
     # the contamination view's split of items by source date (ISO YYYY-MM-DD): fresh are those created after
     # it; "" splits at each model's declared knowledge cutoff, or else at the median source date of its items
     contamination_split: str = Field(default="", pattern=r"^(\d{4}-\d{2}-\d{2})?$")
+    write_files: bool = True
 
 
 class ReleaseSettings(_Strict):
@@ -276,18 +282,29 @@ class ApiSettings(_Strict):
     max_run_requests: int = Field(default=200000, ge=1)
 
 
+class HealthSettings(_Strict):
+    """The health routes (/healthz, /readyz) every served service without an API of its own answers on."""
+
+    host: str = "127.0.0.1"  # the chart sets 0.0.0.0 (LIVETAB_HEALTH__HOST), so the kubelet can probe it
+    # 0: any free port (several services on one host, as in the tests); the chart sets 8081
+    port: int = Field(default=0, ge=0, le=65535)
+
+
 class InferenceSettings(_Strict):
     """The inference service's in-flight worker (livetab.bus.inflight)."""
 
     # Requests pending at once across polls; each endpoint's own bound is its backend's concurrency.
     max_in_flight: int = Field(default=64, ge=1, le=100000)
+    # The same bound in embedded mode, where local models answer one request at a time in this process: a
+    # small window keeps queued requests from waiting past their timeout behind each other.
+    embedded_max_in_flight: int = Field(default=4, ge=1, le=100000)
     # On SIGTERM: how long to let pending requests finish before the rest is left uncommitted (run again later).
     drain_timeout_s: float = Field(default=30.0, ge=0, le=MAX_TIMEOUT_S)
 
 
 class Settings(_Strict):
-    mode: Literal["embedded", "distributed"] = "embedded"
     out_dir: str = "out/demo"
+    health: HealthSettings = Field(default_factory=HealthSettings)
     log_level: str = "INFO"
     log_format: Literal["json", "text"] = "text"
     kafka: KafkaSettings = Field(default_factory=KafkaSettings)

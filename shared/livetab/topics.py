@@ -9,9 +9,42 @@ from dataclasses import dataclass
 
 from google.protobuf.message import Message
 
-from livetab.v1 import dlq_pb2, inference_pb2, judgment_pb2, question_pb2, report_pb2, run_pb2, table_pb2
+from livetab.v1 import (
+    dlq_pb2,
+    inference_pb2,
+    judgment_pb2,
+    math_pb2,
+    question_pb2,
+    release_pb2,
+    report_pb2,
+    run_pb2,
+    table_pb2,
+)
 
-__all__ = ["DLQ", "INFERENCE_REQUESTS", "REMOTE_POOL", "SERVICES", "TOPICS", "Topic", "by_name", "consumed_by", "consumer_group", "requests_topic", "topic_for_type"]
+__all__ = [
+    "DLQ",
+    "INFERENCE_REQUESTS",
+    "INFERENCE_RESULTS",
+    "JUDGE_COMMANDS",
+    "JUDGMENTS",
+    "PROBLEMS",
+    "QUESTIONS",
+    "RELEASES",
+    "RELEASE_COMMANDS",
+    "REMOTE_POOL",
+    "REPORTS",
+    "RUNS",
+    "SCRAPES",
+    "SERVICES",
+    "TABLES",
+    "TOPICS",
+    "Topic",
+    "by_name",
+    "consumed_by",
+    "consumer_group",
+    "requests_topic",
+    "topic_for_type",
+]
 
 SERVICES = ("scraper", "qagen", "inference", "judge", "reporter", "api")
 
@@ -24,6 +57,9 @@ class Topic:
     consumer: str | None  # the service whose consumer group reads it (None: read by people and tools)
     partitions: int = 3
     pool: str = ""
+    # a second handler of the consumer service reads it in a group of its own (`consumer_group(consumer, group)`),
+    # so one handler's rebalance never stops the other's commits
+    group: str = ""
 
     @property
     def message_type(self) -> str:
@@ -33,7 +69,15 @@ class Topic:
 TOPICS: tuple[Topic, ...] = (
     Topic("livetab.scrapes.v1", table_pb2.ScrapeCommand, producer="api", consumer="scraper", partitions=1),
     Topic("livetab.tables.v1", table_pb2.Table, producer="scraper", consumer="qagen"),
-    Topic("livetab.questions.v1", question_pb2.Question, producer="qagen", consumer=None),
+    # math word problems (GSM8K) with their worked solutions; qagen's math flow turns each into tables
+    Topic("livetab.problems.v1", math_pb2.MathProblem, producer="scraper", consumer="qagen"),
+    # every generated question, verified or not; the api service's release handler records a draft release's
+    # questions from it
+    Topic("livetab.questions.v1", question_pb2.Question, producer="qagen", consumer="api", group="releases"),
+    Topic("livetab.releases.commands.v1", release_pb2.ReleaseCommand, producer="api", consumer="api", partitions=1,
+          group="releases"),
+    Topic("livetab.releases.v1", release_pb2.ReleaseEvent, producer="api", consumer="reporter", partitions=1),
+    Topic("livetab.judge.commands.v1", release_pb2.JudgeCommand, producer="api", consumer="judge", partitions=1),
     Topic("livetab.runs.v1", run_pb2.Run, producer="api", consumer="api", partitions=1),
     Topic("livetab.inference.requests.v1", inference_pb2.InferenceRequest, producer="api", consumer="inference",
           partitions=6),
@@ -49,6 +93,17 @@ for _t in TOPICS:
     _BY_TYPE.setdefault(_t.message_type, _t)
 
 DLQ = "livetab.dlq.v1"
+SCRAPES = "livetab.scrapes.v1"
+TABLES = "livetab.tables.v1"
+PROBLEMS = "livetab.problems.v1"
+QUESTIONS = "livetab.questions.v1"
+RELEASE_COMMANDS = "livetab.releases.commands.v1"
+RELEASES = "livetab.releases.v1"
+JUDGE_COMMANDS = "livetab.judge.commands.v1"
+RUNS = "livetab.runs.v1"
+INFERENCE_RESULTS = "livetab.inference.results.v1"
+JUDGMENTS = "livetab.judgments.v1"
+REPORTS = "livetab.reports.v1"
 
 
 INFERENCE_REQUESTS = "livetab.inference.requests.v1"
@@ -89,3 +144,18 @@ def consumer_group(service: str, pool: str = "") -> str:
 
 def consumed_by(service: str) -> list[Topic]:
     return [t for t in TOPICS if t.consumer == service]
+
+
+
+def chart_registry() -> dict[str, object]:
+    """The registry as the Helm chart reads it (charts/livetab/files/topics.json, written by `livetab topics
+    --chart`): every topic with its consuming service and consumer group, and the naming rule of a GPU pool's
+    request topic and group, with `POOL` standing for the pool's name."""
+    return {
+        "services": list(SERVICES),
+        "topics": [{"name": t.name, "message_type": t.message_type, "producer": t.producer, "consumer": t.consumer,
+                    "consumer_group": consumer_group(t.consumer) if t.consumer else None,
+                    "partitions": t.partitions} for t in TOPICS],
+        "pool_topic": requests_topic("POOL"),
+        "pool_group": consumer_group("inference", "POOL"),
+    }

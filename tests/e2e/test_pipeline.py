@@ -3,6 +3,7 @@ the real local model, checked against the same inputs run in embedded mode."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -19,6 +20,7 @@ from livetab.store import open_store, schema
 from livetab.v1 import inference_pb2
 from livetab_cli.embedded import run_embedded
 
+from tests.support.releases import publish_over_http
 from tests.support.sample import sample_pages
 
 pytestmark = [pytest.mark.e2e, pytest.mark.kafka, pytest.mark.postgres, pytest.mark.model]
@@ -81,7 +83,7 @@ def test_six_services_over_kafka_match_embedded(tmp_path: Path, e2e_kafka: str, 
     try:
         for svc in ("api", "scraper", "qagen", "inference", "judge", "reporter"):
             logs[svc] = open(tmp_path / f"{svc}.log", "w")
-            cmd = [sys.executable, "-m", "livetab_cli.main", "serve", svc, "--config", str(cfg)]
+            cmd = [sys.executable, "-m", f"livetab_{svc}", "--config", str(cfg)]  # the runtime's entry point
             if svc == "api":
                 cmd += ["--port", str(port)]
             procs[svc] = subprocess.Popen(cmd, env=env, stdout=logs[svc], stderr=subprocess.STDOUT)
@@ -101,14 +103,17 @@ def test_six_services_over_kafka_match_embedded(tmp_path: Path, e2e_kafka: str, 
         r = httpx.post(f"{api}/scrapes", json={"source": "local_html", "location": str(pages), "release": "e2e"})
         assert r.status_code == 202, r.text
         deadline = time.monotonic() + 180
-        while httpx.get(f"{api}/releases/e2e").json()["questions"] < len(emb_questions):
+        while httpx.get(f"{api}/releases/e2e").json().get("questions", 0) < len(emb_questions):
             assert time.monotonic() < deadline, "questions did not arrive"
             time.sleep(1)
         time.sleep(2)  # let qagen finish the last table of the batch
-
         run_req = {"team": "e2e", "release": "e2e",
                    "model": {"name": "smollm2-135m", "backend": "llama_local", "n_ctx": 4096, "n_threads": 2},
                    "settings": {"max_tokens": 16, "temperature": 0.0, "seed": 7}}
+        draft = httpx.post(f"{api}/runs", json=run_req)  # the release is still a draft: refused, with why
+        assert draft.status_code == 409 and "draft" in draft.text, draft.text
+        published = publish_over_http(api, "e2e")  # runs are planned against a live release only
+        assert published["frozen_questions"] == len(emb_questions)
         r = httpx.post(f"{api}/runs", json=run_req)
         assert r.status_code == 202, r.text
         rid = r.json()["run_id"]
@@ -146,3 +151,14 @@ def test_six_services_over_kafka_match_embedded(tmp_path: Path, e2e_kafka: str, 
     assert _verdicts(dist) == emb_verdicts
     for svc, p in procs.items():
         assert p.returncode == 0, f"{svc} did not drain cleanly on SIGTERM: " + (tmp_path / f"{svc}.log").read_text()[-2000:]
+
+    # the reporter service wrote the report files itself (the run's and its release's), with the embedded scores
+    def scores(folder: Path) -> list[tuple[str, int, int]]:
+        doc = json.loads((folder / "leaderboard.json").read_text(encoding="utf-8"))
+        return [(m["model"], m["n"], m["correct"]) for m in doc["models"]]
+
+    emb_scores = scores(tmp_path / "emb")
+    assert scores(tmp_path / "dist" / "runs" / rid) == scores(tmp_path / "dist") == emb_scores
+    for name in ("report.html", "leaderboard.md", "release/README.md", "release/results.jsonl",
+                 "private/release/questions.jsonl"):
+        assert (tmp_path / "dist" / name).is_file(), name

@@ -20,6 +20,7 @@ from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 from google.protobuf.message import Message
+from livetab import topics as topic_names
 from livetab.aioloop import BackgroundLoop
 from livetab.bus import HandlerContext, Outgoing, PoisonMessage
 from livetab.models.base import GenerateRequest, ModelBackend, ModelError, SamplingParams
@@ -33,7 +34,7 @@ from livetab.v1 import common_pb2, inference_pb2
 __all__ = ["InferenceHandler", "cache_key"]
 
 log = logging.getLogger(__name__)
-TOPIC_OUT = "livetab.inference.results.v1"
+TOPIC_OUT = topic_names.INFERENCE_RESULTS
 T = TypeVar("T")
 # What one request's coroutine gives `finish`: the result, and the response-cache row to store (None when
 # the answer came from the cache or the call failed).
@@ -53,7 +54,7 @@ def cache_key(model: common_pb2.ModelSpec, messages: list[Any], sampling: common
 
 class InferenceHandler:
     service = "inference"
-    topics = ["livetab.inference.requests.v1"]
+    topics = [topic_names.INFERENCE_REQUESTS]
 
     def __init__(self, backends: dict[str, ModelBackend] | None = None, *, timeout_s: float = 300.0,
                  pool: str = "") -> None:

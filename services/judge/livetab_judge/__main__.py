@@ -2,7 +2,7 @@
 
 import sys
 
-from livetab_cli.main import main
+from livetab.runtime.main import main
 
 if __name__ == "__main__":
-    sys.exit(main(["serve", "judge", *sys.argv[1:]]))
+    sys.exit(main("judge"))

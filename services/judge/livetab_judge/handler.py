@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 
 from google.protobuf.message import Message
+from livetab import topics as topic_names
 from livetab.aioloop import BackgroundLoop
 from livetab.bus import HandlerContext, Outgoing, PoisonMessage
 from livetab.ids import judge_name, judgment_id
@@ -35,12 +36,12 @@ from livetab_judge.insight_answers import CLAIMS_ONLY, InsightCase
 __all__ = ["JudgeHandler"]
 
 log = logging.getLogger(__name__)
-TOPIC_OUT = "livetab.judgments.v1"
+TOPIC_OUT = topic_names.JUDGMENTS
 
 
 class JudgeHandler:
     service = "judge"
-    topics = ["livetab.inference.results.v1"]
+    topics = [topic_names.INFERENCE_RESULTS]
 
     def __init__(self, settings: JudgeSettings | None = None) -> None:
         from livetab_judge.cascade import Cascade

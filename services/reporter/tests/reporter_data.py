@@ -19,6 +19,8 @@ from livetab.v1 import common_pb2, inference_pb2, judgment_pb2, question_pb2
 from livetab_api.planner import PlannerHandler
 from livetab_scraper.profile import profile_table
 
+from tests.support.releases import publish
+
 RELEASE = "test-rel"
 JUDGE = "rule"
 
@@ -80,8 +82,10 @@ class Answer:
     deliberation: tuple[tuple[str, str, str], ...] = ()  # (judge, own label, revised label) per LLM judge
 
 
-def context(store: Any, *, refresh_growth: float = 0.1, refresh_s: float = 30.0) -> HandlerContext:
-    settings = Settings(reporter=ReporterSettings(refresh_growth=refresh_growth, refresh_s=refresh_s))
+def context(store: Any, *, refresh_growth: float = 0.1, refresh_s: float = 30.0, out_dir: str = "") -> HandlerContext:
+    """Settings for the reporter handler; it writes report files only when given an `out_dir`."""
+    reporter = ReporterSettings(refresh_growth=refresh_growth, refresh_s=refresh_s, write_files=bool(out_dir))
+    settings = Settings(reporter=reporter, **({"out_dir": out_dir} if out_dir else {}))
     return HandlerContext(store=store, settings=settings)
 
 
@@ -109,6 +113,7 @@ def plan_run(store: Any, model: str = "m1", *, cutoff: str = "", **knobs: Any
     `cutoff`: the model's declared knowledge cutoff."""
     spec = common_pb2.ModelSpec(name=model, backend="openai", model=model, knowledge_cutoff=cutoff)
     run = build_run("team", RELEASE, spec, **knobs)
+    publish(store, RELEASE)  # runs are planned against a live release (a draft is frozen first)
     outs = PlannerHandler().handle(run, HandlerContext(store=store, settings=None))
     return run.id, [o.message for o in outs]  # type: ignore[misc]
 

@@ -18,14 +18,16 @@ from sqlalchemy import (
 
 __all__ = [
     "dead_letters",
-    "effects",
     "failures",
     "judgments",
     "leaderboard",
     "metadata",
     "questions",
+    "release_members",
+    "releases",
     "response_cache",
     "results",
+    "review_items",
     "runs",
     "tables",
 ]
@@ -68,6 +70,7 @@ runs = Table(
     Column("release", String(64), nullable=False),
     Column("planned", Integer, nullable=False),
     Column("payload", LargeBinary, nullable=False),
+    Column("refused", Text, nullable=False, server_default=""),  # why the planner refused it ("" when planned)
     _created(),
 )
 
@@ -147,11 +150,40 @@ response_cache = Table(
     _created(),
 )
 
-# Generic effects table for tests and simple stages: (id, kind, value).
-effects = Table(
-    "effects", metadata,
-    Column("id", String(200), primary_key=True),
-    Column("kind", String(64), nullable=False),
-    Column("value", Text, nullable=False),
+
+# A release's lifecycle (livetab.v1.ReleaseStatus, by name: draft, frozen, live, retired). Written only by the
+# api service's release handler; `history` is a JSON list of {status, at, command_id, by} (append-only).
+releases = Table(
+    "releases", metadata,
+    Column("id", String(64), primary_key=True),  # the release name
+    Column("status", String(16), nullable=False),
+    Column("manifest_hash", String(64), nullable=False, server_default=""),  # "" until frozen
+    Column("questions", Integer, nullable=False, server_default="0"),  # frozen question count (0 while draft)
+    Column("history", Text, nullable=False, server_default="[]"),
+    Column("updated_at", DateTime(timezone=True), server_default=func.now(), nullable=False),
+    _created(),
+)
+
+# The frozen question set of a release, one row per question (written once, at freezing; never changed).
+release_members = Table(
+    "release_members", metadata,
+    Column("id", String(140), primary_key=True),  # release + "|" + question id
+    Column("release", String(64), nullable=False, index=True),
+    Column("question_id", String(64), nullable=False),
+    _created(),
+)
+
+# The human review queue: questions the validator accepted only sometimes wait here for a person.
+# status: pending, accepted, rejected, edited; an accepted or edited question joins its (draft) release.
+review_items = Table(
+    "review_items", metadata,
+    Column("id", String(64), primary_key=True),  # the question id
+    Column("release", String(64), nullable=False, index=True),
+    Column("status", String(16), nullable=False, index=True),
+    Column("reason", Text, nullable=False),  # why it waits for a person
+    Column("payload", LargeBinary, nullable=False),  # the livetab.v1.Question (as edited, once edited)
+    Column("reviewer", String(128), nullable=False, server_default=""),
+    Column("note", Text, nullable=False, server_default=""),
+    Column("decided_at", DateTime(timezone=True), nullable=True),
     _created(),
 )

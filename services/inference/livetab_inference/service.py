@@ -1,0 +1,16 @@
+"""The inference service: inference requests in (one topic per worker pool), model answers out."""
+
+from __future__ import annotations
+
+from livetab.bus import AnyHandler
+from livetab.runtime import Build, Service
+
+from livetab_inference.handler import InferenceHandler
+
+
+def _handlers(build: Build) -> list[AnyHandler]:
+    timeout = max((m.timeout_s for m in build.settings.models), default=120.0)
+    return [InferenceHandler(build.backends, timeout_s=timeout, pool=build.pool)]
+
+
+SERVICE = Service("inference", _handlers, description="requests -> model answers, many in flight per endpoint")

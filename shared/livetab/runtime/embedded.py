@@ -1,0 +1,92 @@
+"""Embedded mode: every service of the pipeline in one process, over the in-process bus and one store.
+
+The same declarations, handlers and workers as distributed mode; only the transport differs. Work moves by
+messages: a caller publishes commands (scrape commands, a release command, runs) and `drive` polls every
+service's workers until no topic has anything left to read. A service's workers are built the first time
+one of its topics has something for it, so a command that never reaches inference never loads a model.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Collection
+from typing import Any
+
+from google.protobuf.message import Message
+
+from livetab import topics
+from livetab.bus import AnyHandler, HandlerContext, InProcBus, Outgoing, Worker
+from livetab.runtime.registry import service as declared_service
+from livetab.runtime.service import Build, service_names
+from livetab.runtime.workers import worker_for
+from livetab.settings import Settings
+from livetab.store import Store, open_store
+
+__all__ = ["Embedded"]
+
+log = logging.getLogger(__name__)
+
+
+class Embedded:
+    """The pipeline's services over one `InProcBus` and the configured store (SQLite by default).
+
+    `services` limits which services run (default: all); `backends` are in-process model backends by model
+    name (tests, the scripted oracle), handed to the inference service."""
+
+    def __init__(self, settings: Settings, *, backends: dict[str, Any] | None = None,
+                 services: Collection[str] | None = None, store: Store | None = None) -> None:
+        self.settings = settings
+        self.store = store or open_store(settings.store.url)
+        self._own_store = store is None
+        self.bus = InProcBus()
+        self.ctx = HandlerContext(store=self.store, settings=settings)
+        self.backends = backends
+        self.names = [n for n in service_names() if services is None or n in services]
+        self._workers: dict[str, list[Worker]] = {}
+
+    # -- commands in --------------------------------------------------------------------------------------
+    def publish(self, topic: str, message: Message, *, key: str = "", message_id: str = "") -> None:
+        """Publish a command (or any message) on a registered topic, as a client of the services would."""
+        self.bus.publish(Outgoing(topic, message, key=key, message_id=message_id))
+
+    # -- services ------------------------------------------------------------------------------------------
+    def workers(self, name: str) -> list[Worker]:
+        """Service `name`'s workers, built on first use."""
+        if name not in self._workers:
+            svc = declared_service(name)
+            handlers = svc.build(Build(self.settings, backends=self.backends))
+            self._workers[name] = [worker_for(h, self.bus, self.ctx, self.settings, embedded=True) for h in handlers]
+        return self._workers[name]
+
+    def handlers(self, name: str) -> list[AnyHandler]:
+        """Service `name`'s handlers if it has been started (for their counters), else none."""
+        return [w.handler for w in self._workers.get(name, [])]
+
+    def _pending(self, name: str) -> bool:
+        """Whether service `name` has records to read: for a started service, on the topics its workers
+        consume; before that, on any topic the registry gives it."""
+        if name in self._workers:
+            return any(self.bus.lag(w.group, t) > 0 for w in self._workers[name] for t in w.handler.topics)
+        group = topics.consumer_group(name)
+        return any(self.bus.lag(group, t) > 0 for t in declared_service(name).consumes)
+
+    # -- driving -------------------------------------------------------------------------------------------
+    def drive(self, *, tick: Callable[[], None] | None = None, only: Collection[str] | None = None) -> int:
+        """Poll the services (those in `only`, default all) until none has anything left to read; the
+        number of records handled. `tick` is called after every round (a progress bar)."""
+        names = [n for n in self.names if only is None or n in only]
+        handled = 0
+        while True:
+            for name in names:
+                if name not in self._workers and self._pending(name):
+                    self.workers(name)
+            moved = sum(w.run_once() for name in names for w in self._workers.get(name, []))
+            handled += moved
+            if tick:
+                tick()
+            if moved == 0 and not any(self._pending(n) for n in names):
+                return handled
+
+    def close(self) -> None:
+        if self._own_store:
+            self.store.close()

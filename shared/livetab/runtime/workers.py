@@ -1,0 +1,28 @@
+"""The worker each handler runs in: the in-flight worker for handlers that keep requests pending across
+polls (`begin`/`finish`: the inference handler), the batch worker for the rest."""
+
+from __future__ import annotations
+
+from livetab import topics
+from livetab.bus import AnyHandler, Bus, HandlerContext, Worker
+from livetab.bus.inflight import InFlightWorker
+from livetab.settings import Settings
+
+__all__ = ["keeps_in_flight", "worker_for"]
+
+
+def keeps_in_flight(handler: AnyHandler) -> bool:
+    return hasattr(handler, "begin") and hasattr(handler, "finish")
+
+
+def worker_for(handler: AnyHandler, bus: Bus, ctx: HandlerContext, settings: Settings, *, pool: str = "",
+               embedded: bool = False) -> Worker:
+    """`embedded`: polls never wait (the in-process bus has nothing in flight between polls)."""
+    k = settings.kafka
+    poll_s = 0.0 if embedded else k.poll_timeout_ms / 1000
+    if keeps_in_flight(handler):
+        return InFlightWorker(handler, bus, ctx, group=topics.consumer_group(handler.service, pool),  # type: ignore[arg-type]
+                              max_in_flight=(settings.inference.embedded_max_in_flight if embedded
+                                             else settings.inference.max_in_flight), poll_timeout_s=poll_s,
+                              drain_timeout_s=settings.inference.drain_timeout_s)
+    return Worker(handler, bus, ctx, max_records=100 if embedded else k.max_poll_records, poll_timeout_s=poll_s)
