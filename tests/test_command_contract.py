@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 CONTRACT = ["run", "scrape", "generate", "infer", "judge", "report", "serve", "submit", "release", "calibrate", "score",
-            "list", "dlq", "replay"]
+            "list", "dlq", "replay", "eval"]
 LIVETAB = Path(sys.executable).parent / "livetab"
 
 
