@@ -60,7 +60,7 @@ def _closed_port() -> int:
 
 
 class _Html(http.server.BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802 - the http.server protocol
+    def do_GET(self) -> None:
         body = b"<html><body>Welcome to nginx!</body></html>"
         self.send_response(200)
         self.send_header("Content-Type", "text/html")
