@@ -221,6 +221,8 @@ def _probe_grpc(s: ModelSettings) -> str:
         status = asyncio.run(check())
     except (TimeoutError, OSError, ValueError) as e:
         raise ProbeError(f"cannot reach the ModelService at {s.base_url}: {type(e).__name__}: {e}") from None
+    if status.startswith("UNREACHABLE"):
+        raise ProbeError(f"cannot reach the ModelService at {s.base_url}: {status}")
     if status != "SERVING":
         raise ProbeError(f"the ModelService at {s.base_url} is not serving (health: {status})")
     return f"ModelService at {s.base_url}: SERVING"

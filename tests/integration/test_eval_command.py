@@ -198,6 +198,32 @@ def test_a_retired_release_export_folder_is_a_release(cache: Path, fake: Threade
     assert sorted(res.samples["question_id"]) == first4
 
 
+def test_eval_over_grpc(cache: Path, fake: ThreadedFaultServer, tmp_path: Path,
+                        capsys: pytest.CaptureFixture[str]) -> None:
+    """A team's ModelService (deploy/model_server_example.py, here in front of the fake endpoint); a closed port
+    stops at the probe."""
+    rc = main(["eval", "--model", f"grpc:127.0.0.1:{_closed_port()}", "--output", str(tmp_path / "closed"), "-q"])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.count("\n") == 1 and "cannot reach the ModelService" in err, err
+    spec = json.dumps({"backend": "openai", "base_url": fake.url(), "model": MODEL_ID})
+    server = subprocess.Popen([sys.executable, str(ROOT / "deploy" / "model_server_example.py"), "--port", "0",
+                               "--spec", spec], stdout=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline()
+        assert line.startswith("PORT "), line
+        out = tmp_path / "out"
+        asked = fake.count()
+        assert main(["eval", "--model", f"grpc:127.0.0.1:{line.split()[1]}", "--model-name", "team-model",
+                     "--limit", "3", "--output", str(out), "-q"]) == 0
+        assert fake.count() - asked == 3
+        rows = _samples(out)
+        assert len(rows) == 3 and all(r["model"] == "team-model" and r["response"] and not r["error"] for r in rows)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
 # -- the real local model -------------------------------------------------------------------------------------------
 
 def _gguf() -> Path:
