@@ -32,11 +32,12 @@ proto-check: install
 
 test: install proto-check
 	@deploy/chromium.sh
+	@deploy/k8s/build.sh >/dev/null
 	$(PY) -m pytest
 
 test-fast: install
 	@deploy/chromium.sh
-	$(PY) -m pytest -m "not e2e and not model and not kafka and not postgres"
+	$(PY) -m pytest -m "not e2e and not model and not kafka and not postgres and not k8s"
 
 lint: install
 	.venv/bin/ruff check .

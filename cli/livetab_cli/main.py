@@ -225,6 +225,33 @@ def cmd_submit(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_cycle(args: argparse.Namespace) -> int:
+    """The monthly cycle's first step, through a running api: one scrape per configured source into a new
+    release named for the month (the chart's CronJob runs it); generation then fills the draft release."""
+    from datetime import UTC, datetime
+
+    import httpx
+
+    from livetab_cli.embedded import scrape_commands
+
+    settings = _settings(args)
+    release = args.release or datetime.now(UTC).strftime("%Y-%m")
+    settings = settings.model_copy(update={"run": settings.run.model_copy(update={"release": release})})
+    if not settings.sources:
+        print("livetab cycle: no sources configured (add a `sources:` section to the config)", file=sys.stderr)
+        return 2
+    for cmd in scrape_commands(settings):
+        body = {"source": cmd.source, "location": cmd.location, "release": release, "language": cmd.language or "en",
+                "options": dict(cmd.options)}
+        r = httpx.post(args.api.rstrip("/") + "/scrapes", json=body, timeout=30)
+        if r.status_code >= 400:
+            print(f"livetab cycle: the api refused scrape {cmd.source} {cmd.location}: {r.status_code} {r.text}",
+                  file=sys.stderr)
+            return 1
+        print(f"scrape accepted: {cmd.source} {cmd.location} -> release {release}")
+    return 0
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     from livetab.ids import judge_name
     from livetab.publication import is_public
@@ -314,8 +341,23 @@ def cmd_topics(args: argparse.Namespace) -> int:
     """The topic registry as JSON: what the Helm chart and other tools read."""
     import json
 
-    from livetab.topics import TOPICS, consumer_group
+    from livetab.topics import TOPICS, chart_registry, consumer_group
 
+    if args.chart:
+        print(json.dumps(chart_registry(), indent=2))
+        return 0
+    if args.create:
+        from livetab.bus.kafka import ensure_topics
+        from livetab.topics import requests_topic
+
+        settings = _settings(args)
+        pools = sorted({m.pool for m in settings.models} | set(args.pool or []))
+        ensure_topics(settings.kafka.bootstrap_servers, extra=[requests_topic(p) for p in pools],
+                      connect_timeout_s=settings.kafka.connect_timeout_s, replication=args.replication,
+                      retention_ms=args.retention_ms)
+        print(f"topics ensured on {settings.kafka.bootstrap_servers}: {len(TOPICS)} registry topics + "
+              f"{len(pools)} pool request topic(s)")
+        return 0
     print(json.dumps([{"name": t.name, "message_type": t.message_type, "producer": t.producer,
                        "consumer": t.consumer, "consumer_group": consumer_group(t.consumer) if t.consumer else None,
                        "partitions": t.partitions} for t in TOPICS], indent=2))
@@ -428,6 +470,11 @@ def parser() -> argparse.ArgumentParser:
     sm.add_argument("--backend", default="llama_local")
     sm.add_argument("--base-url", default="")
     sm.set_defaults(func=cmd_submit)
+    cy = with_config(sub.add_parser("cycle", help="start a monthly cycle through a running api: scrape every "
+                                    "configured source into a new release (the chart's CronJob)"))
+    cy.add_argument("--api", default="http://127.0.0.1:8080")
+    cy.add_argument("--release", help="default: the current month, YYYY-MM")
+    cy.set_defaults(func=cmd_cycle)
     rl = with_config(sub.add_parser("release", help="export a release as files: JSONL + Parquet + card when retired, "
                                       "counts only (and a private full copy) while live"))
     rl.add_argument("--release")
@@ -475,8 +522,14 @@ def parser() -> argparse.ArgumentParser:
     rp.add_argument("--from", dest="start", required=True, metavar="OFFSET|TIME")
     rp.add_argument("--group", help="default: the group of the service consuming the topic (topic registry)")
     rp.set_defaults(func=cmd_replay)
-    sub.add_parser("topics", help="print the topic registry as JSON (for the chart and tools)").set_defaults(
-        func=cmd_topics)
+    tp = with_config(sub.add_parser("topics", help="print the topic registry as JSON (for the chart and tools); "
+                                    "--create makes the topics on the configured broker"))
+    tp.add_argument("--chart", action="store_true", help="the form the Helm chart reads (charts/livetab/files/topics.json)")
+    tp.add_argument("--create", action="store_true", help="create missing topics (partitions from the registry)")
+    tp.add_argument("--pool", action="append", help="also this GPU pool's request topic (repeatable)")
+    tp.add_argument("--replication", type=int, default=1, help="replication factor of created topics")
+    tp.add_argument("--retention-ms", type=int, help="retention.ms of created topics (default: the broker's)")
+    tp.set_defaults(func=cmd_topics)
     return p
 
 

@@ -276,6 +276,14 @@ class ApiSettings(_Strict):
     max_run_requests: int = Field(default=200000, ge=1)
 
 
+class HealthSettings(_Strict):
+    """The health routes (/healthz, /readyz) every served service without an API of its own answers on."""
+
+    host: str = "127.0.0.1"  # the chart sets 0.0.0.0 (LIVETAB_HEALTH__HOST), so the kubelet can probe it
+    # 0: any free port (several services on one host, as in the tests); the chart sets 8081
+    port: int = Field(default=0, ge=0, le=65535)
+
+
 class InferenceSettings(_Strict):
     """The inference service's in-flight worker (livetab.bus.inflight)."""
 
@@ -290,6 +298,7 @@ class InferenceSettings(_Strict):
 
 class Settings(_Strict):
     out_dir: str = "out/demo"
+    health: HealthSettings = Field(default_factory=HealthSettings)
     log_level: str = "INFO"
     log_format: Literal["json", "text"] = "text"
     kafka: KafkaSettings = Field(default_factory=KafkaSettings)

@@ -136,3 +136,17 @@ def consumer_group(service: str, pool: str = "") -> str:
 def consumed_by(service: str) -> list[Topic]:
     return [t for t in TOPICS if t.consumer == service]
 
+
+
+def chart_registry() -> dict[str, object]:
+    """The registry as the Helm chart reads it (charts/livetab/files/topics.json, written by `livetab topics
+    --chart`): every topic with its consuming service and consumer group, and the naming rule of a GPU pool's
+    request topic and group, with `POOL` standing for the pool's name."""
+    return {
+        "services": list(SERVICES),
+        "topics": [{"name": t.name, "message_type": t.message_type, "producer": t.producer, "consumer": t.consumer,
+                    "consumer_group": consumer_group(t.consumer) if t.consumer else None,
+                    "partitions": t.partitions} for t in TOPICS],
+        "pool_topic": requests_topic("POOL"),
+        "pool_group": consumer_group("inference", "POOL"),
+    }

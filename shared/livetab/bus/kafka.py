@@ -42,8 +42,9 @@ def check_broker(bootstrap: str, timeout_s: float = 10.0) -> None:
 
 
 def ensure_topics(bootstrap: str, names: list[str] | None = None, extra: list[str] | None = None,
-                  connect_timeout_s: float = 10.0) -> None:
-    """Create the registry's topics (and `extra` ones, e.g. per-pool request topics) that do not exist yet.
+                  connect_timeout_s: float = 10.0, *, replication: int = 1, retention_ms: int | None = None) -> None:
+    """Create the registry's topics (and `extra` ones, e.g. per-pool request topics) that do not exist yet,
+    with the registry's partitions, `replication` and, when given, `retention.ms`.
     Nothing listening at `bootstrap` is one `BrokerUnreachable` at once, not kafka-python's retry log."""
     check_broker(bootstrap, connect_timeout_s)
     wanted = [t for t in topics.TOPICS if names is None or t.name in names]
@@ -54,7 +55,9 @@ def ensure_topics(bootstrap: str, names: list[str] | None = None, extra: list[st
         raise BrokerUnreachable(f"no Kafka broker answers at {bootstrap!r} (kafka.bootstrap_servers)") from None
     try:
         existing = set(admin.list_topics())
-        new = [NewTopic(t.name, t.partitions, 1) for t in wanted if t.name not in existing]
+        configs = {"retention.ms": str(retention_ms)} if retention_ms else {}
+        new = [NewTopic(t.name, t.partitions, replication, topic_configs=configs) for t in wanted
+               if t.name not in existing]
         if new:
             try:
                 admin.create_topics(new)

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 
 from livetab.bus import HandlerContext, Worker
 from livetab.bus.kafka import KafkaBus, ensure_topics
+from livetab.runtime.health import health_app
 from livetab.runtime.registry import service as declared_service
 from livetab.runtime.service import Build, HttpParts
 from livetab.runtime.workers import worker_for
@@ -49,27 +50,26 @@ def serve(name: str, settings: Settings, *, port: int | None = None, pool: str =
     threads = [threading.Thread(target=w.run, daemon=True, name=f"{name}-worker-{i}") for i, w in enumerate(workers)]
     stopping = threading.Event()
 
+    class _Server(uvicorn.Server):
+        """uvicorn re-raises SIGTERM after its graceful shutdown (exit -15); the runtime drains its workers
+        after the HTTP server stops and exits 0, so the signal is handled below instead."""
+
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            yield
+
+    # Every service serves HTTP: its own routes (the api) or the health routes alone, for the probes.
     if svc.http is not None:
-        class _Server(uvicorn.Server):
-            """uvicorn re-raises SIGTERM after its graceful shutdown (exit -15); the runtime drains its workers
-            after the HTTP server stops and exits 0, so the signal is handled below instead."""
-
-            @contextlib.contextmanager
-            def capture_signals(self) -> Iterator[None]:
-                yield
-
         app = svc.http(HttpParts(bus=bus, store=store, settings=settings, workers=workers))
-        server = _Server(uvicorn.Config(app, host=settings.api.host, port=port or settings.api.port,
-                                        log_level="warning"))
-
-        def _stop(*_: object) -> None:
-            server.should_exit = True
-            stopping.set()
+        host, bind = settings.api.host, port or settings.api.port
     else:
-        server = None
+        app = health_app(name, workers, store)
+        host, bind = settings.health.host, port or settings.health.port
+    server = _Server(uvicorn.Config(app, host=host, port=bind, log_level="warning"))
 
-        def _stop(*_: object) -> None:
-            stopping.set()
+    def _stop(*_: object) -> None:
+        server.should_exit = True
+        stopping.set()
 
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
@@ -85,10 +85,7 @@ def serve(name: str, settings: Settings, *, port: int | None = None, pool: str =
 
     watcher = threading.Thread(target=_watch, daemon=True, name=f"{name}-watch")
     watcher.start()
-    if server is not None:
-        server.run()
-    else:
-        stopping.wait()
+    server.run()
     for w in workers:
         w.stop()
     for t in threads:
