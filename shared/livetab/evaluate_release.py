@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -104,17 +105,30 @@ def load_export(folder: Path) -> LoadedRelease:
 
 # -- the bundled sample ----------------------------------------------------------------------------------------
 
-def _demo_sections() -> tuple[list[SourceSettings], QagenSettings]:
-    """The bundled sample's sources and question families: deploy/demo.yaml's, with paths made absolute."""
-    import yaml
-
+def deploy_dir() -> Path:
+    """deploy/ of the checkout, or where an installed wheel put its copy (<prefix>/share/livetab/deploy)."""
     from livetab.paths import repo_root
 
-    doc = yaml.safe_load((repo_root() / "deploy" / "demo.yaml").read_text(encoding="utf-8"))
+    here = repo_root() / "deploy"
+    if (here / "demo.yaml").is_file():
+        return here
+    installed = Path(sys.prefix) / "share" / "livetab" / "deploy"
+    if (installed / "demo.yaml").is_file():
+        return installed
+    raise ValueError(f"the bundled sample is not installed (no demo.yaml in {here} or {installed})")
+
+
+def _demo_sections() -> tuple[list[SourceSettings], QagenSettings]:
+    """The bundled sample's sources and question families: deploy/demo.yaml's, with paths made absolute
+    (relative ones name files under deploy/'s parent, as in the checkout)."""
+    import yaml
+
+    deploy = deploy_dir()
+    doc = yaml.safe_load((deploy / "demo.yaml").read_text(encoding="utf-8"))
     sources = []
     for s in doc.get("sources", []):
         loc = Path(s.get("location", ""))
-        sources.append(SourceSettings(**{**s, "location": str(loc if loc.is_absolute() else repo_root() / loc)}))
+        sources.append(SourceSettings(**{**s, "location": str(loc if loc.is_absolute() else deploy.parent / loc)}))
     return sources, QagenSettings(**doc.get("qagen", {}))
 
 
@@ -129,7 +143,8 @@ def _cache_key(sources: list[SourceSettings], qagen: QagenSettings) -> str:
                                   default=str).encode())
     for s in sources:
         root = Path(s.location)
-        for f in sorted([root] if root.is_file() else (p for p in root.rglob("*") if p.is_file())):
+        for f in sorted([root] if root.is_file() else (p for p in root.rglob("*") if p.is_file() and
+                                                         "__pycache__" not in p.parts)):
             h.update(str(f.relative_to(root.parent)).encode() + b"\0" + f.read_bytes())
     return h.hexdigest()[:16]
 

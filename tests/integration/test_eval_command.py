@@ -157,7 +157,10 @@ def test_ctrl_c_stops_and_the_same_command_resumes(cache: Path, tmp_path: Path) 
         argv = [str(LIVETAB), "eval", "--model", "openai:" + slow.url(), "--limit", "24", "--concurrency", "1",
                 "--output", str(out), "-q"]
         env = {**os.environ, "LIVETAB_CACHE": str(cache)}
-        proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # SIGINT as a terminal sends it; default disposition even when this test runs as a background job
+        # (a shell starts those with SIGINT ignored, and a child inherits that)
+        proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         deadline = time.monotonic() + 120
         while slow.count() < 3 and time.monotonic() < deadline and proc.poll() is None:
             time.sleep(0.1)
