@@ -11,6 +11,7 @@ server runs in its own process (tests/fakes/fault_server.py).
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sys
 import tempfile
@@ -42,10 +43,10 @@ def main(argv: list[str] | None = None) -> None:
         store = open_store(store_url)
         _seed(store, RELEASE, args.questions)
         store.close()
-        t0 = time.perf_counter()
+        t0, cpu0 = time.perf_counter(), time.process_time()
         res = livetab.evaluate("openai:" + url, release=RELEASE, concurrency=args.concurrency, store=store_url,
                                output=work / "out", model_args={"timeout_s": 60})
-        wall = time.perf_counter() - t0
+        wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
         row: dict[str, Any] = res.leaderboard["models"][0]
     finally:
         server.terminate()
@@ -54,7 +55,8 @@ def main(argv: list[str] | None = None) -> None:
     figures = {
         "questions": args.questions, "answered": row["n"], "errors": row["errors"],
         "samples_rows": len(res.sample_rows), "concurrency": args.concurrency, "latency_ms": args.latency_ms,
-        "wall_s": round(wall, 3), "ideal_s": round(ideal, 3), "peak_rss_mb": round(peak_rss_mb(), 1),
+        "wall_s": round(wall, 3), "ideal_s": round(ideal, 3), "process_cpu_s": round(cpu, 3),
+        "load_avg_1min_at_end": round(os.getloadavg()[0], 2), "cpus": os.cpu_count(), "peak_rss_mb": round(peak_rss_mb(), 1),
         "server": f"tests/fakes/fault_server.py, fixed latency {args.latency_ms:g} ms, separate process",
         "timed": "livetab.evaluate: probe, release published, run planned, answered, judged, reported, files written",
     }

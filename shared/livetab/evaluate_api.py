@@ -34,7 +34,7 @@ from typing import Any
 from livetab.evaluate_model import EvalError, EvalModel, ProbeError, parse_model, parse_model_args, probe
 from livetab.evaluate_release import BUNDLED_RELEASE, ensure_release
 from livetab.evaluate_samples import sample_rows, write_samples
-from livetab.settings import InferenceSettings, RunSettings, Settings, StoreSettings
+from livetab.settings import InferenceSettings, ReporterSettings, RunSettings, Settings, StoreSettings
 
 __all__ = ["DEFAULT_OUTPUT", "EvalError", "ProbeError", "Progress", "Results", "evaluate"]
 
@@ -105,8 +105,11 @@ def _settings(models: list[EvalModel], output: Path, store: str, concurrency: in
             m.settings.params.setdefault("concurrency", str(concurrency))
     window = max(concurrency, 1) if any(m.settings.backend != "llama_local" for m in models) else 4
     inference = InferenceSettings(max_in_flight=max(window, 1), embedded_max_in_flight=window)
+    # nobody reads the live leaderboard rows during a batch evaluation: recompute them when the judged count has
+    # doubled (and, as always, once the run is complete) instead of every 10%
+    reporter = ReporterSettings(refresh_growth=1.0, refresh_s=600.0)
     return Settings(out_dir=str(output), store=StoreSettings(url=store or f"sqlite:///{output / 'livetab.db'}"),
-                    models=[m.settings for m in models], inference=inference)
+                    models=[m.settings for m in models], inference=inference, reporter=reporter)
 
 
 def _publish_release(services: Any, release: str) -> None:
