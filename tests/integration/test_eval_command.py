@@ -151,6 +151,34 @@ def test_eval_over_openai_writes_files_and_a_second_run_asks_nothing(cache: Path
     assert _leaderboard(out)["models"][0]["n"] == 6
 
 
+def test_livetab_score_on_the_same_responses_gives_the_same_verdicts(cache: Path, fake: ThreadedFaultServer,
+                                                                    tmp_path: Path) -> None:
+    """The responses `livetab eval` got, submitted as predictions made elsewhere, are judged alike by `livetab score`."""
+    from livetab.store import open_store, schema
+    from livetab.v1 import judgment_pb2
+    from livetab_cli.score import score_run_id
+
+    out = tmp_path / "out"
+    assert main(["eval", "--model", "openai:" + fake.url(), "--limit", "5", "--output", str(out), "-q"]) == 0
+    evaluated = {r["question_id"]: r for r in _samples(out)}
+    preds = tmp_path / "predictions.jsonl"
+    preds.write_text("".join(json.dumps({"question_id": q, "response": r["response"]}) + "\n"
+                             for q, r in evaluated.items()), encoding="utf-8")
+    cfg = tmp_path / "score.yaml"
+    cfg.write_text(f"out_dir: {tmp_path / 'scored'}\nstore:\n  url: sqlite:///{out / 'livetab.db'}\n")
+    assert main(["score", "--config", str(cfg), "--release", "demo", str(preds)]) == 0
+    store = open_store(f"sqlite:///{out / 'livetab.db'}")
+    try:
+        scored = {j.question_id: j for j in (judgment_pb2.Judgment.FromString(r["payload"]) for r in
+                                             store.select(schema.judgments, run_id=score_run_id("demo", "external")))}
+    finally:
+        store.close()
+    assert len(evaluated) == 5
+    for qid, row in evaluated.items():
+        assert (scored[qid].verdict, scored[qid].extracted_answer, scored[qid].score) == (
+            row["verdict"], row["extracted_answer"], row["score"]), qid
+
+
 def test_ctrl_c_stops_and_the_same_command_resumes(cache: Path, tmp_path: Path) -> None:
     with ThreadedFaultServer(Scenario(latency_ms=250)) as slow:
         out = tmp_path / "out"
