@@ -151,6 +151,23 @@ def test_eval_over_openai_writes_files_and_a_second_run_asks_nothing(cache: Path
     assert _leaderboard(out)["models"][0]["n"] == 6
 
 
+def test_evaluate_from_a_running_event_loop_and_save(cache: Path, fake: ThreadedFaultServer, tmp_path: Path) -> None:
+    """As from a notebook: `livetab.evaluate` called where an event loop is already running; `save` copies the files."""
+    import asyncio
+
+    import livetab
+
+    async def notebook_cell() -> livetab.Results:
+        return livetab.evaluate("openai:" + fake.url(), limit=2, output=tmp_path / "out")
+
+    res = asyncio.run(notebook_cell())
+    assert res.leaderboard["models"][0]["n"] == 2 and len(res.samples) == 2
+    saved = res.save(tmp_path / "saved")
+    assert sorted(p.name for p in saved) == ["leaderboard.json", "samples.jsonl", "samples.parquet"]
+    assert _leaderboard(tmp_path / "saved") == res.leaderboard
+    assert _samples(tmp_path / "saved") == _samples(tmp_path / "out")
+
+
 def test_livetab_score_on_the_same_responses_gives_the_same_verdicts(cache: Path, fake: ThreadedFaultServer,
                                                                     tmp_path: Path) -> None:
     """The responses `livetab eval` got, submitted as predictions made elsewhere, are judged alike by `livetab score`."""
