@@ -22,7 +22,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                        "grpc:HOST:PORT, a bundled model)")
     e.add_argument("--model", action="append", required=True, metavar="REF",
                    help="openai:URL (an OpenAI-compatible /v1 base), gguf:PATH, grpc:HOST:PORT or a bundled model "
-                        "(smollm2-135m, gemma3-270m); repeatable")
+                        "(smollm2-135m, gemma3-270m); repeatable (--model-name and --model-args then apply to each)")
     e.add_argument("--model-name", default="", help="the served model's id (openai, grpc; default: the only model "
                    "the endpoint lists)")
     e.add_argument("--model-args", default="", metavar="K=V,...",
