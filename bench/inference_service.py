@@ -70,6 +70,7 @@ def _seed(store: Any, release: str, n: int) -> None:
     from livetab.records import question_row, table_row
     from livetab.store import schema
     from livetab.tables import Source, Table
+    from livetab_api.releases import publish_releases
 
     for path in sorted((shared_data() / "wtq" / "csv").glob("*/*.csv")):
         with path.open(encoding="utf-8", newline="") as f:
@@ -87,6 +88,7 @@ def _seed(store: Any, release: str, n: int) -> None:
         id=content_id("q", release, k), table_id=table.id, family="direct",
         text=f"What is the {header[1]} in the row whose {header[0]} is {body[k % TABLE_ROWS][0]}? (#{k})",
         gold=Gold(kind="text", text=body[k % TABLE_ROWS][1]), release=release).to_proto()) for k in range(n)])
+    publish_releases(store, None, [release], by="bench")  # runs are planned over a live release's frozen questions
 
 
 def _proc_cpu_s(pid: int) -> float:

@@ -136,22 +136,20 @@ class Pipeline:
         self.services.drive(tick=tick, only=only)
 
     def judge_stored(self, run_ids: list[str], *, again: bool = False) -> int:
-        """Judge the stored answers of these runs that the configured judge has not judged yet (all of
-        them with `again`), then report. Returns how many answers were judged."""
-        from livetab.v1 import inference_pb2
-
+        """Send the judge service a JudgeCommand for these runs (their answers the configured judge has not
+        judged yet; all of them with `again`) and drive it and the reporter. Returns how many answers the
+        command covers."""
         name = judge_name(self.settings.judge)
-        fed = 0
+        due = 0
         for run_id in run_ids:
-            rows = {judgment_id(r["id"], name): r for r in self.store.select(schema.results, run_id=run_id)}
-            done = set() if again else self.store.ids(schema.judgments, rows)
-            for jid, r in rows.items():
-                if jid not in done:
-                    res = inference_pb2.InferenceResult.FromString(r["payload"])
-                    self.services.publish(topics.INFERENCE_RESULTS, res, key=res.run_id, message_id=res.id)
-                    fed += 1
+            ids = [judgment_id(r["id"], name) for r in self.store.select(schema.results, run_id=run_id)]
+            due += len(ids) if again else len(ids) - len(self.store.ids(schema.judgments, ids))
+        at = datetime.now(UTC).isoformat(timespec="milliseconds")
+        cmd = release_pb2.JudgeCommand(id=content_id("judge-command", *run_ids, str(again), at), run_ids=run_ids,
+                                       again=again, requested_at=at)
+        self.services.publish(topics.JUDGE_COMMANDS, cmd, key=cmd.id, message_id=cmd.id)
         self.services.drive(only=("judge", "reporter"))
-        return fed
+        return due
 
     def write_reports(self, run_ids: list[str]) -> tuple[dict[str, Any], Path]:
         from livetab_reporter.files import write_reports

@@ -153,6 +153,7 @@ def cmd_infer(args: argparse.Namespace) -> int:
             print(f"livetab infer: no configured model is named {', '.join(args.model)}", file=sys.stderr)
             return 2
         t0 = time.monotonic()
+        p.publish_release()  # runs are planned against a live release only (a draft is frozen first)
         with _progress(console) as progress:
             p.answer(runs, judge=False, progress=progress)
         summary = p.summary([r.id for r in runs], {}, Path(settings.out_dir))
@@ -287,9 +288,17 @@ def cmd_release(args: argparse.Namespace) -> int:
     from livetab.store import open_store, schema
 
     from livetab_cli.embedded import export_release
+    from livetab_cli.release import ACTIONS, release_action, release_view
 
     settings = _settings(args)
-    release = args.release or settings.run.release
+    if args.action in ACTIONS or args.action in ("list", "show"):
+        if args.action != "list" and not args.name:
+            print(f"livetab release {args.action}: name the release", file=sys.stderr)
+            return 2
+        if args.action in ACTIONS:
+            return release_action(settings, args.action, args.name, bus=args.bus)
+        return release_view(settings, args.action, args.name)
+    release = args.release or args.name or settings.run.release
     out = Path(args.out or Path(settings.out_dir) / "release")
     store = open_store(settings.store.url)
     runs = [r["id"] for r in store.select(schema.runs, release=release)]
@@ -359,7 +368,7 @@ def cmd_topics(args: argparse.Namespace) -> int:
               f"{len(pools)} pool request topic(s)")
         return 0
     print(json.dumps([{"name": t.name, "message_type": t.message_type, "producer": t.producer,
-                       "consumer": t.consumer, "consumer_group": consumer_group(t.consumer) if t.consumer else None,
+                       "consumer": t.consumer, "consumer_group": consumer_group(t.consumer, t.group) if t.consumer else None,
                        "partitions": t.partitions} for t in TOPICS], indent=2))
     return 0
 
@@ -397,6 +406,13 @@ def cmd_dlq(args: argparse.Namespace) -> int:
     from livetab_cli.dlq import dlq_command
 
     return dlq_command(_settings(args), args)
+
+
+def cmd_review(args: argparse.Namespace) -> int:
+    """The human review queue in the store: list items, accept, reject or edit a question."""
+    from livetab_cli.review import review_command
+
+    return review_command(_settings(args), args)
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -475,9 +491,16 @@ def parser() -> argparse.ArgumentParser:
     cy.add_argument("--api", default="http://127.0.0.1:8080")
     cy.add_argument("--release", help="default: the current month, YYYY-MM")
     cy.set_defaults(func=cmd_cycle)
-    rl = with_config(sub.add_parser("release", help="export a release as files: JSONL + Parquet + card when retired, "
-                                      "counts only (and a private full copy) while live"))
-    rl.add_argument("--release")
+    rl = with_config(sub.add_parser("release", help="move a release (freeze|publish|retire NAME), see releases "
+                                    "(list, show NAME), or export one as files (export, the default): JSONL + "
+                                    "Parquet + card when retired, counts only (and a private full copy) while live"))
+    rl.add_argument("action", nargs="?", default="export",
+                    choices=["freeze", "publish", "retire", "list", "show", "export"])
+    rl.add_argument("name", nargs="?", help="the release (freeze, publish, retire, show)")
+    rl.add_argument("--bus", choices=["auto", "inproc", "kafka"], default="auto",
+                    help="freeze/publish/retire: apply in this process (inproc) or send to the api service over "
+                         "Kafka; auto: inproc with a SQLite store, else Kafka")
+    rl.add_argument("--release", help="export: the release (default: run.release)")
     rl.add_argument("--out")
     rl.add_argument("--balance", choices=["diverse", "lot"], help="domain-balance the release (FreshTab)")
     rl.set_defaults(func=cmd_release)
@@ -516,6 +539,28 @@ def parser() -> argparse.ArgumentParser:
             da.add_argument("--all", action="store_true", help="every dead letter matching the filters")
             da.add_argument("--again", action="store_true", help="also those already redriven")
         da.set_defaults(func=cmd_dlq, service=None, run=None, topic=None)
+    rv = sub.add_parser("review", help="the human review queue: list, accept, reject or edit questions the "
+                        "validator got right only sometimes (accepted ones join their draft release)")
+    rsub = rv.add_subparsers(dest="action", required=True, metavar="ACTION")
+    for name, summary in (("list", "the queue's items"), ("accept", "accept a question as it is"),
+                          ("reject", "reject a question (--note says why)"),
+                          ("edit", "correct a question's --text and/or --gold, then accept it (a computed gold "
+                                   "is re-verified by running its program again)")):
+        ra = with_config(rsub.add_parser(name, help=summary))
+        if name == "list":
+            ra.add_argument("--release")
+            ra.add_argument("--status", choices=["pending", "accepted", "rejected", "edited"])
+        else:
+            ra.add_argument("id", metavar="ID", help="the question id (`livetab review list`)")
+            ra.add_argument("--reviewer", help="who decides (default: the login name)")
+            ra.add_argument("--note", required=name == "reject", help="why (required to reject)")
+            ra.add_argument("--bus", choices=["auto", "inproc", "kafka"], default="auto",
+                            help="where an accepted question is published (auto: in-process with a SQLite store, "
+                                 "else Kafka)")
+        if name == "edit":
+            ra.add_argument("--text", help="the corrected question text")
+            ra.add_argument("--gold", help="the corrected gold answer")
+        ra.set_defaults(func=cmd_review)
     rp = with_config(sub.add_parser("replay", help="re-read a topic from an offset or ISO time by moving a "
                                     "consumer group's committed offsets"))
     rp.add_argument("--topic", required=True)

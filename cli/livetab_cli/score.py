@@ -28,6 +28,7 @@ from typing import Any
 
 from livetab.ids import content_id
 from livetab.records import result_row, run_row
+from livetab.releases import frozen_questions
 from livetab.runs import build_run
 from livetab.settings import Settings
 from livetab.store import schema
@@ -137,9 +138,12 @@ def score_predictions(p: Pipeline, release: str, preds: list[Prediction], report
     """Store each model's predictions as one run's answers (and the missing ones as errors), judge them with
     the configured judge, and fill `report`. Returns the run ids. A file without one usable prediction is
     still a run — of `model`, in `fmt` and `setting` — with every question missing, never an empty report."""
-    in_release = {r["id"] for r in p.store.select(schema.questions, release=release)}
-    if not in_release:
+    if not p.store.count(schema.questions, release=release):
         raise ScoreError(f"release {release!r} has no questions in the store ({p.settings.store.url})")
+    in_release = set(frozen_questions(p.store, release))  # predictions answer a fixed question set
+    if not in_release:
+        raise ScoreError(f"release {release!r} is a draft: its question set is not frozen yet (`livetab release "
+                         f"publish {release}` or `livetab release freeze {release}`)")
     by_model: dict[str, list[Prediction]] = {}
     for pred in preds:
         if pred.question_id not in in_release:

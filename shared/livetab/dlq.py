@@ -73,7 +73,7 @@ def default_group(topic: str) -> str:
     t = topics.by_name(topic)
     if t.consumer is None:
         raise ValueError(f"no service consumes {topic}; name the group with --group")
-    return topics.consumer_group(t.consumer, t.pool)
+    return topics.consumer_group(t.consumer, t.pool or t.group)
 
 
 def replay(bootstrap: str, topic: str, start: str, group: str) -> dict[int, int]:

@@ -113,14 +113,19 @@ def _settings(models: list[EvalModel], output: Path, store: str, concurrency: in
 
 
 def _publish_release(services: Any, release: str) -> None:
-    """Make the release live (freezing a draft first), unless it is already: a ReleaseCommand, as `livetab run`."""
+    """Make the release live (the release handler freezes a draft first), as `livetab run` does: a ReleaseCommand
+    PUBLISH, unless it is live already. A retired release takes no new runs (`livetab.releases`): evaluate its
+    export folder instead. EvalError (one line) when the release handler leaves it not live."""
     from livetab import topics
     from livetab.ids import content_id
-    from livetab.store import schema
+    from livetab.releases import RETIRED, get_release, not_live_reason
     from livetab.v1 import release_pb2
 
-    row = services.store.get(schema.releases, release)
-    if row is not None and str(row["status"]).lower() in ("live", "retired"):
+    rel = get_release(services.store, release)
+    if rel is not None and rel.status == RETIRED:
+        raise EvalError(f"release {release!r} is retired in this store and takes no new runs; evaluate its export "
+                        f"folder (`livetab release export`) with another --output")
+    if not_live_reason(services.store, release) is None:
         return
     at = datetime.now(UTC).isoformat(timespec="milliseconds")
     cmd = release_pb2.ReleaseCommand(id=content_id("release-command", release, "publish", at), release=release,
@@ -128,6 +133,9 @@ def _publish_release(services: Any, release: str) -> None:
                                      requested_at=at)
     services.publish(topics.RELEASE_COMMANDS, cmd, key=release, message_id=cmd.id)
     services.drive()
+    reason = not_live_reason(services.store, release)
+    if reason is not None:
+        raise EvalError(f"could not publish the release: {reason}")
 
 
 def _write_reports(services: Any, settings: Settings, run_ids: list[str], release: str, started: float) -> None:

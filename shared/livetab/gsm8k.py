@@ -1,5 +1,6 @@
 """GSM8K math word problems (JSONL): the one reader, shared by the scraper's gsm8k source and qagen's
-math-over-tables generator.
+math-over-tables generator, and the problem's message form (`livetab.v1.MathProblem`, on
+livetab.problems.v1) in both directions.
 
 Each line holds `question`, `answer` (the worked solution ending in `#### <number>`) and optionally
 `final_answer` and `test_index`. The final answer is checked against the `####` line and must be a
@@ -19,8 +20,9 @@ from pathlib import Path
 from livetab.ids import content_id
 from livetab.numbers import exact_number
 from livetab.paths import shared_data
+from livetab.v1 import math_pb2
 
-__all__ = ["MathProblem", "default_gsm8k_path", "iter_problems"]
+__all__ = ["MathProblem", "default_gsm8k_path", "from_message", "iter_problems", "to_message"]
 
 _FINAL = re.compile(r"####\s*(.+?)\s*$", re.S)
 
@@ -87,3 +89,24 @@ def iter_problems(path: str | Path | None = None) -> Iterator[tuple[str, MathPro
                     yield where, str(e)
         except UnicodeDecodeError as e:
             yield str(p), f"the file is not UTF-8 ({e.reason} at byte {e.start}); the rest was skipped"
+
+
+def to_message(p: MathProblem, *, release: str = "", language: str = "en", created_at: str = "", uri: str = "",
+               revision: str = "", retrieved_at: str = "", licence: str = "", attribution: str = ""
+               ) -> math_pb2.MathProblem:
+    """The problem as the message the scraper publishes on livetab.problems.v1."""
+    return math_pb2.MathProblem(
+        id=p.id, text=p.question, answer=math_pb2.MathAnswer(final=p.final_answer, solution=p.answer_text),
+        source=math_pb2.ProblemSource(kind="gsm8k", uri=uri or f"gsm8k:{p.id}", index=p.index, revision=revision,
+                                      retrieved_at=retrieved_at, licence=licence, attribution=attribution),
+        release=release, language=language, created_at=created_at)
+
+
+def from_message(m: math_pb2.MathProblem) -> MathProblem:
+    """The problem a message carries, checked as a line of the file is (text, solution, a numeric final answer
+    agreeing with the solution's '#### ' line); ValueError says what is wrong."""
+    record = {"question": m.text, "answer": m.answer.solution, "final_answer": m.answer.final,
+              "test_index": m.source.index}
+    p = _problem(record, m.source.uri or m.id, m.source.index)
+    return MathProblem(id=m.id or p.id, question=p.question, answer_text=p.answer_text, final_answer=p.final_answer,
+                       index=p.index)

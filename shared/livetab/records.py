@@ -22,9 +22,10 @@ def question_row(q: question_pb2.Question) -> dict[str, Any]:
             "status": q.status or "verified", "payload": q.SerializeToString()}
 
 
-def run_row(r: run_pb2.Run, planned: int) -> dict[str, Any]:
+def run_row(r: run_pb2.Run, planned: int, refused: str = "") -> dict[str, Any]:
+    """`refused`: why the planner planned nothing for it ("" for a planned run)."""
     return {"id": r.id, "team": r.team, "model": r.model.name, "release": r.release, "planned": planned,
-            "payload": r.SerializeToString()}
+            "payload": r.SerializeToString(), "refused": refused}
 
 
 def result_row(r: inference_pb2.InferenceResult) -> dict[str, Any]:

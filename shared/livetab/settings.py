@@ -158,7 +158,7 @@ class LlmPathSettings(_Strict):
     proposals_per_table: int = 1
     k_validator: int = 4
     k_simplicity: int = 4
-    review_queue: str = "out/review/queue.jsonl"
+    # questions the validator got right only sometimes wait in the store's review queue (`livetab review`)
 
 
 class QagenSettings(_Strict):

@@ -13,6 +13,7 @@ from livetab.v1 import (
     dlq_pb2,
     inference_pb2,
     judgment_pb2,
+    math_pb2,
     question_pb2,
     release_pb2,
     report_pb2,
@@ -26,6 +27,7 @@ __all__ = [
     "INFERENCE_RESULTS",
     "JUDGE_COMMANDS",
     "JUDGMENTS",
+    "PROBLEMS",
     "QUESTIONS",
     "RELEASES",
     "RELEASE_COMMANDS",
@@ -55,6 +57,9 @@ class Topic:
     consumer: str | None  # the service whose consumer group reads it (None: read by people and tools)
     partitions: int = 3
     pool: str = ""
+    # a second handler of the consumer service reads it in a group of its own (`consumer_group(consumer, group)`),
+    # so one handler's rebalance never stops the other's commits
+    group: str = ""
 
     @property
     def message_type(self) -> str:
@@ -64,10 +69,13 @@ class Topic:
 TOPICS: tuple[Topic, ...] = (
     Topic("livetab.scrapes.v1", table_pb2.ScrapeCommand, producer="api", consumer="scraper", partitions=1),
     Topic("livetab.tables.v1", table_pb2.Table, producer="scraper", consumer="qagen"),
+    # math word problems (GSM8K) with their worked solutions; qagen's math flow turns each into tables
+    Topic("livetab.problems.v1", math_pb2.MathProblem, producer="scraper", consumer="qagen"),
     # every generated question, verified or not; the api service's release handler records a draft release's
     # questions from it
-    Topic("livetab.questions.v1", question_pb2.Question, producer="qagen", consumer="api"),
-    Topic("livetab.releases.commands.v1", release_pb2.ReleaseCommand, producer="api", consumer="api", partitions=1),
+    Topic("livetab.questions.v1", question_pb2.Question, producer="qagen", consumer="api", group="releases"),
+    Topic("livetab.releases.commands.v1", release_pb2.ReleaseCommand, producer="api", consumer="api", partitions=1,
+          group="releases"),
     Topic("livetab.releases.v1", release_pb2.ReleaseEvent, producer="api", consumer="reporter", partitions=1),
     Topic("livetab.judge.commands.v1", release_pb2.JudgeCommand, producer="api", consumer="judge", partitions=1),
     Topic("livetab.runs.v1", run_pb2.Run, producer="api", consumer="api", partitions=1),
@@ -87,6 +95,7 @@ for _t in TOPICS:
 DLQ = "livetab.dlq.v1"
 SCRAPES = "livetab.scrapes.v1"
 TABLES = "livetab.tables.v1"
+PROBLEMS = "livetab.problems.v1"
 QUESTIONS = "livetab.questions.v1"
 RELEASE_COMMANDS = "livetab.releases.commands.v1"
 RELEASES = "livetab.releases.v1"

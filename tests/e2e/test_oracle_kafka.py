@@ -22,6 +22,7 @@ from livetab.store import open_store, schema
 from livetab_cli.embedded import Pipeline
 
 from tests.support.oracle import FAMILIES, QAGEN_FAMILIES, SETTINGS, models, sources, verdict_cells
+from tests.support.releases import publish_over_http
 
 pytestmark = [pytest.mark.e2e, pytest.mark.kafka, pytest.mark.postgres]
 PAGES = ["203-733", "203-278"]
@@ -96,10 +97,13 @@ def test_oracle_100_and_anti_oracle_0_over_kafka(tmp_path: Path, e2e_kafka: str,
                                                    "language": s.get("language", "en")})
             assert r.status_code == 202, r.text
         deadline = time.monotonic() + 180
-        while httpx.get(f"{api}/releases/{RELEASE}").json()["questions"] < len(expected):
+        while httpx.get(f"{api}/releases/{RELEASE}").json().get("questions", 0) < len(expected):
             assert time.monotonic() < deadline, "questions did not arrive"
             _alive(procs, tmp_path)
             time.sleep(0.5)
+        early = httpx.post(f"{api}/runs", json={"team": "oracle", "release": RELEASE, "model": models("rotate")[0]})
+        assert early.status_code == 409 and "is a draft" in early.text, early.text  # refused with its reason
+        publish_over_http(api, RELEASE)
 
         for m in models("rotate"):
             r = httpx.post(f"{api}/runs", json={"team": "oracle", "release": RELEASE, "model": m,

@@ -19,6 +19,7 @@ from livetab.store import open_store, schema
 from livetab.v1 import inference_pb2
 from livetab_cli.embedded import run_embedded
 
+from tests.support.releases import publish_over_http
 from tests.support.sample import sample_pages
 
 pytestmark = [pytest.mark.e2e, pytest.mark.kafka, pytest.mark.postgres, pytest.mark.model]
@@ -101,10 +102,12 @@ def test_six_services_over_kafka_match_embedded(tmp_path: Path, e2e_kafka: str, 
         r = httpx.post(f"{api}/scrapes", json={"source": "local_html", "location": str(pages), "release": "e2e"})
         assert r.status_code == 202, r.text
         deadline = time.monotonic() + 180
-        while httpx.get(f"{api}/releases/e2e").json()["questions"] < len(emb_questions):
+        while httpx.get(f"{api}/releases/e2e").json().get("questions", 0) < len(emb_questions):
             assert time.monotonic() < deadline, "questions did not arrive"
             time.sleep(1)
         time.sleep(2)  # let qagen finish the last table of the batch
+        published = publish_over_http(api, "e2e")  # runs are planned against a live release only
+        assert published["frozen_questions"] == len(emb_questions)
 
         run_req = {"team": "e2e", "release": "e2e",
                    "model": {"name": "smollm2-135m", "backend": "llama_local", "n_ctx": 4096, "n_threads": 2},

@@ -23,6 +23,8 @@ from livetab.v1 import question_pb2
 from livetab_api.app import run_progress
 from livetab_api.planner import PlannerHandler
 
+from tests.support.releases import publish
+
 pytestmark = [pytest.mark.kafka, pytest.mark.postgres]
 
 
@@ -52,6 +54,7 @@ def test_a_run_for_a_pool_without_a_topic_is_dead_lettered_and_planning_goes_on(
     tag = uuid.uuid4().hex[:8]
     release = f"rel-{tag}"
     _questions(pg_store, release, 3)
+    publish(pg_store, release)
     ghost = build_run("t", release, model_spec(ModelSettings(name=f"ghost-{tag}", pool=f"ghost{tag}")))
     good = build_run("t", release, model_spec(ModelSettings(name=f"good-{tag}")))
     for run in (ghost, good):
@@ -93,6 +96,7 @@ def test_records_that_never_came_through_the_door_are_dead_lettered_and_stored(k
     tag = uuid.uuid4().hex[:8]
     release = f"rel-{tag}"
     _questions(pg_store, release, 2)
+    publish(pg_store, release)
     huge = build_run("t", release, model_spec(ModelSettings(name=f"huge-{tag}")), samples=10**9)
     cmd = table_pb2.ScrapeCommand(id=f"scrape-{tag}", source="local_html", location=f"/nonexistent/{tag}",
                                   release="bad\x00release")
@@ -122,8 +126,9 @@ def test_records_that_never_came_through_the_door_are_dead_lettered_and_stored(k
 
 
 def test_livetab_serve_api_refuses_at_the_door_and_reports_ready(kafka_bootstrap: str, tmp_path: Path) -> None:
-    """The api as `livetab serve api` runs it: /readyz reports its planner worker, a run for a pool with no
-    topic or a release with no questions is refused with 422, and SIGTERM ends it with status 0."""
+    """The api as `livetab serve api` runs it: /readyz reports its planner and release workers, a run for a
+    pool with no topic is refused with 422, one for a release that is unknown or not live yet with 409; a
+    publish sent over HTTP reaches its release handler over Kafka, and SIGTERM ends it with status 0."""
     import os
     import signal
     import socket
@@ -155,11 +160,19 @@ def test_livetab_serve_api_refuses_at_the_door_and_reports_ready(kafka_bootstrap
             except httpx.HTTPError:
                 time.sleep(0.3)
         assert ready is not None and ready.status_code == 200, (tmp_path / "api.log").read_text()
-        assert ready.json()["workers"] == [{"group": "livetab-api", "alive": True, "failure": None}]
+        assert ready.json()["workers"] == [{"group": g, "alive": True, "failure": None}
+                                           for g in ("livetab-api", "livetab-api-releases")]
         ghost = httpx.post(f"{url}/runs", json={"release": "door", "model": {"name": "m", "pool": "nowhere"}})
         assert ghost.status_code == 422 and "no request topic" in ghost.text
         empty = httpx.post(f"{url}/runs", json={"release": "no-such", "model": {"name": "m"}})
-        assert empty.status_code == 422 and "no verified questions" in empty.text
+        assert empty.status_code == 409 and "is unknown" in empty.text
+        draft = httpx.post(f"{url}/runs", json={"release": "door", "model": {"name": "m"}})
+        assert draft.status_code == 409 and "is a draft" in draft.text
+        assert httpx.post(f"{url}/releases/door/publish").status_code == 202
+        deadline = time.monotonic() + 60  # the release worker joins its group, reads the command, applies it
+        while time.monotonic() < deadline and httpx.get(f"{url}/releases/door").json()["status"] != "live":
+            time.sleep(0.3)
+        assert httpx.get(f"{url}/releases/door").json()["status"] == "live", (tmp_path / "api.log").read_text()
         assert httpx.post(f"{url}/runs", json={"release": "door", "model": {"name": "m"}}).status_code == 202
     finally:
         proc.send_signal(signal.SIGTERM)

@@ -43,6 +43,7 @@ from tests.integration.test_inference_restart import (
     _start_fault_server,
     _wait,
 )
+from tests.support.releases import publish
 
 pytestmark = [pytest.mark.kafka]
 N = 256              # requests in the run
@@ -62,6 +63,7 @@ def _seed(store: Store, release: str) -> None:
                           text=f"What is the {header[1]} in the row whose {header[0]} is {body[k % 8][0]}? (#{k})",
                           gold=Gold(kind="text", text=body[k % 8][1]), release=release) for k in range(N)]
     store.upsert(schema.questions, [question_row(q.to_proto()) for q in questions])
+    publish(store, release)  # runs are planned over a live release's frozen questions
 
 
 def _config(tmp: Path, bootstrap: str, store_url: str, spec: common_pb2.ModelSpec) -> Path:

@@ -38,6 +38,8 @@ from livetab.topics import requests_topic
 from livetab.v1 import common_pb2, inference_pb2
 from livetab_api.planner import plan_requests
 
+from tests.support.releases import publish
+
 pytestmark = [pytest.mark.kafka]
 ROOT = Path(__file__).resolve().parents[2]
 N = 40              # requests in the run
@@ -79,6 +81,7 @@ def _seed_store(store: Store, release: str) -> list[Question]:
             questions.append(Question(id=content_id("q", release, r, c), table_id=table.id, family="direct",
                                       text=text, gold=Gold(kind="text", text=row[c]), release=release))
     store.upsert(schema.questions, [question_row(q.to_proto()) for q in questions])
+    publish(store, release)  # runs are planned over a live release's frozen questions
     return questions
 
 

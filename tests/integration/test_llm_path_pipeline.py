@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from livetab import review
 from livetab.records import load_question
 from livetab.settings import load_settings
 from livetab.store import open_store, schema
@@ -23,8 +24,7 @@ def test_llm_proposals_are_decided_and_recorded(tmp_path: Path) -> None:
     cfg = {"out_dir": str(tmp_path / "out"), "store": {"url": f"sqlite:///{tmp_path / 'l.db'}"},
            "sources": [{"kind": "local_html", "location": str(pages)}],
            "qagen": {"families": ["direct"], "per_table": 1,
-                     "llm": {"generator": local, "proposals_per_table": 1, "k_validator": 2,
-                             "review_queue": str(tmp_path / "review.jsonl")}},
+                     "llm": {"generator": local, "proposals_per_table": 1, "k_validator": 2}},
            "run": {"release": "l", "max_tokens": 8, "limit": 1}}
     path = tmp_path / "c.yaml"
     path.write_text(yaml.safe_dump(cfg))
@@ -38,3 +38,5 @@ def test_llm_proposals_are_decided_and_recorded(tmp_path: Path) -> None:
         assert q.verification.decisions and q.verification.validator_trials == 2
     for f in recorded:
         assert f["reason"].startswith("proposal ") and len(f["reason"]) > len("proposal x: ")
+    queued = [f for f in recorded if f["reason"].startswith("proposal review")]
+    assert len(review.items(store, release="l", status=review.PENDING)) == len(queued)  # in the store's queue

@@ -2,8 +2,12 @@
 
 What can be known at the door is checked there, so nothing accepted with 202 fails later for it: the
 body's size (413), unknown keys, NUL bytes and bounds (422, quoting at most a short excerpt of what was
-sent), a release that has no verified questions, a model pool whose request topic does not exist, a run
-that would plan more requests than `api.max_run_requests`. The limits live in `livetab.settings`.
+sent), a model pool whose request topic does not exist, a release that is not live (409, with the
+reason: runs are planned only against a live release's frozen questions), a run that would plan more
+requests than `api.max_run_requests`. The limits live in `livetab.settings`.
+
+Releases: GET /releases and /releases/{name} show each one's status, manifest hash, frozen question count
+and history; POST /releases/{name}/freeze|publish|retire sends the command to the release handler.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from livetab import topics as topic_names
 from livetab.bus import Bus, Outgoing
 from livetab.ids import content_id
 from livetab.models.spec import model_spec
+from livetab.releases import ReleaseRecord, frozen_questions, get_release, list_releases, not_live_reason
 from livetab.runs import build_run
 from livetab.settings import (
     MAX_NAME_CHARS,
@@ -35,6 +40,8 @@ from livetab.store import Store, schema
 from livetab.topics import INFERENCE_REQUESTS, requests_topic
 from livetab.v1 import run_pb2, table_pb2
 from pydantic import Field, field_validator
+
+from livetab_api.releases import ACTIONS, release_command
 
 __all__ = ["BodyLimit", "RunRequest", "ScrapeRequest", "create_app", "run_progress"]
 
@@ -147,7 +154,11 @@ def run_progress(store: Store, rid: str) -> dict[str, Any] | None:
                             and d.get("redriven_at") is None)
     planned = int(run["planned"]) if run is not None else 0
     run_letters = sum(1 for d in letters if d["source_topic"] == topic_names.RUNS)
-    if run is None or run_letters:
+    refused = str(run["refused"]) if run is not None else ""
+    if refused:
+        status = "refused"  # the planner refused it (its release is not live): nothing was planned
+        failures[("planner", refused)] = 1
+    elif run is None or run_letters:
         status = "failed"  # the run itself was dead-lettered: its requests were never (all) published
     elif answered + request_letters >= planned:
         status = "complete"
@@ -157,7 +168,7 @@ def run_progress(store: Store, rid: str) -> dict[str, Any] | None:
             for r in store.select(schema.leaderboard, run_id=rid)]
     return {
         "run_id": rid, "release": run["release"] if run else "", "model": run["model"] if run else "",
-        "status": status, "complete": status == "complete", "planned": planned, "answered": answered,
+        "status": status, "complete": status == "complete", "refused": refused, "planned": planned, "answered": answered,
         "failed": sum(failed.values()), "dead_lettered": request_letters + run_letters,
         "judged": store.count(schema.judgments, run_id=rid),
         "failures": [{"stage": stage, "reason": reason, "count": n}
@@ -205,9 +216,15 @@ def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, work
         if not bus.topic_exists(topic):
             raise HTTPException(422, f"model pool {req.model.pool!r} has no request topic ({topic}): no inference "
                                      "workers serve it")
+        refused = not_live_reason(store, req.release)
+        if refused is not None:  # the planner would refuse it: say so now, publish nothing
+            raise HTTPException(409, _excerpt(refused, 4 * limits.error_excerpt_chars))
         knobs = req.settings
         families = set(knobs.families)
-        counts = store.count_by(schema.questions, "family", release=req.release, status="verified")
+        counts: dict[str, int] = {}
+        for row in store.get_many(schema.questions, frozen_questions(store, req.release)).values():
+            if row["status"] == "verified":
+                counts[row["family"]] = counts.get(row["family"], 0) + 1
         questions = sum(n for f, n in counts.items() if not families or f in families)
         if questions == 0:
             raise HTTPException(422, f"release {_excerpt(req.release, limits.error_excerpt_chars)!r} has no "
@@ -247,11 +264,42 @@ def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, work
         if "\x00" in value or len(value) > 200:
             raise HTTPException(404, "no such name (NUL byte or over 200 characters)")
 
+    def _release_doc(r: ReleaseRecord) -> dict[str, Any]:
+        return {"release": r.name, "status": r.status_name, "manifest_hash": r.manifest_hash,
+                "frozen_questions": r.questions, "history": r.history}
+
+    @app.get("/releases")
+    def releases() -> dict[str, Any]:
+        rows = [_release_doc(r) for r in list_releases(store)]
+        for row in rows:
+            del row["history"]
+        return {"releases": rows}
+
     @app.get("/releases/{release}")
     def release(release: str) -> dict[str, Any]:
+        """Its lifecycle (status, manifest hash, frozen question count, history) and what the store holds of
+        it (`questions`: every stored question, verified or not; `tables`)."""
         _path(release)
-        return {"release": release, "tables": store.count(schema.tables, release=release),
-                "questions": store.count(schema.questions, release=release)}
+        record = get_release(store, release)
+        stored = {"tables": store.count(schema.tables, release=release),
+                  "questions": store.count(schema.questions, release=release)}
+        if record is None:
+            if not any(stored.values()):
+                raise HTTPException(404, f"no release {_excerpt(release, limits.error_excerpt_chars)!r}")
+            # questions stored before the release handler saw them: a draft it has not recorded yet
+            return {"release": release, "status": "draft", "manifest_hash": "", "frozen_questions": 0,
+                    "history": [], **stored}
+        return _release_doc(record) | stored
+
+    @app.post("/releases/{release}/{action}", status_code=202)
+    def move_release(release: str, action: str) -> dict[str, Any]:
+        """Send a ReleaseCommand; the release handler applies it (GET /releases/{name} shows the outcome)."""
+        _path(release)
+        if action not in ACTIONS:
+            raise HTTPException(404, f"no release action {_excerpt(action, 40)!r}; one of {', '.join(ACTIONS)}")
+        cmd = release_command(release, action, by="api")
+        _send(Outgoing(topic_names.RELEASE_COMMANDS, cmd, key=cmd.release, message_id=cmd.id))
+        return {"command_id": cmd.id, "release": release, "action": action}
 
     @app.get("/dead-letters")
     def dead_letters(service: str = "", run_id: str = "", limit: int = 100) -> dict[str, Any]:

@@ -1,5 +1,10 @@
 """The run planner: a run in, one inference request per question × format × setting × sample out.
 
+Only a live release is planned, and only over its frozen question set (`release_members`), so a run never
+sees half a release or a question that arrived after the freeze. A run against a draft, frozen, retired or
+unknown release is refused: the reason is recorded (a `failures` row, stage "planner", and the run's row
+with `refused` set and nothing planned) and no request is published.
+
 The closed-book setting is asked once per question (the format does not matter without the table) and
 never for a question whose gold is about the table itself (insufficient, contradictory)."""
 
@@ -10,23 +15,26 @@ import logging
 from google.protobuf.message import Message
 from livetab import topics as topic_names
 from livetab.bus import HandlerContext, Outgoing, PoisonMessage
+from livetab.failures import record_failure
 from livetab.ids import request_id
 from livetab.questions import TABLE_STATE_KINDS
 from livetab.records import load_question, run_row
+from livetab.releases import frozen_questions, not_live_reason
 from livetab.settings import ApiSettings
 from livetab.store import schema
 from livetab.topics import requests_topic
 from livetab.v1 import common_pb2, inference_pb2, run_pb2
 
-__all__ = ["PlannerHandler", "plan_requests"]
+__all__ = ["PlannerHandler", "plan_requests", "refuse"]
 
 log = logging.getLogger(__name__)
 
 
 def plan_requests(run: run_pb2.Run, store: object, max_requests: int | None = None) -> list[inference_pb2.InferenceRequest]:
-    """Every request of `run`; more than `max_requests` is a PoisonMessage (the api refuses such runs at its
-    door, but a record on the topic may not have come through the api)."""
-    rows = store.select(schema.questions, release=run.release)  # type: ignore[attr-defined]
+    """Every request of `run`, over its release's frozen question set (none for a release never frozen);
+    more than `max_requests` is a PoisonMessage (the api refuses such runs at its door, but a record on the
+    topic may not have come through the api)."""
+    rows = list(store.get_many(schema.questions, frozen_questions(store, run.release)).values())  # type: ignore[arg-type, attr-defined]
     s = run.settings
     families = set(s.families)
     questions = []
@@ -66,6 +74,16 @@ def plan_requests(run: run_pb2.Run, store: object, max_requests: int | None = No
     return out
 
 
+def refuse(run: run_pb2.Run, store: object, reason: str) -> None:
+    """Record why `run` is not planned: a failures row (stage "planner") and its run row marked refused.
+    A run already planned (a redelivery after its release was retired) keeps its row."""
+    log.warning("run %s refused: %s", run.id, reason)
+    record_failure(store, "planner", run.id, reason, run.release)
+    existing = store.get(schema.runs, run.id)  # type: ignore[attr-defined]
+    if existing is None or existing["refused"] or not existing["planned"]:
+        store.upsert(schema.runs, [run_row(run, 0, refused=reason)])  # type: ignore[attr-defined]
+
+
 class PlannerHandler:
     service = "api"
     topics = [topic_names.RUNS]
@@ -73,6 +91,10 @@ class PlannerHandler:
     def handle(self, message: Message, ctx: HandlerContext) -> list[Outgoing]:
         if not isinstance(message, run_pb2.Run):
             raise PoisonMessage(f"planner got {message.DESCRIPTOR.full_name}")
+        reason = not_live_reason(ctx.store, message.release)
+        if reason is not None:
+            refuse(message, ctx.store, reason)
+            return []
         topic = requests_topic(message.model.pool)  # the pool that serves this model
         exists = ctx.services.get("topic_exists")
         if exists is not None and not exists(topic):

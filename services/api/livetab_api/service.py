@@ -8,10 +8,11 @@ from livetab.bus import Handler
 from livetab.runtime import Build, HttpParts, Service
 
 from livetab_api.planner import PlannerHandler
+from livetab_api.releases import ReleaseHandler
 
 
 def _handlers(build: Build) -> list[Handler]:
-    return [PlannerHandler()]
+    return [PlannerHandler(), ReleaseHandler()]
 
 
 def _http(parts: HttpParts) -> Any:

@@ -13,6 +13,8 @@ from livetab.store import open_store, schema
 from livetab.v1 import common_pb2
 from livetab_api.planner import PlannerHandler
 
+from tests.support.releases import publish
+
 
 def test_closed_book_is_planned_once_and_never_for_imperfect_golds(tmp_path: Path) -> None:
     store = open_store(f"sqlite:///{tmp_path / 'p.db'}")
@@ -21,6 +23,7 @@ def test_closed_book_is_planned_once_and_never_for_imperfect_golds(tmp_path: Pat
     qs = [Question(id=f"q{i}", table_id=f"t{i}", family="math", text="How many bolts?", gold=g, release="r")
           for i, g in enumerate(golds)]
     store.upsert(schema.questions, [question_row(q.to_proto()) for q in qs])
+    publish(store, "r")
     run = build_run("team", "r", common_pb2.ModelSpec(name="m", backend="openai", model="m"),
                     formats=["csv", "markdown"], settings=["with_table", "closed_book"], samples=2)
     out = [o.message for o in PlannerHandler().handle(run, HandlerContext(store=store, settings=None))]

@@ -3,14 +3,13 @@ copies, math tables) are stored too, so every question's table can be found by i
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import random
-from pathlib import Path
 from typing import Any
 
 from google.protobuf.message import Message
-from livetab import topics as topic_names
 from livetab.aioloop import BackgroundLoop
 from livetab.bus import HandlerContext, Outgoing, PoisonMessage
 from livetab.failures import record_failure
@@ -18,14 +17,14 @@ from livetab.questions import Question
 from livetab.records import question_row, table_row
 from livetab.store import schema
 from livetab.tables import Table
-from livetab.v1 import table_pb2
+from livetab.topics import PROBLEMS, QUESTIONS, TABLES
+from livetab.v1 import math_pb2, table_pb2
 
-from livetab_qagen.mathflow import MATH_SOURCE_KIND, math_questions
+from livetab_qagen.mathflow import math_questions
 
 __all__ = ["QagenHandler"]
 
 log = logging.getLogger(__name__)
-TOPIC_OUT = topic_names.QUESTIONS
 NOT_FAILURES = {"no_candidates", "near_duplicate", "balance"}  # quality control at work, not errors
 
 
@@ -52,26 +51,26 @@ def _balanced(questions: list[Question], n: int, offset: int = 0) -> list[Questi
 
 class QagenHandler:
     service = "qagen"
-    topics = [topic_names.TABLES]
+    topics = [TABLES, PROBLEMS]  # tables, and math word problems for the math flow
 
     def __init__(self) -> None:
         self._llm_backends: tuple[Any, Any, Any] | None = None
         self._loop = BackgroundLoop("qagen-loop")
 
-    def _math(self, table: Table, ctx: HandlerContext, seed: int) -> list[Outgoing]:
-        outcome = math_questions(table, seed=seed)
+    def _math(self, problem: math_pb2.MathProblem, ctx: HandlerContext, seed: int) -> list[Outgoing]:
+        outcome = math_questions(problem, seed=seed)
         for reason in outcome.failures:
-            record_failure(ctx.store, "qagen", table.id, f"math: {reason}", table.release)
-        return self._emit(ctx, table, outcome.questions, outcome.tables)
+            record_failure(ctx.store, "qagen", problem.id, f"math: {reason}", problem.release)
+        return self._emit(ctx, problem.release, problem.created_at, outcome.questions, outcome.tables)
 
     def _llm_path(self, table: Table, cfg: Any, ctx: HandlerContext) -> list[Question]:
         """LLM-proposed questions, admitted only when the sandboxed derivation reproduces the proposed answer
         and the validator agrees in enough trials; borderline ones go to the human review queue."""
+        from livetab import review
         from livetab.models.registry import backend_from_spec
         from livetab.models.spec import model_spec
 
         from livetab_qagen.llm_path import LlmPathConfig, run_llm_path
-        from livetab_qagen.review import ReviewQueue
 
         llm = cfg.llm
         if self._llm_backends is None:
@@ -80,7 +79,7 @@ class QagenHandler:
             simple = backend_from_spec(model_spec(llm.simplicity)) if llm.simplicity else None
             self._llm_backends = (gen, val, simple)
         gen, val, simple = self._llm_backends
-        queue = ReviewQueue(Path(llm.review_queue))
+        queue = functools.partial(review.add, ctx.store)  # the store's review_items: one queue for every pod
         config = LlmPathConfig(k_validator=llm.k_validator, k_simplicity=llm.k_simplicity)
         result = self._loop.run(run_llm_path(table, generator=gen, validator=val, simplicity=simple, queue=queue,
                                              n_proposals=llm.proposals_per_table, config=config, seed=cfg.seed))
@@ -90,29 +89,29 @@ class QagenHandler:
                                f"proposal {p.outcome}: " + "; ".join(p.decisions), table.release)
         return result.kept
 
-    def _emit(self, ctx: HandlerContext, table: Table, questions: list[Question], derived: list[Table]
-              ) -> list[Outgoing]:
+    def _emit(self, ctx: HandlerContext, release: str, created_at: str, questions: list[Question],
+              derived: list[Table]) -> list[Outgoing]:
         tables = [t.to_proto() for t in derived]
         for t in tables:
-            t.release = table.release
+            t.release = release
         ctx.store.upsert(schema.tables, [table_row(t) for t in tables])
         protos = []
         for q in questions:
-            q.release = table.release
-            q.source_created_at = q.source_created_at or table.source.created_at
+            q.release = release
+            q.source_created_at = q.source_created_at or created_at
             protos.append(q.to_proto())
         ctx.store.upsert(schema.questions, [question_row(p) for p in protos])
-        return [Outgoing(TOPIC_OUT, p, key=p.table_id, message_id=p.id) for p in protos]
+        return [Outgoing(QUESTIONS, p, key=p.table_id, message_id=p.id) for p in protos]
 
     def handle(self, message: Message, ctx: HandlerContext) -> list[Outgoing]:
         from livetab_qagen.programmatic import generate
 
+        cfg = getattr(ctx.settings, "qagen", None)
+        if isinstance(message, math_pb2.MathProblem):
+            return self._math(message, ctx, cfg.seed if cfg else 0)
         if not isinstance(message, table_pb2.Table):
             raise PoisonMessage(f"qagen got {message.DESCRIPTOR.full_name}")
         table = Table.from_proto(message)
-        cfg = getattr(ctx.settings, "qagen", None)
-        if table.source.kind == MATH_SOURCE_KIND:
-            return self._math(table, ctx, cfg.seed if cfg else 0)
         families = list(cfg.families) if cfg else None
         seed = cfg.seed if cfg else 0
         try:
@@ -132,4 +131,5 @@ class QagenHandler:
         if cfg is not None and cfg.llm.generator is not None:
             questions = questions + self._llm_path(table, cfg, ctx)
         used = {q.table_id for q in questions}
-        return self._emit(ctx, table, questions, [t for t in result.tables if t.id in used])
+        return self._emit(ctx, table.release, table.source.created_at, questions,
+                          [t for t in result.tables if t.id in used])

@@ -14,6 +14,7 @@ import asyncio
 import json
 import logging
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,13 +25,15 @@ from livetab.questions import FAMILIES, Gold, Question, Verification
 from livetab.render import pipe_table
 from livetab.tables import Table
 
-from livetab_qagen.review import ReviewQueue
 from livetab_qagen.sandbox import run_derivation
 from livetab_qagen.validator import answers_match, validator_trials
 
-__all__ = ["LlmPathConfig", "LlmPathResult", "Proposal", "gold_from_value", "parse_proposal", "run_llm_path"]
+__all__ = ["Enqueue", "LlmPathConfig", "LlmPathResult", "Proposal", "gold_from_value", "parse_proposal",
+           "run_llm_path"]
 
 log = logging.getLogger(__name__)
+# Queue a question for human review with the reason; False when it was queued already (livetab.review.add).
+Enqueue = Callable[[Question, str], bool]
 
 GEN_SYSTEM = (
     "You write one question about a table and a Python pandas program that computes its answer. "
@@ -135,7 +138,7 @@ async def _ask_generator(generator: ModelBackend, table: Table, cfg: LlmPathConf
 
 
 async def _one(index: int, table: Table, generator: ModelBackend, validator: ModelBackend,
-               simplicity: ModelBackend | None, queue: ReviewQueue | None, cfg: LlmPathConfig,
+               simplicity: ModelBackend | None, queue: Enqueue | None, cfg: LlmPathConfig,
                seed: int) -> Proposal:
     try:
         raw = await _ask_generator(generator, table, cfg, seed)
@@ -169,7 +172,7 @@ async def _one(index: int, table: Table, generator: ModelBackend, validator: Mod
         family=family if family in FAMILIES else "reasoning", text=text, gold=gold,
         skill=skill if skill in SKILLS else "", language=table.language, derivation=program,
         verification=Verification(method="sandbox+validator"), status="pending",
-        generator=f"llm:{generator.name}", params={"seed": str(seed), "index": str(index)},
+        generator=f"llm:{generator.name}", params={"seed": str(seed), "index": str(index)}, release=table.release,
     )
     p.question = q
     trials = await validator_trials(validator, table, text, gold, k=cfg.k_validator, seed=seed,
@@ -192,8 +195,9 @@ async def _one(index: int, table: Table, generator: ModelBackend, validator: Mod
         if queue is None:
             p.decisions.append("review queue: none configured; the question waits with status review")
         else:
-            added = queue.add(q, reason=f"validator {trials.correct}/{trials.trials}")
-            p.decisions.append(f"review queue: {'added' if added else 'already queued'} ({queue.path.name})")
+            q.verification.decisions = list(p.decisions)  # the person reviewing sees how it got there
+            added = queue(q, f"validator {trials.correct}/{trials.trials}")
+            p.decisions.append(f"review queue: {'added' if added else 'already queued'}")
     p.outcome = outcome
     q.status = {"kept": "verified", "review": "review"}.get(outcome, "discarded")
     q.verification.passed = outcome == "kept"
@@ -225,7 +229,7 @@ async def _simplicity(p: Proposal, q: Question, table: Table, simplicity: ModelB
 
 
 async def run_llm_path(table: Table, *, generator: ModelBackend, validator: ModelBackend,
-                       simplicity: ModelBackend | None = None, queue: ReviewQueue | None = None,
+                       simplicity: ModelBackend | None = None, queue: Enqueue | None = None,
                        n_proposals: int = 1, config: LlmPathConfig | None = None, seed: int = 0) -> LlmPathResult:
     """Ask for `n_proposals` questions about `table` and decide each one; never raises for a bad proposal."""
     cfg = config or LlmPathConfig()

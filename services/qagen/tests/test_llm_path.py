@@ -6,16 +6,18 @@ from __future__ import annotations
 
 import asyncio
 import csv
+import functools
 import json
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from livetab import review
 from livetab.models.base import Completion, GenerateRequest, ModelError
 from livetab.paths import shared_data
+from livetab.store import open_store, schema
 from livetab.tables import Source, Table
-from livetab_qagen.llm_path import LlmPathConfig, gold_from_value, parse_proposal, run_llm_path
-from livetab_qagen.review import ReviewQueue
+from livetab_qagen.llm_path import Enqueue, LlmPathConfig, gold_from_value, parse_proposal, run_llm_path
 
 
 def wtq_table(rel: str) -> Table:
@@ -54,7 +56,7 @@ GOOD = generator("Which country is Lincoln Cathedral in?", "England",
 TABLE_REL = "csv/203-csv/39.csv"
 
 
-def run(gen: Scripted, val: Scripted, simple: Scripted | None, queue: ReviewQueue | None = None, k: int = 4):
+def run(gen: Scripted, val: Scripted, simple: Scripted | None, queue: Enqueue | None = None, k: int = 4):
     table = wtq_table(TABLE_REL)
     cfg = LlmPathConfig(k_validator=k, k_simplicity=k)
     return asyncio.run(run_llm_path(table, generator=gen, validator=val, simplicity=simple, queue=queue, config=cfg))
@@ -74,15 +76,22 @@ def test_validated_difficult_question_is_kept() -> None:
 
 
 def test_partly_validated_question_goes_to_the_review_queue(tmp_path: Path) -> None:
-    queue = ReviewQueue(tmp_path / "review.jsonl")
+    store = open_store(f"sqlite:///{tmp_path / 'q.db'}")
+    queue = functools.partial(review.add, store)
     res = run(GOOD, answers("England", "Wales", "England", "no idea"), answers("x"), queue)
     p = res.proposals[0]
     assert p.outcome == "review" and p.question is not None and p.question.status == "review"
-    pending = queue.list()
+    assert p.decisions[-1] == "review queue: added"
+    pending = review.items(store, status=review.PENDING)
     assert [i.question.id for i in pending] == [p.question.id] and pending[0].reason == "validator 2/4"
-    approved = queue.approve(p.question.id, reviewer="amira", note="checked in the table")
-    assert approved.status == "verified" and approved.verification.decisions[-1].startswith("human review: approved")
-    assert queue.list() == [] and queue.get(p.question.id).reviewer == "amira"
+    assert pending[0].question.status == "review" and pending[0].question.verification.decisions  # how it got there
+    assert not queue(p.question, "again")  # queued once: a redelivered table does not queue it twice
+    approved = review.decide(store, p.question.id, review.ACCEPTED, reviewer="amira", note="checked in the table")
+    assert approved.status == "verified" and approved.verification.decisions[-1] == (
+        "human review: accepted by amira: checked in the table")
+    assert review.items(store, status=review.PENDING) == [] and review.get(store, p.question.id).reviewer == "amira"
+    assert store.get(schema.questions, p.question.id)["status"] == "verified"
+    store.close()
 
 
 def test_never_validated_question_is_discarded() -> None:

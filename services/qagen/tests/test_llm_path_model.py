@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import asyncio
 import csv
+import functools
 import json
 from pathlib import Path
 
 import pytest
+from livetab import review
 from livetab.models.base import Completion, GenerateRequest
 from livetab.paths import shared_data
+from livetab.store import open_store
 from livetab.tables import Source, Table
 from livetab_qagen.llm_path import LlmPathConfig, run_llm_path
-from livetab_qagen.review import ReviewQueue
 
 pytestmark = pytest.mark.model
 
@@ -40,7 +42,8 @@ def test_llm_path_end_to_end_with_the_local_model(tmp_path: Path) -> None:
     from livetab.models.llama_local import LlamaLocalBackend
 
     model = LlamaLocalBackend()
-    queue = ReviewQueue(tmp_path / "review.jsonl")
+    store = open_store(f"sqlite:///{tmp_path / 'q.db'}")
+    queue = functools.partial(review.add, store)
     cfg = LlmPathConfig(k_validator=2, k_simplicity=2, generator_max_tokens=80, validator_max_tokens=8, max_rows=12)
     skoda = wtq_table("csv/204-csv/21.csv")
     towers = wtq_table("csv/203-csv/39.csv")
@@ -63,4 +66,4 @@ def test_llm_path_end_to_end_with_the_local_model(tmp_path: Path) -> None:
     if p.question.verification.validator_correct:  # then the small model's simplicity trials ran as well
         assert p.question.verification.simplicity_trials == 2
     if p.outcome == "review":
-        assert [i.question.id for i in queue.list()] == [p.question.id]
+        assert [i.question.id for i in review.items(store)] == [p.question.id]

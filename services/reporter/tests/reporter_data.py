@@ -19,6 +19,8 @@ from livetab.v1 import common_pb2, inference_pb2, judgment_pb2, question_pb2
 from livetab_api.planner import PlannerHandler
 from livetab_scraper.profile import profile_table
 
+from tests.support.releases import publish
+
 RELEASE = "test-rel"
 JUDGE = "rule"
 
@@ -109,6 +111,7 @@ def plan_run(store: Any, model: str = "m1", *, cutoff: str = "", **knobs: Any
     `cutoff`: the model's declared knowledge cutoff."""
     spec = common_pb2.ModelSpec(name=model, backend="openai", model=model, knowledge_cutoff=cutoff)
     run = build_run("team", RELEASE, spec, **knobs)
+    publish(store, RELEASE)  # runs are planned against a live release (a draft is frozen first)
     outs = PlannerHandler().handle(run, HandlerContext(store=store, settings=None))
     return run.id, [o.message for o in outs]  # type: ignore[misc]
 

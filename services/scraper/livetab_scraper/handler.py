@@ -8,19 +8,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from google.protobuf.message import Message
-from livetab import topics as topic_names
 from livetab.bus import HandlerContext, Outgoing, PoisonMessage
 from livetab.failures import record_failure
-from livetab.ids import table_id
 from livetab.records import table_row
 from livetab.store import schema
-from livetab.tables import Source, Table
-from livetab.v1 import table_pb2
+from livetab.tables import Table
+from livetab.topics import PROBLEMS, SCRAPES, TABLES
+from livetab.v1 import math_pb2, table_pb2
 
 __all__ = ["ScraperHandler"]
 
 log = logging.getLogger(__name__)
-TOPIC_OUT = topic_names.TABLES
 
 
 @dataclass
@@ -28,6 +26,7 @@ class Found:
     table: Table | None
     entity: str
     reason: str = ""
+    problem: math_pb2.MathProblem | None = None  # a math word problem: no table, its own message
 
 
 def _cleaned(t: Table, entity: str, settings: object | None) -> Found:
@@ -45,22 +44,20 @@ def _cleaned(t: Table, entity: str, settings: object | None) -> Found:
     return Found(cleaned, cleaned.id)
 
 
-def problem_table(item: Any) -> Table:
-    """A math word problem passed through as a one-row table for qagen's math generator."""
-    p = item.problem
+def problem_message(item: Any, release: str) -> math_pb2.MathProblem:
+    """A math word problem as its own message, for qagen's math flow (livetab.problems.v1)."""
+    from livetab.gsm8k import to_message
+
     meta = item.meta
-    source = Source(kind="math_problem", uri=meta.uri or f"gsm8k:{p.id}", title=p.id, revision=meta.revision,
-                    created_at=meta.created_at, retrieved_at=meta.retrieved_at, licence=meta.licence or "MIT",
-                    attribution=meta.attribution or "GSM8K, openai/grade-school-math (MIT)")
-    return Table(id=table_id(source.uri, source.revision, 0), source=source,
-                 header=[["id", "question", "answer", "final_answer"]],
-                 rows=[[p.id, p.question, p.answer_text, p.final_answer]], language=item.language or "en",
-                 domain="other")
+    return to_message(item.problem, release=release, language=item.language or "en", created_at=meta.created_at,
+                      uri=meta.uri, revision=meta.revision, retrieved_at=meta.retrieved_at,
+                      licence=meta.licence or "MIT",
+                      attribution=meta.attribution or "GSM8K, openai/grade-school-math (MIT)")
 
 
 class ScraperHandler:
     service = "scraper"
-    topics = [topic_names.SCRAPES]
+    topics = [SCRAPES]
 
     def handle(self, message: Message, ctx: HandlerContext) -> list[Outgoing]:
         if not isinstance(message, table_pb2.ScrapeCommand):
@@ -69,6 +66,9 @@ class ScraperHandler:
         settings = getattr(ctx.settings, "scraper", None)
         out: list[Outgoing] = []
         for f in self._found(cmd, settings):
+            if f.problem is not None:
+                out.append(Outgoing(PROBLEMS, f.problem, key=f.problem.id, message_id=f.problem.id))
+                continue
             if f.table is None:
                 record_failure(ctx.store, "scraper", f.entity, f.reason, cmd.release)
                 log.info("scraper: %s: %s", f.entity, f.reason)
@@ -76,7 +76,7 @@ class ScraperHandler:
             f.table.release = cmd.release
             proto = f.table.to_proto()
             ctx.store.upsert(schema.tables, [table_row(proto)])
-            out.append(Outgoing(TOPIC_OUT, proto, key=proto.id, message_id=proto.id))
+            out.append(Outgoing(TABLES, proto, key=proto.id, message_id=proto.id))
         return out
 
     def _found(self, cmd: table_pb2.ScrapeCommand, settings: object | None) -> Iterator[Found]:
@@ -90,7 +90,7 @@ class ScraperHandler:
                 yield Found(None, item.location, item.reason)
                 continue
             if item.problem is not None:
-                yield Found(problem_table(item), item.problem.id)
+                yield Found(None, item.problem.id, problem=problem_message(item, cmd.release))
                 continue
             extract_pages([item])
             target = item.extra.get("target_table")

@@ -81,7 +81,8 @@ class Worker:
         self.handler = handler
         self.bus = bus
         self.ctx = ctx
-        self.group = group or topics.consumer_group(handler.service)
+        # a handler may name its own group (a service's second handler: livetab_api.releases)
+        self.group = group or getattr(handler, "group", "") or topics.consumer_group(handler.service)
         self.consumer = bus.consumer(self.group, handler.topics)
         if hasattr(bus, "topic_exists"):  # handlers may check a topic before writing anything (the planner does)
             ctx.services.setdefault("topic_exists", bus.topic_exists)

@@ -71,6 +71,7 @@ runs = Table(
     Column("release", String(64), nullable=False),
     Column("planned", Integer, nullable=False),
     Column("payload", LargeBinary, nullable=False),
+    Column("refused", Text, nullable=False, server_default=""),  # why the planner refused it ("" when planned)
     _created(),
 )
 
