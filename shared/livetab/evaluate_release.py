@@ -8,8 +8,9 @@
 - `demo`, the bundled sample (the default): the sources and question families of `deploy/demo.yaml`
   (real Wikipedia tables, GSM8K problems and FreshTab tables shipped in `deploy/sample`), turned into verified
   questions by the scraper and qagen services the first time it is used and kept in a cache store
-  (`$LIVETAB_CACHE/releases`, default ~/.cache/livetab/releases) keyed by the livetab version and the sample
-  files' contents; later evaluations copy its tables and questions from there (a second or so).
+  (`$LIVETAB_CACHE/releases`, default ~/.cache/livetab/releases) keyed by the livetab version, the sample
+  files' contents and the source of the packages that generate questions (shared, scraper, qagen); later
+  evaluations copy its tables and questions from there (a second or so).
 
 `load_release(ref)` gives the questions and tables of any of these without running anything else.
 """
@@ -17,6 +18,7 @@
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import sys
@@ -132,6 +134,10 @@ def _demo_sections() -> tuple[list[SourceSettings], QagenSettings]:
     return sources, QagenSettings(**doc.get("qagen", {}))
 
 
+# the packages whose code turns the sample into questions (found, not imported: shared/ imports no service)
+_GENERATING_CODE = ("livetab", "livetab_scraper", "livetab_qagen")
+
+
 def _cache_key(sources: list[SourceSettings], qagen: QagenSettings) -> str:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -141,6 +147,12 @@ def _cache_key(sources: list[SourceSettings], qagen: QagenSettings) -> str:
         v = "0"
     h = hashlib.sha256(json.dumps([v, [s.model_dump() for s in sources], qagen.model_dump()], sort_keys=True,
                                   default=str).encode())
+    for package in _GENERATING_CODE:  # a change to the code that makes questions makes a new cache entry
+        spec = importlib.util.find_spec(package)
+        for folder in (spec.submodule_search_locations or []) if spec else []:
+            for f in sorted(Path(folder).rglob("*.py")):
+                if "tests" not in f.parts and "__pycache__" not in f.parts:
+                    h.update(f.name.encode() + b"\0" + f.read_bytes())
     for s in sources:
         root = Path(s.location)
         for f in sorted([root] if root.is_file() else (p for p in root.rglob("*") if p.is_file() and
