@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import logging
-import shutil
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -25,14 +24,11 @@ from livetab import topics
 from livetab.ids import content_id, judge_name, judgment_id
 from livetab.models.spec import model_spec
 from livetab.paths import repo_root
-from livetab.publication import is_public
 from livetab.runs import build_run
 from livetab.runtime.embedded import Embedded
 from livetab.settings import Settings
 from livetab.store import Store, schema
 from livetab.v1 import release_pb2, run_pb2, table_pb2
-
-from livetab_cli.calibrate import ensure_calibration, out_dir_of
 
 __all__ = ["Pipeline", "Summary", "export_release", "run_embedded", "run_messages", "scrape_commands",
            "write_jsonl"]
@@ -81,13 +77,6 @@ def run_messages(settings: Settings) -> list[run_pb2.Run]:
     return [build_run(r.team, r.release, model_spec(m), **knobs) for m in settings.models]
 
 
-def release_command(release: str, action: release_pb2.ReleaseCommand.Action,
-                    by: str = "livetab run") -> release_pb2.ReleaseCommand:
-    at = datetime.now(UTC).isoformat(timespec="milliseconds")
-    return release_pb2.ReleaseCommand(id=content_id("release-command", release, str(action), at), release=release,
-                                      action=action, requested_by=by, requested_at=at)
-
-
 class Pipeline:
     """The services of embedded mode, and the commands the CLI sends them.
 
@@ -111,7 +100,9 @@ class Pipeline:
 
     def publish_release(self, release: str | None = None) -> None:
         """Freeze the release (if still a draft) and make it live: runs may be planned against it."""
-        cmd = release_command(release or self.settings.run.release, release_pb2.ReleaseCommand.PUBLISH)
+        from livetab_api.releases import release_command
+
+        cmd = release_command(release or self.settings.run.release, "publish", by="livetab run")
         self.services.publish(topics.RELEASE_COMMANDS, cmd, key=cmd.release, message_id=cmd.id)
         self.services.drive()
 
@@ -152,14 +143,23 @@ class Pipeline:
         return due
 
     def write_reports(self, run_ids: list[str]) -> tuple[dict[str, Any], Path]:
-        from livetab_reporter.files import write_reports
+        """The leaderboard files of these runs in the configured release's folder: read back when the reporter
+        service of this pipeline has just written them (these runs are every run on the release and none was
+        judged since), else written by the reporter's own function (`livetab_reporter.files.write_leaderboard`)."""
+        from livetab.calibration import load_calibration
+        from livetab_reporter.files import out_root, release_runs, report_dir, write_leaderboard
 
-        out_dir = out_dir_of(self.settings)
-        self.calibration = ensure_calibration(self.settings, out_dir)  # the reports carry it
         release = self.settings.run.release
-        doc = write_reports(self.store, run_ids, out_dir, release, judge=judge_name(self.settings.judge),
-                            public=is_public(release, self.settings),
-                            split_date=self.settings.reporter.contamination_split)
+        out_dir = report_dir(self.settings, release)
+        reporters = self.services.handlers("reporter")
+        fresh: set[str] = set().union(*(getattr(h, "fresh_releases", set()) for h in reporters))
+        board = out_dir / "leaderboard.json"
+        if release in fresh and sorted(run_ids) == release_runs(self.store, release) and board.is_file():
+            doc: dict[str, Any] = json.loads(board.read_text(encoding="utf-8"))
+        else:
+            auto = next((h.calibration(self.services.ctx) for h in reporters if hasattr(h, "calibration")), None)
+            doc = write_leaderboard(self.store, self.settings, run_ids, out_dir, release, auto=auto)
+        self.calibration = load_calibration(out_root(self.settings))  # the reports carry it
         return doc, out_dir
 
     def summary(self, run_ids: list[str], leaderboard: dict[str, Any], out_dir: Path) -> Summary:
@@ -209,38 +209,10 @@ def write_jsonl(path: Path, rows: list[dict[str, Any]], message: type[Message]) 
 def export_release(store: Store, settings: Settings, folder: Path, *, release: str | None = None,
                    balance: str | None = None, calibration: dict[str, Any] | None = None,
                    run_ids: list[str] | None = None) -> dict[str, int]:
-    """The release as files (`livetab_reporter.export`): in full into `folder` when the release is retired
-    (`livetab.publication.is_public`); for a live release, counts and redacted results into `folder` and the
-    full files into the operator's `OUT_DIR/private/release`. `balance` ("diverse", "lot") keeps only tables,
-    and their questions, in that domain distribution. Returns the number of questions per task family."""
-    from livetab.publication import is_public
-    from livetab.records import load_table
-    from livetab_reporter.export import export_release as write_release
-    from livetab_reporter.files import PRIVATE_DIR
+    """The release as files, by the reporter's export (`livetab_reporter.export.export_release_files`): in
+    full into `folder` when the release is retired; for a live release, counts and redacted results into
+    `folder` and the full files into the operator's `private/release`. Returns the questions per family."""
+    from livetab_reporter.export import export_release_files
 
-    release = release or settings.run.release
-    only: set[str] | None = None
-    note = ""
-    if balance:
-        from livetab_scraper.balance import balance_domains
-
-        asked = {r["table_id"] for r in store.select(schema.questions, release=release)}
-        tables = [t for t in (load_table(r) for r in store.select(schema.tables, release=release) if r["id"] in asked)
-                  if t is not None]
-        kept = balance_domains(tables, balance)
-        only = {t.id for t in kept.kept}
-        note = f"Domain-balanced ({balance}): " + ", ".join(f"{k} {v}" for k, v in kept.counts.items())
-    q, r = settings.qagen, settings.run
-    generation = {"families": q.families, "per_table": q.per_table, "seed": q.seed, "formats": r.formats,
-                  "settings": r.settings, "samples": r.samples, "temperature": r.temperature,
-                  "max_tokens": r.max_tokens, "max_rows": r.max_rows}
-    full = is_public(release, settings)
-    kw: dict[str, Any] = {"run_ids": run_ids, "judge": judge_name(settings.judge), "only_tables": only, "note": note,
-                          "calibration": calibration, "generation": generation}
-    done = write_release(store, release, folder, full=full, **kw)
-    private = out_dir_of(settings) / PRIVATE_DIR / "release"
-    if not full:
-        write_release(store, release, private, full=True, **kw)
-    else:
-        shutil.rmtree(private, ignore_errors=True)  # nothing to keep apart once the release is public
-    return done.families
+    return export_release_files(store, settings, folder, release=release or settings.run.release, balance=balance,
+                                calibration=calibration, run_ids=run_ids)

@@ -254,20 +254,16 @@ def cmd_cycle(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from livetab.ids import judge_name
-    from livetab.publication import is_public
+    """The leaderboard files from the store, written by the reporter's own function (as its service does)."""
     from livetab.store import open_store, schema
-    from livetab_reporter.files import write_reports
+    from livetab_reporter.files import report_dir, write_leaderboard
 
     settings = _settings(args)
-    from livetab_cli.calibrate import ensure_calibration, out_dir_of
-
-    ensure_calibration(settings, Path(args.out) if args.out else out_dir_of(settings))
     store = open_store(settings.store.url)
-    runs = args.run or [r["id"] for r in store.select(schema.runs, release=args.release or settings.run.release)]
     release = args.release or settings.run.release
-    doc = write_reports(store, runs, Path(args.out or settings.out_dir), release, judge=judge_name(settings.judge),
-                        public=is_public(release, settings), split_date=settings.reporter.contamination_split)
+    runs = args.run or [r["id"] for r in store.select(schema.runs, release=release)]
+    out = Path(args.out) if args.out else report_dir(settings, release)
+    doc = write_leaderboard(store, settings, runs, out, release)
     for m in doc["models"]:
         print(f"{m['model']}: {m['correct']}/{m['n']} accuracy {m['accuracy']:.3f}")
     return 0
@@ -311,9 +307,10 @@ def cmd_release(args: argparse.Namespace) -> int:
 def _calibration(settings: Settings) -> dict[str, Any]:
     """calibration.json from the configured output folder; without one, the model-free figures are
     computed there first (a second or two)."""
-    from livetab_cli.calibrate import ensure_calibration, out_dir_of
+    from livetab_reporter.calibration import ensure_calibration
+    from livetab_reporter.files import out_root
 
-    return ensure_calibration(settings, out_dir_of(settings))
+    return ensure_calibration(settings, out_root(settings))
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:

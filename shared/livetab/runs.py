@@ -1,14 +1,18 @@
 """Building a run: the same settings give the same run id, whether the run came from a config file
-(embedded) or over HTTP (api)."""
+(embedded) or over HTTP (api); and how far a run's judging has got (`judging_progress`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from livetab.ids import run_id
+from livetab.store import schema
+from livetab.topics import INFERENCE_REQUESTS, INFERENCE_RESULTS
 from livetab.v1 import common_pb2, run_pb2
 
-__all__ = ["build_run"]
+__all__ = ["JudgingProgress", "build_run", "judging_progress"]
 
 
 def build_run(team: str, release: str, spec: common_pb2.ModelSpec, *, formats: Sequence[str] = ("markdown",),
@@ -25,3 +29,34 @@ def build_run(team: str, release: str, spec: common_pb2.ModelSpec, *, formats: S
                                                           seed=seed))
     return run_pb2.Run(id=run_id(team, spec.name, release, {**knobs, "model": model}), team=team, model=spec,
                        release=release, settings=rs)
+
+
+@dataclass(frozen=True)
+class JudgingProgress:
+    planned: int  # requests the planner made (0 when the run is not planned, or not yet)
+    judged: int  # judgments by the judge asked about (one per request; a re-judgment replaces its row)
+    dead_lettered: int  # requests, or their results, dead-lettered and not redriven: they will never be judged
+
+    @property
+    def complete(self) -> bool:
+        """Every planned request is judged or dead-lettered (a planned run only)."""
+        return self.planned > 0 and self.judged + self.dead_lettered >= self.planned
+
+
+def _settles(letter: dict[str, Any]) -> bool:
+    """A dead letter of an inference request (any pool's topic) or result, not redriven since: its request
+    will never be judged. A redriven one is outstanding again until it is answered."""
+    topic = str(letter["source_topic"])
+    request = topic.startswith(INFERENCE_REQUESTS.removesuffix(".v1"))
+    return (request or topic == INFERENCE_RESULTS) and letter.get("redriven_at") is None
+
+
+def judging_progress(store: Any, run: str, judge: str, planned: int | None = None) -> JudgingProgress:
+    """How far judging has got on `run` (by `judge`'s verdicts): a few count queries, so a reporter can ask
+    on every batch. `planned` when the caller has the run's row already."""
+    if planned is None:
+        row = store.get(schema.runs, run)
+        planned = int(row["planned"]) if row is not None else 0
+    judged = int(store.count(schema.judgments, run_id=run, judge=judge))
+    letters = sum(_settles(d) for d in store.select(schema.dead_letters, run_id=run))
+    return JudgingProgress(planned=planned, judged=judged, dead_lettered=letters)

@@ -249,13 +249,19 @@ class JudgeSettings(_Strict):
 class ReporterSettings(_Strict):
     """When a run's leaderboard is recomputed from the store: once its judged count has grown by
     `refresh_growth` (a fraction) since the last recompute, once `refresh_s` seconds have passed, and
-    always when every planned request is judged. Geometric steps keep the total work near-linear."""
+    always when every planned request is judged. Geometric steps keep the total work near-linear.
+
+    `write_files`: the reporter service writes the report files (leaderboard.json, .md, report.html, the
+    release exports) under the top-level `out_dir` when a run completes and when a release is frozen or
+    retired (`livetab_reporter.files.report_dir` says where); off, it keeps only the live leaderboard rows and
+    updates (a replica that must not write, tests of the rows alone)."""
 
     refresh_growth: float = Field(default=0.1, ge=0.0)
     refresh_s: float = Field(default=30.0, ge=0.0)
     # the contamination view's split of items by source date (ISO YYYY-MM-DD): fresh are those created after
     # it; "" splits at each model's declared knowledge cutoff, or else at the median source date of its items
     contamination_split: str = Field(default="", pattern=r"^(\d{4}-\d{2}-\d{2})?$")
+    write_files: bool = True
 
 
 class ReleaseSettings(_Strict):

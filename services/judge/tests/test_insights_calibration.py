@@ -83,3 +83,11 @@ def test_llm_insight_judge_kappa_on_12_rated_rows() -> None:
     assert parsed.n == 12 - all_rows.unparsed
     assert math.isnan(parsed.kappa) or -1.0 <= parsed.kappa <= 1.0
     assert -1.0 <= all_rows.kappa <= 1.0
+
+
+def test_the_shared_calibration_compares_the_judges_own_labels() -> None:
+    """The TaTA figures (livetab.tata_calibration, read by every report) count the labels the LLM judge gives."""
+    from livetab import tata_calibration
+    from livetab_judge import llm_judge
+
+    assert (tata_calibration.TRUE, tata_calibration.FALSE) == (llm_judge.TRUE, llm_judge.FALSE)

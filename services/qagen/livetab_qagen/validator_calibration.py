@@ -10,22 +10,19 @@ from __future__ import annotations
 
 import time
 
-from livetab.calibration import NOT_COMPUTED, Figure
+from livetab.calibration import Figure
 from livetab.models.base import ModelBackend
+from livetab.tabfact_calibration import (
+    TABFACT_COMPARES,
+    TABFACT_DATA,
+    TABFACT_LICENCE,
+    TABFACT_METHOD,
+    tabfact_not_computed,
+)
 
 from livetab_qagen.validator import measure_tabfact_agreement_async
 
 __all__ = ["TABFACT_DATA", "tabfact_not_computed", "tabfact_validator_figure"]
-
-TABFACT_DATA = "TabFact test statements with human ENTAILED/REFUTED labels, 151 + 151 (shared/data/tabfact)"
-TABFACT_LICENCE = "MIT (tables from Wikipedia, CC BY-SA)"
-_COMPARES = "qagen's validator model vs TabFact's human ENTAILED/REFUTED label on a statement about a table"
-_METHOD = "accuracy and Cohen's kappa (unparsed replies a category of their own); confusion counts"
-
-
-def tabfact_not_computed(judge: str, reason: str) -> Figure:
-    return Figure(key="validator_vs_tabfact", compares=_COMPARES, method=_METHOD, data=TABFACT_DATA,
-                  licence=TABFACT_LICENCE, judge=judge, status=NOT_COMPUTED, note=reason)
 
 
 async def tabfact_validator_figure(backend: ModelBackend, limit: int, *, judge: str, max_tokens: int = 4,
@@ -37,7 +34,7 @@ async def tabfact_validator_figure(backend: ModelBackend, limit: int, *, judge: 
     # keys read "reference/model" in the validator's report; the published form is "judge/reference"
     confusion = {f"{k.split('/')[1]}/{k.split('/')[0]}": v for k, v in confusion.items()}
     human_true = sum(v for k, v in confusion.items() if k.endswith("/true"))
-    return Figure(key="validator_vs_tabfact", compares=_COMPARES, method=_METHOD, data=TABFACT_DATA,
+    return Figure(key="validator_vs_tabfact", compares=TABFACT_COMPARES, method=TABFACT_METHOD, data=TABFACT_DATA,
                   licence=TABFACT_LICENCE, judge=judge, n=report.n,
                   values={"accuracy": report.accuracy, "kappa": report.kappa, "unparsed": float(report.unparsed),
                           "predicted_true_share": report.predicted_true_share,

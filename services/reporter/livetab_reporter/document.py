@@ -55,9 +55,12 @@ def git_commit() -> str | None:
 
 def release_manifest_hash(store: Any, release: str) -> tuple[str | None, int]:
     """(sha256 over the release's verified questions — id and gold, one line each in id order — and how many
-    questions it covers); (None, 0) when the release has none. Any change to a question's gold changes it."""
+    questions it covers); (None, 0) when the release has none. Any change to a question's gold changes it.
+    A frozen release's questions are its frozen members (`export.release_questions`)."""
+    from livetab_reporter.export import release_questions
+
     lines = []
-    for row in store.select(schema.questions, release=release):
+    for row in release_questions(store, release):
         if row["status"] != "verified":
             continue
         g = question_pb2.Question.FromString(row["payload"]).gold

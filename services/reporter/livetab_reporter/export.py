@@ -16,11 +16,17 @@ fields that disclose questions (`answers.SECRET`): no question texts, gold answe
 
 Each file loads with `datasets.load_dataset("json"|"parquet", data_files=...)` and with pandas; maps
 (`params`, `column_types`) are stored as JSON strings so every row has the same columns. `question_from_row`
-and `table_from_row` turn a row back into the stored protobuf message."""
+and `table_from_row` turn a row back into the stored protobuf message.
+
+A frozen release's questions are its frozen members (`release_members`), never questions generated later;
+a release not frozen yet exports the questions stored under its name. `export_release_files` is the export
+with what the settings say (which copy goes where, the generation settings, domain balancing): the reporter
+service calls it when a release is frozen, retired or reported, and `livetab release` calls it too."""
 
 from __future__ import annotations
 
 import json
+import shutil
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,12 +34,15 @@ from typing import Any
 
 from google.protobuf.json_format import MessageToDict, ParseDict
 from livetab.calibration import calibration_markdown
+from livetab.ids import judge_name
+from livetab.settings import Settings
 from livetab.store import schema
 from livetab.v1 import question_pb2, table_pb2
 
 from livetab_reporter.answers import COLUMNS, SECRET, answer_records, public_view
 
-__all__ = ["Exported", "export_release", "question_from_row", "read_rows", "table_from_row", "write_rows"]
+__all__ = ["Exported", "export_release", "export_release_files", "question_from_row", "read_rows", "release_questions",
+           "table_from_row", "write_rows"]
 
 PROVENANCE = ("licence", "source_uri", "source_title", "source_kind", "attribution")
 HF_LICENCES = {"cc by-sa 4.0": "cc-by-sa-4.0", "cc-by-sa-4.0": "cc-by-sa-4.0", "cc by 4.0": "cc-by-4.0",
@@ -178,6 +187,15 @@ def _card(release: str, qs: list[question_pb2.Question], ts: list[table_pb2.Tabl
     return "\n".join(header + body + ["", *calibration_markdown(calibration, level=2), ""])
 
 
+def release_questions(store: Any, release: str) -> list[dict[str, Any]]:
+    """The release's question rows in id order: its frozen members once it is frozen, else every question
+    stored under its name."""
+    members = [r["question_id"] for r in store.select(schema.release_members, release=release)]
+    if members:
+        return sorted(store.get_many(schema.questions, members).values(), key=lambda r: r["id"])
+    return sorted(store.select(schema.questions, release=release), key=lambda r: r["id"])
+
+
 def export_release(store: Any, release: str, folder: Path, *, full: bool, run_ids: list[str] | None = None,
                    judge: str = "", only_tables: set[str] | None = None, note: str = "",
                    calibration: dict[str, Any] | None = None, generation: dict[str, Any] | None = None) -> Exported:
@@ -187,7 +205,7 @@ def export_release(store: Any, release: str, folder: Path, *, full: bool, run_id
     for stale in ("questions", "tables", "results"):  # a live export must not keep an earlier full one's files
         for ext in ("jsonl", "parquet"):
             (folder / f"{stale}.{ext}").unlink(missing_ok=True)
-    qrows = sorted(store.select(schema.questions, release=release), key=lambda r: r["id"])
+    qrows = release_questions(store, release)
     trows = sorted(store.select(schema.tables, release=release), key=lambda r: r["id"])
     if only_tables is not None:
         qrows = [r for r in qrows if r["table_id"] in only_tables]
@@ -209,3 +227,43 @@ def export_release(store: Any, release: str, folder: Path, *, full: bool, run_id
     (folder / "README.md").write_text(card, encoding="utf-8")
     out.files.append("README.md")
     return out
+
+
+def export_release_files(store: Any, settings: Settings, folder: Path, *, release: str, public: bool | None = None,
+                         balance: str | None = None, calibration: dict[str, Any] | None = None,
+                         run_ids: list[str] | None = None, private_only: bool = False) -> dict[str, int]:
+    """The release as files: in full into `folder` when the release is public (retired: `public`, default
+    `files.release_public`); for a live release, counts and redacted results into `folder` and the full files
+    into the operator's `private/release` beside it (`private_only`: only those). `balance` ("diverse", "lot")
+    keeps only tables, and their questions, in that domain distribution. `run_ids` (the configured judge's
+    verdicts) give results.*. Returns the number of questions per task family."""
+    from livetab.balance import balance_domains
+    from livetab.records import load_table
+
+    from livetab_reporter.files import PRIVATE_DIR, release_public, report_dir
+
+    only: set[str] | None = None
+    note = ""
+    if balance:
+        asked = {r["table_id"] for r in release_questions(store, release)}
+        tables = [t for t in (load_table(r) for r in store.select(schema.tables, release=release) if r["id"] in asked)
+                  if t is not None]
+        kept = balance_domains(tables, balance)
+        only = {t.id for t in kept.kept}
+        note = f"Domain-balanced ({balance}): " + ", ".join(f"{k} {v}" for k, v in kept.counts.items())
+    q, r = settings.qagen, settings.run
+    generation = {"families": q.families, "per_table": q.per_table, "seed": q.seed, "formats": r.formats,
+                  "settings": r.settings, "samples": r.samples, "temperature": r.temperature,
+                  "max_tokens": r.max_tokens, "max_rows": r.max_rows}
+    full = release_public(store, settings, release) if public is None else public
+    kw: dict[str, Any] = {"run_ids": run_ids, "judge": judge_name(settings.judge), "only_tables": only, "note": note,
+                          "calibration": calibration, "generation": generation}
+    private = report_dir(settings, release) / PRIVATE_DIR / "release"
+    if private_only:
+        return export_release(store, release, private, full=True, **kw).families
+    done = export_release(store, release, folder, full=full, **kw)
+    if not full:
+        export_release(store, release, private, full=True, **kw)
+    else:
+        shutil.rmtree(private, ignore_errors=True)  # nothing to keep apart once the release is public
+    return done.families

@@ -1,14 +1,30 @@
 """Leaderboard files: leaderboard.json, leaderboard.md, report.html (see `page`) with its figures (see `plots`),
-and the operator's private report."""
+and the operator's private report; where they go (`report_dir`) and what the reporter service writes for a run
+and for a release (`write_run_files`, `write_release_files`).
+
+Where, under the configured `out_dir` (relative to the working directory unless absolute):
+
+- the configured release's files (`run.release`, e.g. the demo's) at the top: `out_dir/leaderboard.json`,
+  `leaderboard.md`, `report.html`, `plots/`, `release/`, `private/`;
+- any other release's under `out_dir/releases/<release>/`, laid out the same way;
+- one run's under its release's folder, in `runs/<run id>/` (leaderboard.json, .md, report.html,
+  private/report.html; the figures are drawn on the release's page);
+- calibration.json (`livetab calibrate`, or the model-free figures the reporter computes) once, in `out_dir`.
+"""
 
 from __future__ import annotations
 
 import html
 import json
+import os
+import re
 from pathlib import Path
 from typing import Any
 
 from livetab.calibration import COMPUTED, NOT_COMPUTED, calibration_markdown, headline, load_calibration
+from livetab.ids import judge_name
+from livetab.publication import is_public
+from livetab.settings import Settings
 from livetab.store import schema
 
 from livetab_reporter.answers import answer_records, public_view
@@ -17,9 +33,55 @@ from livetab_reporter.insight_section import insight_markdown
 from livetab_reporter.page import page_html
 from livetab_reporter.plots import make_plots
 
-__all__ = ["PRIVATE_DIR", "calibration_html", "calibration_md", "calibration_summary", "leaderboard_doc", "write_reports"]
+__all__ = ["PRIVATE_DIR", "RELEASES_DIR", "RUNS_DIR", "calibration_html", "calibration_md", "calibration_summary",
+           "leaderboard_doc", "out_root", "release_public", "release_runs", "report_dir", "write_leaderboard",
+           "write_release_files", "write_reports", "write_run_files"]
 
 PRIVATE_DIR = "private"  # under out_dir: the operator's files with a live release's questions and answers
+RELEASES_DIR = "releases"  # under out_dir: one folder per release other than the configured one
+RUNS_DIR = "runs"  # under a release's folder: one folder per run
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+
+
+def out_root(settings: Settings) -> Path:
+    """The configured output folder (`out_dir`), relative to the working directory unless absolute."""
+    out = Path(settings.out_dir)
+    return out if out.is_absolute() else Path.cwd() / out
+
+
+def _part(kind: str, name: str) -> str:
+    if not _NAME.match(name) or ".." in name:
+        raise ValueError(f"{kind} {name!r} cannot name a folder (letters, digits, '.', '_', '-'; no '..')")
+    return name
+
+
+def report_dir(settings: Settings, release: str = "", run_id: str | None = None) -> Path:
+    """Where the reporter writes a release's files (`run_id` None) or one run's (see the module docstring)."""
+    root = out_root(settings)
+    if release and release != settings.run.release:
+        root = root / RELEASES_DIR / _part("release", release)
+    return root / RUNS_DIR / _part("run", run_id) if run_id is not None else root
+
+
+def release_runs(store: Any, release: str) -> list[str]:
+    """Every run planned on `release`, in id order."""
+    return sorted(r["id"] for r in store.select(schema.runs, release=release))
+
+
+def release_public(store: Any, settings: Settings, release: str) -> bool:
+    """The release may be published in full: retired in the store's lifecycle (`releases.status`), or by the
+    configuration (`livetab.publication.is_public`)."""
+    if is_public(release, settings):
+        return True
+    row = store.get(schema.releases, release) if release else None
+    return row is not None and str(row["status"]).lower() == "retired"
+
+
+def _write_text(path: Path, text: str) -> None:
+    """Written whole or not at all: a reader (or a second reporter replica) never sees half a file."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
 
 
 def _markdown(doc: dict[str, Any], failures: list[dict[str, Any]]) -> str:
@@ -50,28 +112,31 @@ def _markdown(doc: dict[str, Any], failures: list[dict[str, Any]]) -> str:
 
 
 def write_reports(store: Any, run_ids: list[str], out_dir: Path, release: str = "", *, judge: str,
-                  public: bool = False, split_date: str = "") -> dict[str, Any]:
+                  public: bool = False, split_date: str = "", calibration_dir: Path | None = None,
+                  figures: bool = True) -> dict[str, Any]:
     """leaderboard.json, leaderboard.md, report.html and its figures (plots/*.png, *.svg) for these runs, from
     `judge`'s verdicts, and the operator's private/report.html.
 
     `public` says the release is retired (`livetab.publication.is_public`): only then does the public page show
     question texts, gold answers, responses and the judge's reasons. The private page always does; it lives
     in `private/`, which is never to be published while the release is live. `split_date` is the
-    contamination view's split (see `stats.aggregate`)."""
+    contamination view's split (see `stats.aggregate`). calibration.json is read from `calibration_dir`
+    (default `out_dir`). Without `figures` nothing is drawn (a run's own page: its release's page has them)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     doc = leaderboard_doc(store, run_ids, judge=judge, split_date=split_date)
     failures = [f for f in store.select(schema.failures) if not release or f["release"] in (release, "")]
     failures.sort(key=lambda f: (f["stage"], f["entity"]))
-    calibration = load_calibration(out_dir)
+    calibration = load_calibration(calibration_dir or out_dir)
     doc["calibration"] = calibration_summary(calibration)
     doc["public"] = public
-    (out_dir / "leaderboard.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    (out_dir / "leaderboard.md").write_text(_markdown(doc, failures) + calibration_md(calibration), encoding="utf-8")
+    _write_text(out_dir / "leaderboard.json", json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    _write_text(out_dir / "leaderboard.md", _markdown(doc, failures) + calibration_md(calibration))
     rank = {m["model"]: i for i, m in enumerate(doc["models"])}
     answers = sorted(answer_records(store, run_ids, judge=judge), key=lambda a: rank.get(a["model"], len(rank)))
-    plots = make_plots(doc, answers)
+    plots = make_plots(doc, answers) if figures else []
     plot_dir = out_dir / "plots"
-    plot_dir.mkdir(exist_ok=True)
+    if plots:
+        plot_dir.mkdir(exist_ok=True)
     for p in plots:
         for ext in ("png", "svg"):
             (plot_dir / f"{p.name}.{ext}").unlink(missing_ok=True)
@@ -80,13 +145,53 @@ def write_reports(store: Any, run_ids: list[str], out_dir: Path, release: str = 
             (plot_dir / f"{p.name}.svg").write_text(p.svg, encoding="utf-8")
     cal = calibration_html(calibration)
     shown = answers if public else public_view(answers)
-    (out_dir / "report.html").write_text(
-        page_html(doc, shown, plots, failures, cal, public_release=public, private=False), encoding="utf-8")
+    _write_text(out_dir / "report.html", page_html(doc, shown, plots, failures, cal, public_release=public, private=False))
     private = out_dir / PRIVATE_DIR
     private.mkdir(exist_ok=True)
-    (private / "report.html").write_text(
-        page_html(doc, answers, plots, failures, cal, public_release=public, private=True, svg_dir="../plots"),
-        encoding="utf-8")
+    _write_text(private / "report.html",
+                page_html(doc, answers, plots, failures, cal, public_release=public, private=True, svg_dir="../plots"))
+    return doc
+
+
+# --- what the reporter service writes ----------------------------------------------------------------------
+
+def write_leaderboard(store: Any, settings: Settings, run_ids: list[str], out_dir: Path, release: str, *,
+                      auto: dict[str, Any] | None = None, public: bool | None = None,
+                      figures: bool = True) -> dict[str, Any]:
+    """`write_reports` with what the settings say: the configured judge's verdicts, the contamination split,
+    whether the release is public (`public`, default `release_public`), and calibration.json from `out_dir`'s root (the model-free figures
+    computed when `livetab calibrate` has not run; `auto`: those figures, when the caller computed them already)."""
+    from livetab_reporter.calibration import ensure_calibration
+
+    root = out_root(settings)
+    ensure_calibration(settings, root, auto=auto)
+    return write_reports(store, run_ids, out_dir, release, judge=judge_name(settings.judge),
+                         public=release_public(store, settings, release) if public is None else public,
+                         split_date=settings.reporter.contamination_split, calibration_dir=root, figures=figures)
+
+
+def write_run_files(store: Any, settings: Settings, run_id: str, *, auto: dict[str, Any] | None = None) -> Path:
+    """One run's leaderboard.json, .md and report.html (and private/report.html) in its folder. Its figures are
+    drawn on its release's page, where the models are compared: drawing them again for every run would cost
+    more than the rest of the report."""
+    run = store.get(schema.runs, run_id)
+    release = run["release"] if run is not None else ""
+    folder = report_dir(settings, release, run_id)
+    write_leaderboard(store, settings, [run_id], folder, release, auto=auto, figures=False)
+    return folder
+
+
+def write_release_files(store: Any, settings: Settings, release: str, *, auto: dict[str, Any] | None = None,
+                        public: bool | None = None) -> dict[str, Any]:
+    """A release's leaderboard files over every run on it, and its export (`release/`; the full files in
+    `private/release/` while it is live, see `export.export_release_files`). Returns leaderboard.json's content."""
+    from livetab_reporter.export import export_release_files
+
+    folder = report_dir(settings, release)
+    run_ids = release_runs(store, release)
+    doc = write_leaderboard(store, settings, run_ids, folder, release, auto=auto, public=public)
+    export_release_files(store, settings, folder / "release", release=release, run_ids=run_ids, public=public,
+                         calibration=load_calibration(out_root(settings)))
     return doc
 
 

@@ -1,4 +1,5 @@
-"""The reporter handler: judgments in, leaderboard rows (store) and a leaderboard update (topic) out.
+"""The reporter handler: judgments and release events in; leaderboard rows (store), a leaderboard update (topic)
+and the report files out.
 
 Rows are always recomputed from the store, never accumulated from messages, so redelivered judgments
 never count twice; they count the verdicts of the configured judge only (`livetab.ids.judge_name`), so
@@ -9,17 +10,33 @@ so it is not done for every batch: a run named in a batch is recomputed when
 - its judged count (one cheap count query) has grown by `reporter.refresh_growth` (a fraction) since
   this handler's last recompute of it,
 - `reporter.refresh_s` seconds (monotonic clock) have passed since that recompute, or
-- every planned request is judged (judged >= the run's `planned`), so the final update always goes out.
+- the run is complete: every planned request is judged or dead-lettered (`livetab.runs.judging_progress`),
+  so the final update always goes out.
 
 Otherwise the batch emits nothing for that run, and the run is held back: when the topic goes quiet
 (`on_idle`, called by the worker on an empty poll) every held-back run whose `refresh_s` has passed is
 recomputed, so a live leaderboard never stays behind its store for long even if the run never completes.
 Geometric steps keep a run's total work near-linear in its size instead of quadratic. The state is per
 process: each reporter replica throttles on its own.
+
+Files (`files.write_run_files`, `files.write_release_files`, unless `reporter.write_files` is off): when a run
+becomes complete, its own files are written at once, from the same store the rows came from, and its release's
+(every run on it) with them, or, while other runs on that release are still in progress here, once the last of
+those completes (at most `refresh_s` later), so runs that complete one after another cost one release write. Judgments that arrive for a run after its files were written (re-judging, a redrive) mark
+it stale, and the idle hook rewrites stale runs and their releases, so a burst of re-judgments costs one
+rewrite. A run that completes without a judgment arriving (its last requests dead-lettered) is noticed by the
+idle hook too. Rewriting on every judgment batch would redo the whole report each time; nothing is written
+for a run that is still going.
+
+Release events (`livetab.releases.v1`, from the api service's release lifecycle): FROZEN writes the release's
+private export (the operators' full copy) and its quality report (`quality`); RETIRED writes the public export
+in full (questions, gold answers, tables, card, results) and rewrites the release's reports, which may now show
+everything. Refused commands' events and the other states write nothing.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -28,15 +45,16 @@ from google.protobuf.message import Message
 from livetab import topics as topic_names
 from livetab.bus import HandlerContext, Outgoing, PoisonMessage
 from livetab.ids import content_id, judge_name
-from livetab.settings import JudgeSettings, ReporterSettings
+from livetab.runs import judging_progress
+from livetab.settings import JudgeSettings, ReporterSettings, Settings
 from livetab.store import schema
-from livetab.v1 import judgment_pb2, report_pb2
+from livetab.v1 import judgment_pb2, release_pb2, report_pb2
 
 from livetab_reporter.leaderboard import compute_rows
 
 __all__ = ["ReporterHandler"]
 
-TOPIC_OUT = topic_names.REPORTS
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -47,57 +65,212 @@ class _Recomputed:
 
 class ReporterHandler:
     service = "reporter"
-    topics = [topic_names.JUDGMENTS]
+    topics = [topic_names.JUDGMENTS, topic_names.RELEASES]
 
     def __init__(self) -> None:
         self._last: dict[str, _Recomputed] = {}  # run id -> this handler's last recompute of it
         self._held: set[str] = set()  # runs judged since their last recompute
+        self._written: set[str] = set()  # runs whose files this handler wrote once complete
+        self._stale: set[str] = set()  # written runs judged again since their files were written
+        self._open: dict[str, str] = {}  # run seen incomplete -> its release: the idle hook checks on them
+        self._due_releases: dict[str, float] = {}  # release -> when (monotonic) a run of it was written
+        # releases whose files this handler wrote with no judgment of theirs since: an in-process caller (the
+        # embedded CLI) reads those files instead of writing them again
+        self.fresh_releases: set[str] = set()
+        self._auto: dict[str, Any] | None = None  # the model-free calibration figures, computed once per process
+        self._failed: dict[str, float] = {}  # run or release whose files could not be written -> when (monotonic)
 
     def handle(self, message: Message, ctx: HandlerContext) -> list[Outgoing]:
         return self.handle_batch([message], ctx)
 
     def handle_batch(self, messages: list[Message], ctx: HandlerContext) -> list[Outgoing]:
         runs: list[str] = []
+        events: list[release_pb2.ReleaseEvent] = []
         for m in messages:
-            if not isinstance(m, judgment_pb2.Judgment):
+            if isinstance(m, release_pb2.ReleaseEvent):
+                events.append(m)
+            elif isinstance(m, judgment_pb2.Judgment):
+                if m.run_id not in runs:
+                    runs.append(m.run_id)
+            else:
                 raise PoisonMessage(f"reporter got {m.DESCRIPTOR.full_name}")
-            if m.run_id not in runs:
-                runs.append(m.run_id)
         settings, judge = self._settings(ctx)
+        files = self._files(ctx) is not None
         run_rows = ctx.store.get_many(schema.runs, runs)
         out = []
+        complete: list[str] = []
         for run_id in runs:
             run = run_rows.get(run_id)
-            judged = ctx.store.count(schema.judgments, run_id=run_id, judge=judge)
-            if self._due(run_id, judged, run, settings):
-                out.append(self._recompute(ctx.store, run_id, run, judge, judged))
+            self.fresh_releases.discard(run["release"] if run else "")
+            progress = judging_progress(ctx.store, run_id, judge, planned=run["planned"] if run else 0)
+            if self._due(run_id, progress.judged, progress.complete, settings):
+                out.append(self._recompute(ctx.store, run_id, run, judge, progress.judged))
             else:
                 self._held.add(run_id)
+            if not files:
+                continue
+            if run_id in self._written:
+                self._stale.add(run_id)  # judged again after its files were written: rewritten when idle
+            elif progress.complete:
+                complete.append(run_id)
+            else:
+                self._open[run_id] = run["release"] if run else ""
+        self._write_runs(ctx, complete)
+        for event in events:
+            self._release_event(ctx, event)
         return out
 
     def on_idle(self, ctx: HandlerContext) -> list[Outgoing]:
-        """Recompute the held-back runs whose `refresh_s` has passed (the worker calls this when idle)."""
-        if not self._held:
-            return []
-        settings, judge = self._settings(ctx)
-        now = time.monotonic()
-        due = sorted(r for r in self._held if now - self._last[r].at >= settings.refresh_s)
-        if not due:
-            return []
-        run_rows = ctx.store.get_many(schema.runs, due)
-        return [self._recompute(ctx.store, run_id, run_rows.get(run_id), judge,
-                                ctx.store.count(schema.judgments, run_id=run_id, judge=judge)) for run_id in due]
+        """Recompute the held-back runs whose `refresh_s` has passed, write the files of runs that completed
+        without a judgment arriving, and rewrite those judged again since their files were written (the
+        worker calls this when idle)."""
+        out: list[Outgoing] = []
+        if self._held:
+            settings, judge = self._settings(ctx)
+            now = time.monotonic()
+            due = sorted(r for r in self._held if now - self._last[r].at >= settings.refresh_s)
+            run_rows = ctx.store.get_many(schema.runs, due)
+            out += [self._recompute(ctx.store, run_id, run_rows.get(run_id), judge,
+                                    ctx.store.count(schema.judgments, run_id=run_id, judge=judge)) for run_id in due]
+        if self._open:
+            _, judge = self._settings(ctx)
+            done = sorted(r for r in self._open if judging_progress(ctx.store, r, judge).complete)
+            out += [self._recompute(ctx.store, r, ctx.store.get(schema.runs, r), judge,
+                                    ctx.store.count(schema.judgments, run_id=r, judge=judge)) for r in done]
+            self._write_runs(ctx, done)
+        if self._stale:
+            self._write_runs(ctx, sorted(self._stale))
+        if self._due_releases:
+            self._write_releases(ctx)
+        return out
 
     @staticmethod
     def _settings(ctx: HandlerContext) -> tuple[ReporterSettings, str]:
         settings = getattr(ctx.settings, "reporter", None) or ReporterSettings()
         return settings, judge_name(getattr(ctx.settings, "judge", None) or JudgeSettings())
 
-    def _due(self, run_id: str, judged: int, run: dict[str, Any] | None, s: ReporterSettings) -> bool:
+    def calibration(self, ctx: HandlerContext) -> dict[str, Any] | None:
+        """The model-free calibration figures this handler computed for its files (None when it writes none),
+        for an in-process caller that writes a report beside them."""
+        settings = self._files(ctx)
+        return self._calibration(settings) if settings is not None else None
+
+    @staticmethod
+    def _files(ctx: HandlerContext) -> Settings | None:
+        """The settings when this reporter writes files (full settings with `reporter.write_files`), else None."""
+        s = ctx.settings
+        return s if isinstance(s, Settings) and s.reporter.write_files else None
+
+    def _calibration(self, settings: Settings) -> dict[str, Any]:
+        """The model-free calibration figures, computed on first use by this handler (a second or two)."""
+        if self._auto is None:
+            from livetab_reporter.calibration import auto_calibration
+
+            self._auto = auto_calibration(settings)
+        return self._auto
+
+    def _write_runs(self, ctx: HandlerContext, runs: list[str]) -> None:
+        """Each run's files, then their releases' files (`_write_releases`)."""
+        settings = self._files(ctx)
+        if settings is None or not runs:
+            return
+        from livetab_reporter.files import write_run_files
+
+        auto = self._calibration(settings)
+        for run_id in runs:
+            if self._backing_off(f"run {run_id}", settings):
+                continue
+            t0 = time.perf_counter()
+            try:
+                folder = write_run_files(ctx.store, settings, run_id, auto=auto)
+            except Exception:
+                self._failure(f"run {run_id}")
+                self._stale.add(run_id)  # tried again when idle, `refresh_s` later
+                self._written.add(run_id)
+                self._open.pop(run_id, None)
+                continue
+            log.info("reporter wrote run %s's files into %s in %.1f s", run_id, folder, time.perf_counter() - t0)
+            self._written.add(run_id)
+            self._stale.discard(run_id)
+            self._open.pop(run_id, None)
+            run = ctx.store.get(schema.runs, run_id)
+            if run is not None:
+                self._due_releases.setdefault(run["release"], time.monotonic())
+        self._write_releases(ctx)
+
+    def _write_releases(self, ctx: HandlerContext) -> None:
+        """The files of each release a run of which was written: at once when no other run on it is in progress
+        here, else once the last of those completes (or `refresh_s` later, whichever comes first), so runs
+        completing one after another cost one release write, not one each."""
+        settings = self._files(ctx)
+        if settings is None:
+            return
+        from livetab_reporter.files import write_release_files
+
+        now = time.monotonic()
+        waiting = set(self._open.values())
+        for release, since in sorted(self._due_releases.items()):
+            if (release in waiting and now - since < settings.reporter.refresh_s) or \
+                    self._backing_off(f"release {release}", settings):
+                continue
+            t0 = time.perf_counter()
+            try:
+                write_release_files(ctx.store, settings, release, auto=self._calibration(settings))
+            except Exception:
+                self._failure(f"release {release}")  # still due: tried again when idle, `refresh_s` later
+                continue
+            del self._due_releases[release]
+            self.fresh_releases.add(release)
+            log.info("reporter wrote release %s's files in %.1f s", release, time.perf_counter() - t0)
+
+    def _failure(self, what: str) -> None:
+        """Files that could not be written (a full disk, a folder without permission) are logged and tried again
+        later; the judgments that asked for them are stored and never dead-lettered for it."""
+        log.exception("reporter could not write the files of %s; it tries again when idle", what)
+        self._failed[what] = time.monotonic()
+
+    def _backing_off(self, what: str, settings: Settings) -> bool:
+        """True while `what` failed less than `refresh_s` ago."""
+        at = self._failed.get(what)
+        if at is None:
+            return False
+        if time.monotonic() - at < settings.reporter.refresh_s:
+            return True
+        del self._failed[what]
+        return False
+
+    def _release_event(self, ctx: HandlerContext, event: release_pb2.ReleaseEvent) -> None:
+        """FROZEN: the private export and the quality report; RETIRED: the public export and the reports. A
+        failure here fails the event's record, which the worker dead-letters: `livetab dlq redrive` replays it."""
+        settings = self._files(ctx)
+        if settings is None or event.refused or event.status not in (release_pb2.FROZEN, release_pb2.RETIRED):
+            return
+        from livetab_reporter.export import export_release_files
+        from livetab_reporter.files import PRIVATE_DIR, out_root, release_runs, report_dir, write_release_files
+        from livetab_reporter.quality import write_quality_report
+
+        auto = self._calibration(settings)
+        folder = report_dir(settings, event.release)
+        if event.status == release_pb2.FROZEN:
+            from livetab_reporter.calibration import ensure_calibration
+
+            calibration = ensure_calibration(settings, out_root(settings), auto=auto)
+            export_release_files(ctx.store, settings, folder / "release", release=event.release, private_only=True,
+                                 run_ids=release_runs(ctx.store, event.release), calibration=calibration)
+            write_quality_report(ctx.store, event, folder / PRIVATE_DIR)
+            log.info("release %s frozen (%d questions): private export and quality report in %s", event.release,
+                     event.questions, folder / PRIVATE_DIR)
+        else:
+            write_release_files(ctx.store, settings, event.release, auto=auto, public=True)
+            self._due_releases.pop(event.release, None)
+            self.fresh_releases.add(event.release)
+            log.info("release %s retired: public export in %s", event.release, folder / "release")
+
+    def _due(self, run_id: str, judged: int, complete: bool, s: ReporterSettings) -> bool:
         last = self._last.get(run_id)
         if last is None:
             return True
-        if run is not None and judged >= run["planned"]:
+        if complete:
             return True
         if judged > last.judged and judged - last.judged >= s.refresh_growth * last.judged - 1e-9:
             return True
@@ -121,4 +294,4 @@ class ReporterHandler:
             rows=[report_pb2.LeaderboardRow(**r.as_dict()) for r in rows], judged=judged,
             planned=run["planned"] if run else 0,
         )
-        return Outgoing(TOPIC_OUT, update, key=run_id, message_id=update.id)
+        return Outgoing(topic_names.REPORTS, update, key=run_id, message_id=update.id)

@@ -124,6 +124,8 @@ def _breakdowns(doc: dict[str, Any]) -> str:
 
 
 def _figures(plots: list[Plot], svg_dir: str) -> str:
+    if not plots:
+        return "<p class='muted'>No figures on this page: they are drawn on the release's report, beside the other runs.</p>"
     out = []
     for p in plots:
         if not p.drawn:

@@ -82,8 +82,10 @@ class Answer:
     deliberation: tuple[tuple[str, str, str], ...] = ()  # (judge, own label, revised label) per LLM judge
 
 
-def context(store: Any, *, refresh_growth: float = 0.1, refresh_s: float = 30.0) -> HandlerContext:
-    settings = Settings(reporter=ReporterSettings(refresh_growth=refresh_growth, refresh_s=refresh_s))
+def context(store: Any, *, refresh_growth: float = 0.1, refresh_s: float = 30.0, out_dir: str = "") -> HandlerContext:
+    """Settings for the reporter handler; it writes report files only when given an `out_dir`."""
+    reporter = ReporterSettings(refresh_growth=refresh_growth, refresh_s=refresh_s, write_files=bool(out_dir))
+    settings = Settings(reporter=reporter, **({"out_dir": out_dir} if out_dir else {}))
     return HandlerContext(store=store, settings=settings)
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from livetab.bus import HandlerContext
 from livetab.ids import judge_name
-from livetab.settings import JudgeSettings, ModelSettings, Settings
+from livetab.settings import JudgeSettings, ModelSettings, ReporterSettings, Settings
 from livetab_reporter.handler import ReporterHandler
 from livetab_reporter.leaderboard import compute_rows
 from reporter_data import Answer, add_questions, answer_and_judge, plan_run
@@ -26,8 +26,9 @@ def test_only_the_configured_judges_verdicts_count(store: Any) -> None:
     assert (by_cascade.n, by_cascade.correct) == (4, 0)
 
     # the handler takes the judge from the settings; its update counts that judge's verdicts only
-    for settings, judged, n, correct in ((Settings(), rule_judged, 6, 6),
-                                         (Settings(judge=cascade), llm_judged, 4, 0)):
+    rows_only = ReporterSettings(write_files=False)
+    for settings, judged, n, correct in ((Settings(reporter=rows_only), rule_judged, 6, 6),
+                                         (Settings(judge=cascade, reporter=rows_only), llm_judged, 4, 0)):
         out = ReporterHandler().handle_batch(list(judged), HandlerContext(store=store, settings=settings))
         update = out[0].message
         assert update.judged == n and update.planned == 6

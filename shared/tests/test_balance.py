@@ -1,8 +1,8 @@
 from __future__ import annotations
 
 import pytest
+from livetab.balance import balance_domains
 from livetab.tables import Source, Table
-from livetab_scraper.balance import balance_domains
 
 
 def _tables(counts: dict[str, int]) -> list[Table]:

@@ -1,0 +1,210 @@
+"""The reporter service writes the report files itself, from the store, over the in-process bus: a run's files
+and its release's when the run completes (judged or dead-lettered), nothing while it is still going, a
+re-judged run rewritten when the topic goes quiet, and the release exports on the lifecycle's events."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from google.protobuf.message import Message
+from livetab import topics
+from livetab.bus import HandlerContext, InProcBus, Outgoing, Worker
+from livetab.settings import ReporterSettings, RunSettings, Settings
+from livetab.store import schema
+from livetab.v1 import inference_pb2, judgment_pb2, release_pb2
+from livetab_reporter.files import report_dir
+from livetab_reporter.handler import ReporterHandler
+from reporter_data import RELEASE, Answer, add_questions, answer_and_judge, plan_run
+
+
+def _settings(out: Path, release: str = RELEASE) -> Settings:
+    # refresh_s high: only completion and the idle hook write files, never the clock
+    return Settings(out_dir=str(out), run=RunSettings(release=release),
+                    reporter=ReporterSettings(refresh_growth=10.0, refresh_s=3600.0))
+
+
+class _Reporter:
+    """The reporter handler in its worker over the in-process bus, as embedded mode runs it."""
+
+    def __init__(self, store: Any, settings: Settings) -> None:
+        self.bus = InProcBus()
+        self.worker = Worker(ReporterHandler(), self.bus, HandlerContext(store=store, settings=settings),
+                             poll_timeout_s=0, max_records=1000)
+
+    def send(self, topic: str, messages: list[Message]) -> None:
+        for m in messages:
+            self.bus.publish(Outgoing(topic, m, key=getattr(m, "run_id", "") or m.id, message_id=m.id))
+        assert self.worker.run_once() == len(messages)
+
+    def idle(self) -> None:
+        assert self.worker.run_once() == 0  # a quiet poll: the idle hook runs
+
+
+def _verdict(r: inference_pb2.InferenceRequest) -> Answer:
+    return Answer("correct" if int(r.question_id[-2:], 16) % 3 else "incorrect", extracted="x")
+
+
+def _board(folder: Path) -> dict[str, Any]:
+    return dict(json.loads((folder / "leaderboard.json").read_text(encoding="utf-8")))
+
+
+def _scores(doc: dict[str, Any]) -> dict[str, tuple[int, int]]:
+    return {m["model"]: (m["n"], m["correct"]) for m in doc["models"]}
+
+
+def _expected(requests: list[inference_pb2.InferenceRequest], decide: Any = _verdict) -> tuple[int, int]:
+    return len(requests), sum(decide(r).verdict == "correct" for r in requests)
+
+
+class _Failing:
+    """An inference handler that fails on every request: its worker dead-letters them (fault injection)."""
+
+    service = "inference"
+    topics = [topics.INFERENCE_REQUESTS]
+
+    def handle(self, message: Message, ctx: HandlerContext) -> list[Outgoing]:
+        raise ValueError("the endpoint refused it")
+
+
+def _dead_letter(store: Any, request: inference_pb2.InferenceRequest) -> None:
+    bus = InProcBus()
+    bus.publish(Outgoing(topics.INFERENCE_REQUESTS, request, key=request.run_id, message_id=request.id))
+    assert Worker(_Failing(), bus, HandlerContext(store=store, settings=None), poll_timeout_s=0).run_once() == 1
+
+
+def test_runs_are_written_when_complete_and_again_when_judged_anew(store: Any, tmp_path: Path) -> None:
+    add_questions(store, 8)
+    run1, req1 = plan_run(store, model="m1")
+    run2, req2 = plan_run(store, model="m2")
+    out = tmp_path / "out"
+    reporter = _Reporter(store, _settings(out))
+
+    reporter.send(topics.JUDGMENTS, answer_and_judge(store, req1[:5], _verdict))
+    reporter.send(topics.JUDGMENTS, answer_and_judge(store, req2[:2], _verdict))
+    reporter.idle()
+    assert not out.exists()  # nothing is written for a run still going, not even when idle
+
+    reporter.send(topics.JUDGMENTS, answer_and_judge(store, req1[5:], _verdict))
+    dir1 = out / "runs" / run1
+    assert dir1 == report_dir(_settings(out), RELEASE, run1)
+    for name in ("leaderboard.json", "leaderboard.md", "report.html", "private/report.html"):
+        assert (dir1 / name).is_file(), name
+    assert _scores(_board(dir1)) == {"m1": _expected(req1)}
+    assert _board(dir1)["calibration"]["figures"]  # the model-free figures, computed by the reporter
+    assert json.loads((out / "calibration.json").read_text(encoding="utf-8"))["figures"]
+    # the release's files wait while another run on it is in progress here
+    assert not (out / "leaderboard.json").exists() and not (out / "runs" / run2).exists()
+
+    # run 2's last request is dead-lettered: no judgment arrives, the idle hook finds the run complete
+    reporter.send(topics.JUDGMENTS, answer_and_judge(store, req2[2:-1], _verdict))
+    reporter.idle()
+    assert not (out / "runs" / run2).exists()
+    _dead_letter(store, req2[-1])
+    assert store.count(schema.dead_letters, run_id=run2) == 1
+    reporter.idle()
+    assert _scores(_board(out / "runs" / run2)) == {"m2": _expected(req2[:-1])}
+    # the release's files (the configured release: at the top of out_dir) hold every run on it
+    assert _scores(_board(out)) == {"m1": _expected(req1), "m2": _expected(req2[:-1])}
+    assert (out / "report.html").is_file() and (out / "plots" / "ranking.svg").is_file()
+    assert (out / "release" / "README.md").is_file() and not (out / "release" / "questions.jsonl").exists()
+    results = (out / "release" / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(results) == len(req1) + len(req2) - 1
+    assert (out / "private" / "release" / "questions.jsonl").is_file()  # live: the full copy is the operators'
+
+    # the judge judges run 1 again (same judgment ids: the rows are replaced) and now says all correct
+    def right(r: inference_pb2.InferenceRequest) -> Answer:
+        return Answer("correct", extracted="x")
+
+    assert _expected(req1, right) != _expected(req1)
+    before = {f: f.read_bytes() for f in (dir1 / "leaderboard.json", out / "leaderboard.json")}
+    for i in range(0, len(req1), 3):
+        reporter.send(topics.JUDGMENTS, answer_and_judge(store, req1[i:i + 3], right))
+    assert {f: f.read_bytes() for f in before} == before  # judgment batches alone rewrite nothing
+    reporter.idle()
+    assert _scores(_board(dir1)) == {"m1": _expected(req1, right)}
+    assert _scores(_board(out)) == {"m1": _expected(req1, right), "m2": _expected(req2[:-1])}
+    after = (out / "leaderboard.json").stat().st_mtime_ns
+    reporter.idle()  # nothing judged since: nothing rewritten
+    assert (out / "leaderboard.json").stat().st_mtime_ns == after
+
+
+def test_files_that_cannot_be_written_fail_no_judgment_and_are_written_later(store: Any, tmp_path: Path) -> None:
+    add_questions(store, 4)
+    run_id, requests = plan_run(store, model="m1")
+    out = tmp_path / "out"
+    out.write_text("a file where the output folder should be")
+    settings = _settings(out).model_copy(update={"reporter": ReporterSettings(refresh_s=0.0)})
+    reporter = _Reporter(store, settings)
+    reporter.send(topics.JUDGMENTS, answer_and_judge(store, requests, _verdict))
+    assert reporter.worker.stats.dead_lettered == 0 and store.count(schema.dead_letters) == 0
+    assert store.get(schema.leaderboard, f"{run_id}|all")["n"] == len(requests)  # the live rows are stored
+    out.unlink()
+    reporter.idle()  # tried again once `refresh_s` has passed (0 here)
+    assert _scores(_board(out / "runs" / run_id)) == {"m1": _expected(requests)}
+    assert _scores(_board(out)) == {"m1": _expected(requests)}
+
+
+def _event(status: int, *, refused: str = "", n: int = 0, command: str = "c1") -> release_pb2.ReleaseEvent:
+    return release_pb2.ReleaseEvent(id=f"ev-{status}-{command}", release=RELEASE, status=status,  # type: ignore[arg-type]
+                                    manifest_hash="ab" * 32, questions=n, command_id=command, refused=refused,
+                                    at="2026-11-30T19:00:00Z")
+
+
+def test_release_events_write_the_private_then_the_public_export(store: Any, tmp_path: Path) -> None:
+    questions = add_questions(store, 12)
+    frozen = sorted(q.id for q in questions)[:9]  # the frozen set; the other 3 came after freezing
+    store.upsert(schema.release_members, [{"id": f"{RELEASE}|{q}", "release": RELEASE, "question_id": q}
+                                          for q in frozen])
+    # another release's files go to their own folder: the configured release here is a different one
+    settings = _settings(tmp_path / "out", release="other")
+    folder = tmp_path / "out" / "releases" / RELEASE
+    assert report_dir(settings, RELEASE) == folder
+    reporter = _Reporter(store, settings)
+
+    reporter.send(topics.RELEASES, [_event(release_pb2.FROZEN, refused="already frozen", n=9),
+                                    _event(release_pb2.LIVE, n=9)])
+    assert not (tmp_path / "out").exists()  # a refused command and the other states write nothing
+
+    reporter.send(topics.RELEASES, [_event(release_pb2.FROZEN, n=9)])
+    private = folder / "private" / "release"
+    assert sorted(json.loads(line)["id"] for line in (private / "questions.jsonl").read_text().splitlines()) == frozen
+    assert (private / "tables.jsonl").is_file() and "# livetab release" in (private / "README.md").read_text()
+    quality = json.loads((folder / "private" / "quality.json").read_text(encoding="utf-8"))
+    assert quality["frozen_questions"] == 9 and quality["manifest_hash"] == "ab" * 32
+    assert quality["questions"]["n"] == 9 and quality["generated"] == {
+        "n": 12, "status": {"verified": 12}, "in_release": 9, "left_out": 3}
+    assert sum(quality["questions"]["family"].values()) == 9
+    assert "# Quality report" in (folder / "private" / "quality.md").read_text(encoding="utf-8")
+    assert not (folder / "release").exists()  # nothing public while the release is not retired
+
+    _, requests = plan_run(store, model="m1")
+    reporter.send(topics.JUDGMENTS, answer_and_judge(store, requests, _verdict))
+    page = (folder / "report.html").read_text(encoding="utf-8")
+    assert "question 0?" not in page and "question 0?" in (folder / "private" / "report.html").read_text()
+
+    reporter.send(topics.RELEASES, [_event(release_pb2.RETIRED, n=9, command="c2")])
+    public = folder / "release"
+    rows = [json.loads(line) for line in (public / "questions.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert sorted(r["id"] for r in rows) == frozen and all(r["gold"]["text"] for r in rows)
+    assert (public / "tables.jsonl").is_file() and (public / "tables.parquet").is_file()
+    results = [json.loads(line) for line in (public / "results.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert len(results) == len(requests) and all("response" in r for r in results)
+    assert "Live release" not in (public / "README.md").read_text(encoding="utf-8")
+    assert not private.exists()  # nothing kept apart once the release is public
+    assert _board(folder)["public"] is True
+
+
+def test_a_release_name_that_is_no_folder_name_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="cannot name a folder"):
+        report_dir(_settings(tmp_path), "../etc")
+    assert report_dir(_settings(tmp_path), RELEASE) == tmp_path
+    assert report_dir(_settings(tmp_path), "r-2") == tmp_path / "releases" / "r-2"
+
+
+def test_judgment_and_release_topics_are_the_reporters(store: Any) -> None:
+    assert ReporterHandler.topics == [topics.JUDGMENTS, topics.RELEASES]
+    assert {t.name for t in topics.consumed_by("reporter")} == set(ReporterHandler.topics)
+    assert judgment_pb2.Judgment.DESCRIPTOR.full_name == topics.by_name(topics.JUDGMENTS).message_type
