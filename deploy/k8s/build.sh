@@ -5,14 +5,14 @@
 # ~/.cache/livetab/k8s); a stamp per binary skips work already done. Cold: about 20 minutes of CPU on 2 cores
 # and ~250 MB of modules (the Go build cache grows by ~4.4 GB); warm: a few seconds.
 set -euo pipefail
-K8S=1.37.2; STAGING=0.37.2; ETCD=3.7.3; KWOK=0.8.0; KEDA=2.20.2
+K8S=1.37.2; STAMP=1.37.2-versioned; STAGING=0.37.2; ETCD=3.7.3; KWOK=0.8.0; KEDA=2.20.2
 cache=${LIVETAB_CACHE:-$HOME/.cache/livetab}/k8s
 bin=$cache/bin; mkdir -p "$bin"
 export GOFLAGS=-mod=mod GOTOOLCHAIN=local CGO_ENABLED=0
 
 have() { [ -x "$bin/$1" ] && [ "$(cat "$bin/.$1.version" 2>/dev/null)" = "$2" ]; }
 
-if ! have kube-apiserver $K8S || ! have kube-scheduler $K8S || ! have kube-controller-manager $K8S; then
+if ! have kube-apiserver $STAMP || ! have kube-scheduler $STAMP || ! have kube-controller-manager $STAMP; then
   src=$cache/src/kubernetes; mkdir -p "$src"; cd "$src"
   # The staging modules (k8s.io/kubernetes's own go.mod replaces them with ./staging/...; a module that
   # requires k8s.io/kubernetes replaces them with their published versions). sample-cli-plugin and
@@ -37,10 +37,13 @@ if ! have kube-apiserver $K8S || ! have kube-scheduler $K8S || ! have kube-contr
   } > go.mod
   go mod tidy >/dev/null 2>&1 || go mod tidy
   for b in kube-apiserver kube-scheduler kube-controller-manager; do
-    if ! have $b $K8S; then
+    if ! have $b $STAMP; then
       echo "k8s/build.sh: building $b v$K8S (long the first time)" >&2
-      go build -o "$bin/$b" k8s.io/kubernetes/cmd/$b
-      echo $K8S > "$bin/.$b.version"
+      # the version the server reports (/version; helm checks a chart's kubeVersion against it)
+      v="-X k8s.io/component-base/version.gitVersion=v$K8S -X k8s.io/component-base/version.gitMajor=${K8S%%.*}"
+      v="$v -X k8s.io/component-base/version.gitMinor=$(echo $K8S | cut -d. -f2) -X k8s.io/component-base/version.gitTreeState=clean"
+      go build -ldflags "$v" -o "$bin/$b" k8s.io/kubernetes/cmd/$b
+      echo $STAMP > "$bin/.$b.version"
     fi
   done
 fi

@@ -66,7 +66,7 @@ done
 "$bin/kube-controller-manager" --kubeconfig kubeconfig --authentication-kubeconfig kubeconfig \
   --authorization-kubeconfig kubeconfig --leader-elect=false --bind-address 127.0.0.1 --secure-port "$(free_port)" \
   --service-account-private-key-file pki/sa.key --root-ca-file pki/ca.crt --use-service-account-credentials \
-  --controllers '*,-nodeipam,-nodelifecycle,-cloud-node-lifecycle,-service-lb-controller' \
+  --controllers '*,-node-ipam-controller' \
   > controller-manager.log 2>&1 & echo $! > kube-controller-manager.pid
 "$bin/kube-scheduler" --kubeconfig kubeconfig --authentication-kubeconfig kubeconfig --authorization-kubeconfig kubeconfig \
   --leader-elect=false --bind-address 127.0.0.1 --secure-port "$(free_port)" > scheduler.log 2>&1 & echo $! > kube-scheduler.pid
@@ -80,5 +80,6 @@ for f in node/fast/node-initialize.yaml node/heartbeat-with-lease/node-heartbeat
 done
 "$bin/kwok" --kubeconfig kubeconfig --manage-all-nodes=false \
   --manage-nodes-with-annotation-selector kwok.x-k8s.io/node=fake --cidr 10.244.0.0/16 --node-ip 10.0.0.1 \
+  --node-lease-duration-seconds 40 \
   --server-address "127.0.0.1:$(free_port)" --config kwok-stages.yaml > kwok.log 2>&1 & echo $! > kwok.pid
 echo "$state/kubeconfig"

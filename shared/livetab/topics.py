@@ -154,7 +154,7 @@ def chart_registry() -> dict[str, object]:
     return {
         "services": list(SERVICES),
         "topics": [{"name": t.name, "message_type": t.message_type, "producer": t.producer, "consumer": t.consumer,
-                    "consumer_group": consumer_group(t.consumer) if t.consumer else None,
+                    "consumer_group": consumer_group(t.consumer, t.group) if t.consumer else None,
                     "partitions": t.partitions} for t in TOPICS],
         "pool_topic": requests_topic("POOL"),
         "pool_group": consumer_group("inference", "POOL"),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import ssl
 import subprocess
 import time
 from collections.abc import Iterator
@@ -28,8 +29,9 @@ class Kube:
         self.kubeconfig = kubeconfig
         self.server = cfg["clusters"][0]["cluster"]["server"]
         user = cfg["users"][0]["user"]
-        self.http = httpx.Client(base_url=self.server, verify=cfg["clusters"][0]["cluster"]["certificate-authority"],
-                                 cert=(user["client-certificate"], user["client-key"]), timeout=30)
+        tls = ssl.create_default_context(cafile=cfg["clusters"][0]["cluster"]["certificate-authority"])
+        tls.load_cert_chain(user["client-certificate"], user["client-key"])
+        self.http = httpx.Client(base_url=self.server, verify=tls, timeout=30)
         self.helm_bin = str(CACHE / "helm" / "node_modules" / ".bin" / "helm")
 
     def get(self, path: str) -> Any:
