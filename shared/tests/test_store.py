@@ -5,24 +5,26 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from livetab.store import StoreError, open_store, schema
 
+from tests.support.effects import effects, with_effects
+
 
 def test_upsert_is_idempotent(store_url: str) -> None:
-    store = open_store(store_url)
+    store = with_effects(open_store(store_url))
     rows = [{"id": f"e{i}", "kind": "k", "value": str(i)} for i in range(50)]
-    store.upsert(schema.effects, rows)
-    store.upsert(schema.effects, rows)  # a redelivery changes nothing
-    assert store.count(schema.effects) == 50
-    store.upsert(schema.effects, [{"id": "e3", "kind": "k", "value": "changed"}])
-    assert store.get(schema.effects, "e3")["value"] == "changed"
-    assert store.count(schema.effects) == 50
-    store.insert_new(schema.effects, [{"id": "e3", "kind": "k", "value": "ignored"}])
-    assert store.get(schema.effects, "e3")["value"] == "changed"
-    assert store.ids(schema.effects, ["e1", "zz"]) == {"e1"}
-    assert store.ids(schema.effects, [f"e{i}" for i in range(60)], chunk=7) == {f"e{i}" for i in range(50)}
-    assert store.ids(schema.effects, []) == set()
-    many = store.get_many(schema.effects, ["e3", "zz", "e7", "e3"], chunk=2)  # several chunks, a repeat
+    store.upsert(effects, rows)
+    store.upsert(effects, rows)  # a redelivery changes nothing
+    assert store.count(effects) == 50
+    store.upsert(effects, [{"id": "e3", "kind": "k", "value": "changed"}])
+    assert store.get(effects, "e3")["value"] == "changed"
+    assert store.count(effects) == 50
+    store.insert_new(effects, [{"id": "e3", "kind": "k", "value": "ignored"}])
+    assert store.get(effects, "e3")["value"] == "changed"
+    assert store.ids(effects, ["e1", "zz"]) == {"e1"}
+    assert store.ids(effects, [f"e{i}" for i in range(60)], chunk=7) == {f"e{i}" for i in range(50)}
+    assert store.ids(effects, []) == set()
+    many = store.get_many(effects, ["e3", "zz", "e7", "e3"], chunk=2)  # several chunks, a repeat
     assert sorted(many) == ["e3", "e7"] and many["e3"]["value"] == "changed" and many["e7"]["value"] == "7"
-    assert store.get_many(schema.effects, []) == {}
+    assert store.get_many(effects, []) == {}
     store.close()
 
 

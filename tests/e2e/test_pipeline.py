@@ -83,7 +83,7 @@ def test_six_services_over_kafka_match_embedded(tmp_path: Path, e2e_kafka: str, 
     try:
         for svc in ("api", "scraper", "qagen", "inference", "judge", "reporter"):
             logs[svc] = open(tmp_path / f"{svc}.log", "w")
-            cmd = [sys.executable, "-m", "livetab_cli.main", "serve", svc, "--config", str(cfg)]
+            cmd = [sys.executable, "-m", f"livetab_{svc}", "--config", str(cfg)]  # the runtime's entry point
             if svc == "api":
                 cmd += ["--port", str(port)]
             procs[svc] = subprocess.Popen(cmd, env=env, stdout=logs[svc], stderr=subprocess.STDOUT)
@@ -107,12 +107,13 @@ def test_six_services_over_kafka_match_embedded(tmp_path: Path, e2e_kafka: str, 
             assert time.monotonic() < deadline, "questions did not arrive"
             time.sleep(1)
         time.sleep(2)  # let qagen finish the last table of the batch
-        published = publish_over_http(api, "e2e")  # runs are planned against a live release only
-        assert published["frozen_questions"] == len(emb_questions)
-
         run_req = {"team": "e2e", "release": "e2e",
                    "model": {"name": "smollm2-135m", "backend": "llama_local", "n_ctx": 4096, "n_threads": 2},
                    "settings": {"max_tokens": 16, "temperature": 0.0, "seed": 7}}
+        draft = httpx.post(f"{api}/runs", json=run_req)  # the release is still a draft: refused, with why
+        assert draft.status_code == 409 and "draft" in draft.text, draft.text
+        published = publish_over_http(api, "e2e")  # runs are planned against a live release only
+        assert published["frozen_questions"] == len(emb_questions)
         r = httpx.post(f"{api}/runs", json=run_req)
         assert r.status_code == 202, r.text
         rid = r.json()["run_id"]

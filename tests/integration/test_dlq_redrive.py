@@ -19,6 +19,8 @@ from livetab.store import open_store, schema
 from livetab.v1 import table_pb2
 from livetab_cli.main import main
 
+from tests.support.effects import effects, with_effects
+
 pytestmark = [pytest.mark.kafka]
 TOPIC = "livetab.tables.v1"
 
@@ -42,7 +44,7 @@ class _Reader:
             raise ValueError(f"cannot read table {message.id}")
         self.seen.append(message.id)
         self.offsets.append((ctx.record.partition, ctx.record.offset))
-        ctx.store.upsert(schema.effects, [{"id": message.id, "kind": "dlqtest", "value": message.caption}])
+        ctx.store.upsert(effects, [{"id": message.id, "kind": "dlqtest", "value": message.caption}])
         return []
 
 
@@ -71,7 +73,7 @@ def test_poison_is_listed_redriven_once_and_replay_rereads(kafka_bootstrap: str,
     db = tmp_path / "dlq.db"
     cfg = tmp_path / "livetab.yaml"
     cfg.write_text(f"store: {{url: 'sqlite:///{db}'}}\nkafka: {{bootstrap_servers: '{kafka_bootstrap}'}}\n")
-    store = open_store(f"sqlite:///{db}")
+    store = with_effects(open_store(f"sqlite:///{db}"))
     bus = KafkaBus(KafkaSettings(bootstrap_servers=kafka_bootstrap, session_timeout_ms=6000,
                                  heartbeat_interval_ms=1000))
     try:
@@ -109,14 +111,14 @@ def test_poison_is_listed_redriven_once_and_replay_rereads(kafka_bootstrap: str,
         # the time form finds the first record at or after t0: this test's first record
         first = min(o for p, o in handler.offsets if p == partition)
         assert replay(kafka_bootstrap, TOPIC, t0.isoformat(), group)[partition] == first
-        effects = {r["id"]: r["value"] for r in store.select(schema.effects, kind="dlqtest")}
+        done = {r["id"]: r["value"] for r in store.select(effects, kind="dlqtest")}
         assert main(["replay", "--config", str(cfg), "--topic", TOPIC, "--from", str(first), "--group", group]) == 0
         assert f"group {group}" in capsys.readouterr().out
         handler.seen.clear()
         _work(bus, store, handler, group, lambda: len(handler.seen) >= 4)
         # all three again, the poison twice: its original (now accepted) and its redriven copy
         assert sorted(handler.seen) == sorted([f"{tag}-a", f"{tag}-b", f"{tag}-poison", f"{tag}-poison"])
-        assert {r["id"]: r["value"] for r in store.select(schema.effects, kind="dlqtest")} == effects
+        assert {r["id"]: r["value"] for r in store.select(effects, kind="dlqtest")} == done
 
         # while the group has a live member, the broker refuses offsets from outside it: replay says so
         w = Worker(handler, bus, HandlerContext(store=store, settings=None), group=group, poll_timeout_s=0.5)

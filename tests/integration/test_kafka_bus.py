@@ -15,11 +15,13 @@ from livetab import topics
 from livetab.bus import HandlerContext, Outgoing, Worker
 from livetab.bus.kafka import KafkaBus, ensure_topics
 from livetab.settings import KafkaSettings
-from livetab.store import open_store, schema
+from livetab.store import open_store
 from livetab.telemetry import configure_telemetry, tracer
 from livetab.v1 import question_pb2, table_pb2
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind
+
+from tests.support.effects import effects, with_effects
 
 pytestmark = [pytest.mark.kafka]
 ROOT = Path(__file__).resolve().parents[2]
@@ -89,30 +91,30 @@ def test_sigkill_mid_batch_then_restart_processes_each_input_once_in_effect(bus:
                              key=f"{tag}-{i}"))
     bus.flush()
     store_url = f"sqlite:///{tmp_path / 'kill.db'}"
-    open_store(store_url).close()
+    with_effects(open_store(store_url)).close()
     group = f"kill-{tag}"
     cmd = [sys.executable, str(ROOT / "tests" / "support" / "echo_worker.py"), "--bootstrap", kafka_bootstrap,
            "--store", store_url, "--group", group, "--batch", "10", "--prefix", tag]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen([*cmd, "--delay", "0.05"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    store = open_store(store_url)
+    store = with_effects(open_store(store_url))
     deadline = time.monotonic() + 60
     # kill it once some, but not all, effects are written: mid-run, and most likely mid-batch
-    while time.monotonic() < deadline and store.count(schema.effects) < 15:
+    while time.monotonic() < deadline and store.count(effects) < 15:
         time.sleep(0.05)
-    done_before = store.count(schema.effects)
+    done_before = store.count(effects)
     proc.send_signal(signal.SIGKILL)
     proc.wait(10)
     assert 0 < done_before < n, f"the worker should have been killed mid-run, had done {done_before}"
     # restart and let it finish
     proc2 = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 90
-    while time.monotonic() < deadline and store.count(schema.effects) < n:
+    while time.monotonic() < deadline and store.count(effects) < n:
         time.sleep(0.1)
     proc2.send_signal(signal.SIGTERM)  # drains, commits, exits
     out, _ = proc2.communicate(timeout=60)
     assert proc2.returncode == 0, out.decode()
-    rows = [r for r in store.select(schema.effects) if r["id"].startswith(tag)]
+    rows = [r for r in store.select(effects) if r["id"].startswith(tag)]
     assert sorted(r["id"] for r in rows) == [f"{tag}-{i:03d}" for i in range(n)]  # no loss, no duplicate rows
     # downstream: every input produced its question (redelivery may repeat a record; ids dedupe it)
     c = bus.consumer(f"check-{tag}", ["livetab.questions.v1"])
@@ -132,7 +134,7 @@ class _Strict:
     def handle(self, message, ctx):
         if message.id.startswith(self.tag):
             self.seen.append(message.id)
-            ctx.store.upsert(schema.effects, [{"id": message.id, "kind": "strict", "value": ""}])
+            ctx.store.upsert(effects, [{"id": message.id, "kind": "strict", "value": ""}])
         return []
 
 
@@ -144,7 +146,7 @@ def test_malformed_record_goes_to_dlq_and_the_worker_keeps_going(bus: KafkaBus, 
     bus.publish_raw("livetab.tables.v1", b"", {"message-type": "livetab.v1.Question"}, key=tag.encode())
     bus.publish(Outgoing("livetab.tables.v1", table_pb2.Table(id=f"{tag}-after"), key=tag))
     bus.flush()
-    store = open_store(f"sqlite:///{tmp_path / 'dlq.db'}")
+    store = with_effects(open_store(f"sqlite:///{tmp_path / 'dlq.db'}"))
     handler = _Strict(tag)
     w = Worker(handler, bus, HandlerContext(store=store, settings=None), group=f"dlq-{tag}", poll_timeout_s=1.0)
     deadline = time.monotonic() + 30

@@ -10,9 +10,11 @@ from google.protobuf.message import Message
 from livetab.bus import HandlerContext, Outgoing, Worker
 from livetab.bus.kafka import KafkaBus
 from livetab.settings import KafkaSettings
-from livetab.store import open_store, schema
+from livetab.store import open_store
 from livetab.telemetry import configure_telemetry
 from livetab.v1 import question_pb2, table_pb2
+
+from tests.support.effects import effects, with_effects
 
 
 class EchoHandler:
@@ -28,7 +30,7 @@ class EchoHandler:
         if not message.id.startswith(self.prefix):  # other tests' records on the shared topic
             return []
         time.sleep(self.delay)
-        ctx.store.upsert(schema.effects, [{"id": message.id, "kind": "echo", "value": message.caption}])
+        ctx.store.upsert(effects, [{"id": message.id, "kind": "echo", "value": message.caption}])
         q = question_pb2.Question(id="q-" + message.id, table_id=message.id, text=message.caption)
         return [Outgoing("livetab.questions.v1", q, key=message.id, message_id=q.id)]
 
@@ -45,7 +47,7 @@ def main() -> None:
     configure_telemetry("echo")
     bus = KafkaBus(KafkaSettings(bootstrap_servers=args.bootstrap, session_timeout_ms=6000,
                                  heartbeat_interval_ms=1000))
-    store = open_store(args.store)
+    store = with_effects(open_store(args.store))
     worker = Worker(EchoHandler(args.delay, args.prefix), bus, HandlerContext(store=store, settings=None), group=args.group,
                     max_records=args.batch, poll_timeout_s=1.0)
     worker.install_signal_handlers()

@@ -96,7 +96,7 @@ class PlannerHandler:
             refuse(message, ctx.store, reason)
             return []
         topic = requests_topic(message.model.pool)  # the pool that serves this model
-        exists = ctx.services.get("topic_exists")
+        exists = ctx.topic_exists
         if exists is not None and not exists(topic):
             raise PoisonMessage(f"its output topic {topic} does not exist on the bus (no inference workers serve "
                                 f"pool {message.model.pool!r})")

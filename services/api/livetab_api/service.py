@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from livetab.bus import Handler
+from livetab.bus import AnyHandler
 from livetab.runtime import Build, HttpParts, Service
 
 from livetab_api.planner import PlannerHandler
 from livetab_api.releases import ReleaseHandler
 
 
-def _handlers(build: Build) -> list[Handler]:
+def _handlers(build: Build) -> list[AnyHandler]:
     return [PlannerHandler(), ReleaseHandler()]
 
 

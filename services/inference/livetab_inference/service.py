@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from livetab.bus import Handler
+from livetab.bus import AnyHandler
 from livetab.runtime import Build, Service
 
 from livetab_inference.handler import InferenceHandler
 
 
-def _handlers(build: Build) -> list[Handler]:
+def _handlers(build: Build) -> list[AnyHandler]:
     timeout = max((m.timeout_s for m in build.settings.models), default=120.0)
     return [InferenceHandler(build.backends, timeout_s=timeout, pool=build.pool)]
 

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from livetab.bus import Handler
+from livetab.bus import AnyHandler
 from livetab.runtime import Build, Service
 
 from livetab_judge.commands import JudgeCommandHandler
 from livetab_judge.handler import JudgeHandler
 
 
-def _handlers(build: Build) -> list[Handler]:
+def _handlers(build: Build) -> list[AnyHandler]:
     judge = JudgeHandler(build.settings.judge)
     return [judge, JudgeCommandHandler(judge)]
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from livetab.bus import Handler
+from livetab.bus import AnyHandler
 from livetab.runtime import Build, Service
 
 from livetab_qagen.handler import QagenHandler
 
 
-def _handlers(build: Build) -> list[Handler]:
+def _handlers(build: Build) -> list[AnyHandler]:
     return [QagenHandler()]
 
 

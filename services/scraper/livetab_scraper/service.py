@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from livetab.bus import Handler
+from livetab.bus import AnyHandler
 from livetab.runtime import Build, Service
 
 from livetab_scraper.handler import ScraperHandler
 
 
-def _handlers(build: Build) -> list[Handler]:
+def _handlers(build: Build) -> list[AnyHandler]:
     return [ScraperHandler()]
 
 

@@ -2,7 +2,7 @@
 
 from livetab.bus.base import Bus, Consumer, Outgoing, PoisonMessage, Record, Retryable, decode
 from livetab.bus.inproc import InProcBus
-from livetab.bus.worker import Handler, HandlerContext, Worker, WorkerStats
+from livetab.bus.worker import AnyHandler, Handler, HandlerContext, Worker, WorkerStats
 
-__all__ = ["Bus", "Consumer", "Handler", "HandlerContext", "InProcBus", "Outgoing", "PoisonMessage", "Record",
+__all__ = ["AnyHandler", "Bus", "Consumer", "Handler", "HandlerContext", "InProcBus", "Outgoing", "PoisonMessage", "Record",
            "Retryable", "Worker", "WorkerStats", "decode"]

@@ -19,9 +19,9 @@ import signal
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from google.protobuf.message import Message
 from opentelemetry import trace
@@ -29,11 +29,12 @@ from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from livetab import topics
 from livetab.bus.base import Bus, Outgoing, PoisonMessage, Record, Retryable, decode, producer_headers
-from livetab.store import schema
+from livetab.settings import Settings
+from livetab.store import Store, schema
 from livetab.telemetry import extract_context, meter, tracer
 from livetab.v1 import dlq_pb2, run_pb2
 
-__all__ = ["Handler", "HandlerContext", "Worker", "WorkerStats", "run_of"]
+__all__ = ["AnyHandler", "Handler", "HandlerContext", "Worker", "WorkerStats", "run_of"]
 
 log = logging.getLogger(__name__)
 MAX_REASON_CHARS = 2000  # a stored reason, not a whole traceback or a whole echoed record
@@ -48,21 +49,38 @@ def run_of(message: Message) -> str:
     return ""
 
 
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
 @dataclass
 class HandlerContext:
-    """What a handler may use besides the message: the store, settings, and the record's coordinates."""
+    """What a handler may use besides the message: the store, the settings, a clock (UTC; tests may fix
+    it), the record being handled, and whether a topic exists on the bus (set by the worker when its bus can
+    tell, so a handler can refuse work for a topic nobody reads before it writes anything)."""
 
-    store: Any
-    settings: Any
+    store: Store
+    settings: Settings
     record: Record | None = None
-    services: dict[str, Any] = field(default_factory=dict)
+    clock: Callable[[], datetime] = _utc_now
+    topic_exists: Callable[[str], bool] | None = None
 
 
-class Handler(Protocol):
+M_contra = TypeVar("M_contra", bound=Message, contravariant=True)
+
+
+class Handler(Protocol[M_contra]):
+    """A service's handler of the messages `M_contra` its topics carry: the service it belongs to, the topics
+    it reads (registry constants), and `handle` returning what to publish. It may also have
+    `handle_batch(messages, ctx)` (several records at once) and `on_idle(ctx)` (a quiet poll)."""
+
     service: str
     topics: list[str]
 
-    def handle(self, message: Message, ctx: HandlerContext) -> list[Outgoing]: ...
+    def handle(self, message: M_contra, ctx: HandlerContext) -> list[Outgoing]: ...
+
+
+AnyHandler = Handler[Any]  # what a worker runs: a handler of whichever message type its topics carry
 
 
 @dataclass
@@ -75,7 +93,7 @@ class WorkerStats:
 
 
 class Worker:
-    def __init__(self, handler: Handler, bus: Bus, ctx: HandlerContext, *, group: str | None = None,
+    def __init__(self, handler: AnyHandler, bus: Bus, ctx: HandlerContext, *, group: str | None = None,
                  max_records: int = 100, poll_timeout_s: float = 0.5,
                  on_batch: Callable[[list[Record]], None] | None = None) -> None:
         self.handler = handler
@@ -84,8 +102,8 @@ class Worker:
         # a handler may name its own group (a service's second handler: livetab_api.releases)
         self.group = group or getattr(handler, "group", "") or topics.consumer_group(handler.service)
         self.consumer = bus.consumer(self.group, handler.topics)
-        if hasattr(bus, "topic_exists"):  # handlers may check a topic before writing anything (the planner does)
-            ctx.services.setdefault("topic_exists", bus.topic_exists)
+        if ctx.topic_exists is None and hasattr(bus, "topic_exists"):  # the planner checks before writing anything
+            ctx.topic_exists = bus.topic_exists
         self.max_records = max_records
         self.poll_timeout_s = poll_timeout_s
         self.stats = WorkerStats()

@@ -15,7 +15,7 @@ from typing import Any
 from google.protobuf.message import Message
 
 from livetab import topics
-from livetab.bus import Handler, HandlerContext, InProcBus, Outgoing, Worker
+from livetab.bus import AnyHandler, HandlerContext, InProcBus, Outgoing, Worker
 from livetab.runtime.registry import service as declared_service
 from livetab.runtime.service import Build, service_names
 from livetab.runtime.workers import worker_for
@@ -58,7 +58,7 @@ class Embedded:
             self._workers[name] = [worker_for(h, self.bus, self.ctx, self.settings, embedded=True) for h in handlers]
         return self._workers[name]
 
-    def handlers(self, name: str) -> list[Handler]:
+    def handlers(self, name: str) -> list[AnyHandler]:
         """Service `name`'s handlers if it has been started (for their counters), else none."""
         return [w.handler for w in self._workers.get(name, [])]
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from livetab import topics
-from livetab.bus import Bus, Handler, Worker
+from livetab.bus import AnyHandler, Bus, Worker
 from livetab.settings import Settings
 from livetab.store import Store
 
@@ -50,7 +50,7 @@ class Service:
     polls (`begin`/`finish`, livetab.bus.inflight): the runtime gives them the in-flight worker."""
 
     name: str
-    handlers: Callable[[Build], list[Handler]]
+    handlers: Callable[[Build], list[AnyHandler]]
     http: Callable[[HttpParts], Any] | None = None
     description: str = ""
 
@@ -63,7 +63,7 @@ class Service:
         """The topics this service's consumer groups read, from the topic registry."""
         return [t.name for t in topics.consumed_by(self.name)]
 
-    def build(self, build: Build) -> list[Handler]:
+    def build(self, build: Build) -> list[AnyHandler]:
         """The handlers, checked against the registry: a handler may only consume this service's topics
         (an inference pool's own request topic counts as the base request topic)."""
         handlers = self.handlers(build)

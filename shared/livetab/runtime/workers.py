@@ -4,18 +4,18 @@ polls (`begin`/`finish`: the inference handler), the batch worker for the rest."
 from __future__ import annotations
 
 from livetab import topics
-from livetab.bus import Bus, Handler, HandlerContext, Worker
+from livetab.bus import AnyHandler, Bus, HandlerContext, Worker
 from livetab.bus.inflight import InFlightWorker
 from livetab.settings import Settings
 
 __all__ = ["keeps_in_flight", "worker_for"]
 
 
-def keeps_in_flight(handler: Handler) -> bool:
+def keeps_in_flight(handler: AnyHandler) -> bool:
     return hasattr(handler, "begin") and hasattr(handler, "finish")
 
 
-def worker_for(handler: Handler, bus: Bus, ctx: HandlerContext, settings: Settings, *, pool: str = "",
+def worker_for(handler: AnyHandler, bus: Bus, ctx: HandlerContext, settings: Settings, *, pool: str = "",
                embedded: bool = False) -> Worker:
     """`embedded`: polls never wait (the in-process bus has nothing in flight between polls)."""
     k = settings.kafka

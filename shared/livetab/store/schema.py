@@ -18,7 +18,6 @@ from sqlalchemy import (
 
 __all__ = [
     "dead_letters",
-    "effects",
     "failures",
     "judgments",
     "leaderboard",
@@ -151,14 +150,6 @@ response_cache = Table(
     _created(),
 )
 
-# Generic effects table for tests and simple stages: (id, kind, value).
-effects = Table(
-    "effects", metadata,
-    Column("id", String(200), primary_key=True),
-    Column("kind", String(64), nullable=False),
-    Column("value", Text, nullable=False),
-    _created(),
-)
 
 # A release's lifecycle (livetab.v1.ReleaseStatus, by name: draft, frozen, live, retired). Written only by the
 # api service's release handler; `history` is a JSON list of {status, at, command_id, by} (append-only).
