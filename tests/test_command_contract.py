@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 CONTRACT = ["run", "scrape", "generate", "infer", "judge", "report", "serve", "submit", "release", "calibrate", "score",
-            "list", "dlq", "replay", "review"]
+            "list", "dlq", "replay", "review", "eval"]
 LIVETAB = Path(sys.executable).parent / "livetab"
 
 

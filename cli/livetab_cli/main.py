@@ -434,6 +434,9 @@ def parser() -> argparse.ArgumentParser:
         return sp
 
     embedded("run", "one embedded benchmark cycle: scrape, generate, answer, judge, report").set_defaults(func=cmd_run)
+    from livetab_cli.eval import add_parser as add_eval
+
+    add_eval(sub)
     s = sub.add_parser("scrape", help="find fresh tables (live: --source wikipedia --since DATE --lang en)")
     s.add_argument("--source", default="wikipedia")
     s.add_argument("--since", default="")

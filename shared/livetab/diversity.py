@@ -11,6 +11,7 @@ Shared (not in the judge service) because the reporter computes it over each mod
 
 from __future__ import annotations
 
+import bisect
 import logging
 import math
 import re
@@ -62,13 +63,51 @@ def bleu(hypothesis: Sequence[str], references: Sequence[Sequence[str]], *, max_
     return bp * math.exp(log_sum / max_n)
 
 
-def self_bleu(texts: Sequence[str], *, max_n: int = 4) -> float:
-    """Mean BLEU-`max_n` of each non-empty text against all the other non-empty texts."""
+def self_bleu(texts: Sequence[str], *, max_n: int = 4, epsilon: float = 0.1) -> float:
+    """Mean BLEU-`max_n` of each non-empty text against all the other non-empty texts.
+
+    The same figure as `bleu(t, others)` for each text, in time linear in the texts rather than quadratic:
+    each n-gram's two largest counts over all texts (and which text holds the largest) give the clipping
+    count against "every text but this one", and the sorted lengths the closest other reference length."""
     toks = [tokenize(t) for t in texts]
     toks = [t for t in toks if t]
     if len(toks) < 2:
         return 0.0
-    scores = [bleu(t, toks[:i] + toks[i + 1:], max_n=max_n) for i, t in enumerate(toks)]
+    grams = [[_ngrams(t, n) for n in range(1, max_n + 1)] for t in toks]
+    # per n-gram: (largest count, the text holding it, second largest count)
+    top: list[dict[tuple[str, ...], tuple[int, int, int]]] = [{} for _ in range(max_n)]
+    for i, per_n in enumerate(grams):
+        for k, counts in enumerate(per_n):
+            best = top[k]
+            for g, c in counts.items():
+                first, owner, second = best.get(g, (0, -1, 0))
+                if c > first:
+                    best[g] = (c, i, first)
+                elif c > second:
+                    best[g] = (first, owner, c)
+    lengths = sorted(len(t) for t in toks)
+    scores = []
+    for i, t in enumerate(toks):
+        log_sum = 0.0
+        for k, hyp in enumerate(grams[i]):
+            total = sum(hyp.values())
+            if total == 0:
+                log_sum += math.log(epsilon / 1.0)
+                continue
+            clipped = 0
+            for g, c in hyp.items():
+                first, owner, second = top[k][g]
+                clipped += min(c, second if owner == i else first)
+            log_sum += math.log((clipped if clipped > 0 else epsilon) / total)
+        hyp_len = len(t)
+        lo, hi = bisect.bisect_left(lengths, hyp_len), bisect.bisect_right(lengths, hyp_len)
+        if hi - lo > 1:  # another text of the same length
+            ref_len = hyp_len
+        else:  # the nearest other length, the shorter on a tie (as `bleu` picks)
+            near = [lengths[j] for j in (lo - 1, hi) if 0 <= j < len(lengths)]
+            ref_len = min(near, key=lambda r_len: (abs(r_len - hyp_len), r_len))
+        bp = 1.0 if hyp_len > ref_len else math.exp(1.0 - ref_len / hyp_len)
+        scores.append(bp * math.exp(log_sum / max_n))
     return sum(scores) / len(scores)
 
 

@@ -47,6 +47,7 @@ class Gold:
     boolean: bool = False
     option: int = 0
     unit: str = ""
+    claims: list[str] = field(default_factory=list)  # free: each reference's executable claim (JSON), beside items
 
     @classmethod
     def for_option(cls, options: list[str], position: int) -> Gold:
@@ -67,12 +68,13 @@ class Gold:
 
     def to_proto(self) -> question_pb2.Gold:
         return question_pb2.Gold(kind=self.kind, text=self.text, items=self.items, number=self.number,
-                                 boolean=self.boolean, option=self.option, unit=self.unit)
+                                 boolean=self.boolean, option=self.option, unit=self.unit,
+                                 claims=self.claims)
 
     @classmethod
     def from_proto(cls, m: question_pb2.Gold) -> Gold:
         return cls(kind=m.kind, text=m.text, items=list(m.items), number=m.number, boolean=m.boolean,
-                   option=m.option, unit=m.unit)
+                   option=m.option, unit=m.unit, claims=list(m.claims))
 
 
 @dataclass

@@ -26,7 +26,8 @@ GOLDS = {
     "option": Gold.for_option(OPTIONS, 3),
     "insufficient": Gold(kind="insufficient", text="The table does not contain enough information."),
     "contradictory": Gold(kind="contradictory", text="The table contradicts itself."),
-    "free": Gold(kind="free", items=["Bo scored most.", "Ann scored least."], text="Bo scored most.\nAnn ..."),
+    "free": Gold(kind="free", items=["Bo scored most.", "Ann scored least."], text="Bo scored most.\nAnn ...",
+                 claims=['{"op": "superlative", "column": "Goals", "arg": "max", "key": "Name", "value": "Bo"}', ""]),
 }
 
 

@@ -79,3 +79,24 @@ def _statements(row: dict[str, object]) -> list[str]:
         if isinstance(value, list):
             return [str(v.get("statement", v.get("sentence", v)) if isinstance(v, dict) else v) for v in value]
     raise AssertionError(f"no statements in LoTNLG row keys {sorted(row)}")
+
+
+def test_self_bleu_is_the_mean_bleu_against_all_the_others() -> None:
+    """The linear-time self-BLEU gives exactly the definition's figure (each text's BLEU against every other
+    text), on real insight-like sentences: LoTNLG's reference statements, with repeats and one-word texts."""
+    import json
+    import random
+
+    from livetab.paths import shared_data
+
+    lines = (shared_data() / "lotnlg" / "lotnlg_test_100tables.jsonl").read_text(encoding="utf-8").splitlines()
+    sentences = [s for line in lines[:40] for s in json.loads(line).get("sentences", [])[:3]]
+    texts = sentences + sentences[:5] + ["wins", "wins", "a", "Fiji won once ."]
+    random.Random(3).shuffle(texts)
+    toks = [t for t in (tokenize(x) for x in texts) if t]
+    naive = sum(bleu(t, toks[:i] + toks[i + 1:]) for i, t in enumerate(toks)) / len(toks)
+    assert len(toks) > 50 and self_bleu(texts) == pytest.approx(naive, abs=1e-12)
+    for part in (texts[:2], texts[:3], ["one two three", "one two", "one two three four five"]):
+        toks = [tokenize(x) for x in part]
+        assert self_bleu(part) == pytest.approx(sum(bleu(t, toks[:i] + toks[i + 1:]) for i, t in enumerate(toks))
+                                                / len(toks), abs=1e-12)

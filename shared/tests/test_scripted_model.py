@@ -131,3 +131,36 @@ def test_the_anti_oracle_names_the_other_alternative_in_every_languages_quotes(l
         assert judge_answer(scripted_answer(q, TABLE, policy="anti_oracle", phrasing=phrasing), q).verdict == "incorrect"
         assert judge_answer(scripted_answer(q, TABLE, policy="oracle", phrasing=phrasing), q).verdict == "correct", (
             phrasing)
+
+
+def test_insight_answers_carry_the_stored_claims() -> None:
+    """The oracle writes the references with their claims (supported on the table), the anti-oracle the
+    contrasts with theirs (refuted), in each claim layout real models use; both read back as insights."""
+    import json
+
+    from livetab.claims import CLAIM_TAG, execute_claim
+
+    widest = {"op": "superlative", "column": "Wingspan (cm)", "arg": "max", "key": "Bird", "value": "Aigle"}
+    total = {"op": "aggregation", "agg": "sum", "column": "Wingspan (cm)", "value": 425}
+    refs = ["Aigle has the widest wingspan.", "The wingspans add up to 425 cm."]
+    twins = [{"insight": "Faucon has the widest wingspan.", "claim": {**widest, "value": "Faucon"}},
+             {"insight": "The wingspans add up to 470 cm.", "claim": {**total, "value": 470}}]
+    q = _q(Gold(kind="free", items=refs, text="\n".join(refs), claims=[json.dumps(widest), json.dumps(total)]),
+           family="insight", text="Write insights.")
+    q.params["contrasts"] = json.dumps(twins)
+    for policy, sentences, status in (("oracle", refs, "supported"), ("anti_oracle", [t["insight"] for t in twins],
+                                                                          "refuted")):
+        for phrasing in ("bare", "sentence", "answer_is"):
+            said = scripted_answer(q, TABLE, policy=policy, phrasing=phrasing)
+            lines = said.splitlines()
+            assert len(lines) == 2 and all(s in line for s, line in zip(sentences, lines, strict=True)), said
+            if phrasing == "sentence":
+                claims = [json.loads(line)["claim"] for line in lines]
+            else:
+                claims = [json.loads(m.group(1)) for m in CLAIM_TAG.finditer(said)]
+                assert lines[0].startswith("1. ") == (phrasing == "answer_is")
+            assert [execute_claim(TABLE, c).status for c in claims] == [status, status], (policy, phrasing, said)
+    # a question stored without claims or contrasts: the references alone, and a wrong statement
+    plain = _q(Gold(kind="free", items=refs, text="\n".join(refs)), family="insight")
+    assert scripted_answer(plain, TABLE, policy="oracle", phrasing="bare") == "\n".join(refs)
+    assert scripted_answer(plain, TABLE, policy="anti_oracle", phrasing="bare") == "The table is empty."

@@ -1,7 +1,9 @@
 """Oracle and anti-oracle over Kafka and PostgreSQL: the six services as separate processes (`livetab serve`),
 the scripted models served by the inference process. Same invariant as the embedded runs
 (tests/integration/test_oracle_runs.py) on a smaller set: every family, both policies, two formats, both
-settings, English and Arabic; the leaderboard is the one the reporter service computed."""
+settings, English and Arabic; the leaderboard is the one the reporter service computed. Insight answers are
+judged by the claims the scripted models write (no LLM judge configured) and shown in the live leaderboard's
+`insight` row: every insight of the oracle factual, every one of the anti-oracle not."""
 
 from __future__ import annotations
 
@@ -19,9 +21,19 @@ import pytest
 import yaml
 from livetab.settings import load_settings
 from livetab.store import open_store, schema
+from livetab.v1 import judgment_pb2
 from livetab_cli.embedded import Pipeline
 
-from tests.support.oracle import FAMILIES, QAGEN_FAMILIES, SETTINGS, models, sources, verdict_cells
+from tests.support.oracle import (
+    ALL_FAMILIES,
+    FAMILIES,
+    INSIGHT,
+    QAGEN_FAMILIES,
+    SETTINGS,
+    models,
+    sources,
+    verdict_cells,
+)
 from tests.support.releases import publish_over_http
 
 pytestmark = [pytest.mark.e2e, pytest.mark.kafka, pytest.mark.postgres]
@@ -111,17 +123,27 @@ def test_oracle_100_and_anti_oracle_0_over_kafka(tmp_path: Path, e2e_kafka: str,
             assert r.status_code == 202, r.text
             runs[m["name"]] = r.json()["run_id"]
         deadline = time.monotonic() + 240
-        while len(status) < len(runs):
-            for name, rid in runs.items():
-                resp = httpx.get(f"{api}/runs/{rid}")
-                if resp.status_code == 200:
+        watch = open_store(store_url)
+        try:
+            while len(status) < len(runs):
+                for name, rid in runs.items():
+                    resp = httpx.get(f"{api}/runs/{rid}")
+                    if resp.status_code != 200 or not 0 < resp.json()["planned"] == resp.json()["judged"]:
+                        continue
+                    # every answer judged: the reporter's rows are complete when "all" counts the QA answers
+                    # and the insight row every insight of the insight answers
                     st = resp.json()
-                    overall = [row for row in st["leaderboard"] if row["slice"] == "all"]
-                    if overall and overall[0]["n"] == st["planned"] > 0:
+                    insight = watch.select(schema.judgments, run_id=rid, family=INSIGHT)
+                    n_labels = sum(len(judgment_pb2.Judgment.FromString(r["payload"]).insights) for r in insight)
+                    rows = {row["slice"]: row for row in st["leaderboard"]}
+                    if (rows.get("all", {}).get("n") == st["planned"] - len(insight) > 0
+                            and rows.get(INSIGHT, {}).get("n") == n_labels > 0):
                         status[name] = st
-            assert time.monotonic() < deadline, f"leaderboards incomplete: {status}"
-            _alive(procs, tmp_path)
-            time.sleep(0.5)
+                assert time.monotonic() < deadline, f"leaderboards incomplete: {status}"
+                _alive(procs, tmp_path)
+                time.sleep(0.5)
+        finally:
+            watch.close()
     finally:
         for p in procs.values():
             p.send_signal(signal.SIGTERM)
@@ -140,13 +162,20 @@ def test_oracle_100_and_anti_oracle_0_over_kafka(tmp_path: Path, e2e_kafka: str,
             rows = {row["slice"]: row for row in status[name]["leaderboard"]}
             assert all(row["accuracy"] == want and row["n"] > 0 for row in rows.values()), (name, rows)
             want_slices = {f"family={f}" for f in FAMILIES} | {f"format={f}" for f in FORMATS} | {
-                f"setting={s}" for s in SETTINGS} | {"language=en", "language=ar"}
+                f"setting={s}" for s in SETTINGS} | {"language=en", "language=ar", INSIGHT}
             assert want_slices <= set(rows), (name, want_slices - set(rows))
             cells = verdict_cells(store, runs[name])
-            assert sum(len(v) for v in cells.values()) == rows["all"]["n"] == status[name]["planned"]
+            n_insight = sum(len(v) for c, v in cells.items() if c[0] == INSIGHT)
+            assert sum(len(v) for v in cells.values()) == rows["all"]["n"] + n_insight == status[name]["planned"]
             assert all(set(v) == {verdict} for v in cells.values()), (name, cells)
-            for fam in FAMILIES - {"math"}:
+            for fam in ALL_FAMILIES - {"math"}:
                 assert any(c[0] == fam and c[3] == "ar" for c in cells), (name, fam)
+            # the insight row: every insight decided by its claim, all factual (oracle) or none (anti-oracle)
+            labels = [lab for r in store.select(schema.judgments, run_id=runs[name], family=INSIGHT)
+                      for lab in judgment_pb2.Judgment.FromString(r["payload"]).insights]
+            assert labels and {(lab.label, lab.decided_by) for lab in labels} == {
+                ("factual" if want else "not_factual", "claim")}, (name, labels[:3])
+            assert rows[INSIGHT]["n"] == len(labels) and rows[INSIGHT]["correct"] == want * len(labels)
         print(f"\noracle over Kafka: {len(expected)} questions, {status['oracle']['planned']} requests per model, "
               f"{time.perf_counter() - t0:.1f} s")
     finally:

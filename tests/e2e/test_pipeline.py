@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -55,6 +56,18 @@ def _answers(store) -> dict[str, tuple[str, str]]:
         res = inference_pb2.InferenceResult.FromString(r["payload"])
         out[res.id] = (res.question_id, res.response)
     return out
+
+
+TIMING = re.compile(r"(_at|^generated|^created|latency|seconds|_ms|_s|per_s|per_second|tokens_per|duration|time)$|^time")
+
+
+def _timeless(doc):
+    """`doc` without timestamps and wall-clock measurements (latencies, throughput), which no two runs share."""
+    if isinstance(doc, dict):
+        return {k: _timeless(v) for k, v in doc.items() if not TIMING.search(k)}
+    if isinstance(doc, list):
+        return [_timeless(v) for v in doc]
+    return doc
 
 
 def _verdicts(store) -> dict[str, str]:
@@ -159,6 +172,10 @@ def test_six_services_over_kafka_match_embedded(tmp_path: Path, e2e_kafka: str, 
 
     emb_scores = scores(tmp_path / "emb")
     assert scores(tmp_path / "dist" / "runs" / rid) == scores(tmp_path / "dist") == emb_scores
+    # the whole documents agree but for when they were made and how long calls took (wall-clock measurements)
+    emb_doc = _timeless(json.loads((tmp_path / "emb" / "leaderboard.json").read_text(encoding="utf-8")))
+    dist_doc = _timeless(json.loads((tmp_path / "dist" / "leaderboard.json").read_text(encoding="utf-8")))
+    assert dist_doc == emb_doc
     for name in ("report.html", "leaderboard.md", "release/README.md", "release/results.jsonl",
                  "private/release/questions.jsonl"):
         assert (tmp_path / "dist" / name).is_file(), name

@@ -7,6 +7,7 @@ faults a real endpoint shows now and then, on demand. Each *scenario* has a name
 Modes: `ok`; `latency` (answer after `latency_ms`); `429` (with `Retry-After: retry_after_s`); `500`;
 `timeout` (answer only after `delay_s`); `truncated` (status 200, JSON cut in half); `hang` (never answer);
 `disconnect` (drop the connection without an answer, as a server does to a stale keep-alive connection).
+`GET /v1/models` lists one model, `fake-model` (what a client probes before asking).
 `fail_first=k` injects the fault into the first k requests of the scenario only, then answers normally.
 
 Counting: `GET /stats` gives the requests received per scenario; `GET /stats/prompts` gives, over all
@@ -33,10 +34,11 @@ from typing import Any
 
 from aiohttp import web
 
-__all__ = ["MODES", "FaultServer", "Scenario", "ThreadedFaultServer", "prompt_hash"]
+__all__ = ["MODEL_ID", "MODES", "FaultServer", "Scenario", "ThreadedFaultServer", "prompt_hash"]
 
 log = logging.getLogger(__name__)
 
+MODEL_ID = "fake-model"  # what GET /v1/models lists (chat requests are answered whatever model they name)
 MODES = ("ok", "latency", "429", "500", "timeout", "truncated", "hang", "disconnect")
 
 
@@ -98,6 +100,8 @@ class FaultServer:
         app = web.Application()
         app.router.add_post("/v1/chat/completions", self._default)
         app.router.add_post("/{scenario}/v1/chat/completions", self._named)
+        app.router.add_get("/v1/models", self._models)
+        app.router.add_get("/{scenario}/v1/models", self._models)
         app.router.add_get("/health", self._health)
         app.router.add_get("/stats", self._stats)
         app.router.add_get("/stats/prompts", self._prompt_stats)
@@ -122,6 +126,10 @@ class FaultServer:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
+
+    async def _models(self, request: web.Request) -> web.Response:
+        """The OpenAI model list, with the one model this server pretends to be (`MODEL_ID`)."""
+        return web.json_response({"object": "list", "data": [{"id": MODEL_ID, "object": "model", "owned_by": "fake"}]})
 
     async def _health(self, request: web.Request) -> web.Response:
         return web.json_response({"status": "ok"})

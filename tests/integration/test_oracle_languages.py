@@ -2,7 +2,9 @@
 through the real embedded pipeline (scrape -> qagen -> planner -> inference -> judge -> reporter), each
 language answered in its own phrasings (the language packs' `answer_forms`). English and Arabic are covered
 by test_oracle_runs.py. The oracle must score 100% and the anti-oracle 0% in every language slice, every
-family present in every language, and every verdict of every cell as expected."""
+family present in every language, and every verdict of every cell as expected; insight answers (the
+references and their false twins, written in the question's language, with claims) judged by their claims:
+every insight of the oracle factual, every one of the anti-oracle not."""
 
 from __future__ import annotations
 
@@ -20,8 +22,10 @@ from livetab.v1 import inference_pb2
 from tests.support.oracle import (
     FAMILIES,
     FRESHTAB_LANGUAGES,
+    INSIGHT,
     check_leaderboard,
     freshtab_sources,
+    judge_insight,
     oracle_cycle,
     verdict_cells,
 )
@@ -53,7 +57,7 @@ def test_oracle_100_and_anti_oracle_0_in_every_freshtab_language(language_run: d
             wrong = {c: v for c, v in cells.items() if set(v) != {want}}
             assert not wrong, (name, wrong)
             for lang in FRESHTAB_LANGUAGES:  # every family in every language
-                assert {c[0] for c in cells if c[3] == lang} == LANG_FAMILIES, (name, lang)
+                assert {c[0] for c in cells if c[3] == lang} == LANG_FAMILIES | {INSIGHT}, (name, lang)
             per_lang = Counter(c[3] for c, v in cells.items() for _ in v)
             print(f"\n{name}: {dict(per_lang)} judgments per language, all {want}")
         # each language answered in its own words: some response of the oracle in every language uses a
@@ -93,6 +97,11 @@ def test_every_phrasing_in_every_language(language_run: dict[str, Any]) -> None:
         for phrasing in PHRASINGS:
             for policy, want in (("oracle", "correct"), ("anti_oracle", "incorrect")):
                 answer = scripted_answer(q, tables.get(q.table_id), policy=policy, phrasing=phrasing)
+                if q.family == INSIGHT:  # every insight decided by its claim, all factual or none
+                    verdict, labels = judge_insight(answer, q, tables[q.table_id])
+                    if verdict != want or set(labels) != {"factual" if want == "correct" else "not_factual"}:
+                        failures.append((q.language, policy, phrasing, q.text, answer, verdict, labels))
+                    continue
                 got = judge_answer(answer, q)
                 if got.verdict != want:
                     failures.append((q.language, policy, phrasing, q.text, q.gold.text, answer, got.rationale))

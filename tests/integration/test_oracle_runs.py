@@ -2,7 +2,9 @@
 -> judge -> reporter) on real tables: demo Wikipedia pages, GSM8K word problems (math and its imperfect
 variants) and Arabic TaTA tables, in four formats and both settings. The oracle must score 100% and the
 anti-oracle 0% in every slice of the leaderboard the reporter computed; every verdict is checked too (an
-"uncertain" would hide in a 0% as easily as a wrong "incorrect")."""
+"uncertain" would hide in a 0% as easily as a wrong "incorrect"). Insight answers are judged by the claims
+the scripted models write beside their sentences (no LLM judge is configured): every insight of the oracle
+factual, every one of the anti-oracle not."""
 
 from __future__ import annotations
 
@@ -19,10 +21,13 @@ from livetab.v1 import inference_pb2
 from livetab_reporter.document import load_schema
 
 from tests.support.oracle import (
+    ALL_FAMILIES,
     FAMILIES,
     FORMATS,
+    INSIGHT,
     SETTINGS,
     check_leaderboard,
+    judge_insight,
     oracle_cycle,
     sources,
     verdict_cells,
@@ -54,12 +59,12 @@ def test_oracle_scores_100_and_anti_oracle_0_in_every_slice(oracle_run: dict[str
             wrong = {c: v for c, v in cells.items() if set(v) != {want}}
             assert not wrong, (name, wrong)
             # the slices cross: every family in every format with the table, and closed-book; both languages
-            for fam in FAMILIES:
+            for fam in ALL_FAMILIES:
                 for fmt in FORMATS:
                     assert any(c[:3] == (fam, fmt, "with_table") for c in cells), (name, fam, fmt)
                 if fam != "imperfect":  # an imperfect table's gold cannot be asked without the table
                     assert any(c[0] == fam and c[2] == "closed_book" for c in cells), (name, fam)
-            for fam in FAMILIES - {"math"}:  # the math flow is English only
+            for fam in ALL_FAMILIES - {"math"}:  # the math flow is English only
                 assert any(c[0] == fam and c[3] == "ar" for c in cells), (name, fam)
             questions = {load_question(r).id: load_question(r) for r in store.select(schema.questions)}  # type: ignore[union-attr]
             assert any(q.closed_book for q in questions.values()), "closed-book variants were generated"
@@ -68,14 +73,16 @@ def test_oracle_scores_100_and_anti_oracle_0_in_every_slice(oracle_run: dict[str
                   for r in store.select(schema.results, run_id=runs["oracle"])}
         assert {"letter", "option n", "letter. text", "the answer is", "according to", "yes/no", "true/false",
                 "refusal"} <= shapes, shapes
-        n = by_model["oracle"]["n"]
+        n = by_model["oracle"]["planned"]
         assert summary.model_calls + summary.cache_hits == 2 * n  # same prompt, same answer: e.g. a math problem's
         # easy/medium/hard tables asked closed-book
         print(f"\noracle runs: {len(questions)} questions, {n} requests per model, "
               f"{oracle_run['seconds']:.1f} s for the whole embedded cycle")
         for name, m in by_model.items():
             print(name, m["accuracy"], {k: {v: r["accuracy"] for v, r in vals.items() if "n" in r}
-                                       for k, vals in [("family", m["families"]), *m["slices"].items()]})
+                                       for k, vals in [("family", m["families"]), *m["slices"].items()]},
+                  "insights factual:", f"{m['insight']['factual']}/{m['insight']['insights']}",
+                  f"({m['insight']['answers']} answers)")
     finally:
         store.close()
 
@@ -102,13 +109,18 @@ def test_every_phrasing_on_every_generated_question(oracle_run: dict[str, Any]) 
     failures = []
     kinds = set()
     for q in questions:
-        assert q is not None and q.gold.kind != "free"
+        assert q is not None
         kinds.add(q.gold.kind)
         for phrasing in PHRASINGS:
             for policy, want in (("oracle", "correct"), ("anti_oracle", "incorrect")):
                 answer = scripted_answer(q, tables.get(q.table_id), policy=policy, phrasing=phrasing)
+                if q.family == INSIGHT:  # every insight decided by its claim, all factual or none
+                    verdict, labels = judge_insight(answer, q, tables[q.table_id])
+                    if verdict != want or set(labels) != {"factual" if want == "correct" else "not_factual"}:
+                        failures.append((policy, phrasing, q.family, q.text, answer, verdict, labels))
+                    continue
                 got = judge_answer(answer, q)
                 if got.verdict != want:
                     failures.append((policy, phrasing, q.family, q.text, q.gold.text, answer, got.verdict, got.rationale))
-    assert {"number", "text", "boolean", "option", "insufficient", "contradictory"} <= kinds, kinds
+    assert {"number", "text", "boolean", "option", "insufficient", "contradictory", "free"} <= kinds, kinds
     assert not failures, failures[:10]

@@ -3,8 +3,11 @@
 The oracle model answers every question right and the anti-oracle every question wrong (the scripted
 backend, livetab.models.scripted); run through scrape -> qagen -> planner -> inference -> judge ->
 reporter, the leaderboard must say 100% and 0% in every slice. Families: every family the programmatic
-generator and the math flow produce except `insight`, whose free-form gold only an LLM judge can judge
-(the rule judge leaves it uncertain by design).
+generator and the math flow produce. `insight` (free-text insights, scored apart from QA accuracy) is judged
+by the claims alone, as a run without an LLM insight judge is: the oracle writes the question's reference
+insights with the executable claims qagen verified on the table, the anti-oracle their false twins with
+claims the table refutes, so every insight of the oracle must be judged factual and every one of the
+anti-oracle's not factual (`check_insights`).
 """
 
 from __future__ import annotations
@@ -21,13 +24,16 @@ from livetab.v1 import inference_pb2, question_pb2
 
 from tests.support.sample import ROOT, sample_pages
 
-__all__ = ["FAMILIES", "FORMATS", "FRESHTAB_LANGUAGES", "SETTINGS", "arabic_tables", "check_leaderboard",
-           "freshtab_sources", "gsm8k_problems", "models", "sources", "verdict_cells"]
+__all__ = ["ALL_FAMILIES", "FAMILIES", "FORMATS", "FRESHTAB_LANGUAGES", "INSIGHT", "SETTINGS", "arabic_tables",
+           "check_insights", "check_leaderboard", "freshtab_sources", "gsm8k_problems", "judge_insight", "models",
+           "sources", "verdict_cells"]
 
 # qagen families asked for; the math flow adds family "math" (with insufficient/contradictory variants)
-QAGEN_FAMILIES = ["direct", "reasoning", "fact", "mcq", "imperfect", "closed_book"]
-# closed_book variants keep their base family (direct/mcq/reasoning) and are marked closed_book
+QAGEN_FAMILIES = ["direct", "reasoning", "fact", "mcq", "insight", "imperfect", "closed_book"]
+# the QA families (in QA accuracy); closed_book variants keep their base family (direct/mcq/reasoning)
 FAMILIES = {"direct", "reasoning", "fact", "mcq", "imperfect", "math"}
+INSIGHT = "insight"  # scored apart: each insight factual or not, never in QA accuracy
+ALL_FAMILIES = FAMILIES | {INSIGHT}
 FORMATS = ["csv", "markdown", "html", "json"]
 SETTINGS = ["with_table", "closed_book"]
 
@@ -119,7 +125,8 @@ def check_leaderboard(doc: dict[str, Any], *, formats: list[str], settings: list
     assert set(by_model) == {"oracle", "anti-oracle"}, set(by_model)
     for name, want in (("oracle", 1.0), ("anti-oracle", 0.0)):
         m = by_model[name]
-        assert m["n"] == m["planned"] > 0 and m["errors"] == 0, m
+        check_insights(m["insight"], want)
+        assert m["n"] + m["insight"]["answers"] == m["planned"] and m["n"] > 0 and m["errors"] == 0, m
         assert m["accuracy"] == want, (name, m["accuracy"])
         assert set(m["families"]) == families, (name, set(m["families"]))
         assert set(m["slices"]["format"]) == set(formats), m["slices"]["format"].keys()
@@ -130,3 +137,29 @@ def check_leaderboard(doc: dict[str, Any], *, formats: list[str], settings: list
                 if "n" in row:
                     assert row["n"] > 0 and row["accuracy"] == want, (name, key, value, row)
     return by_model
+
+
+def check_insights(ins: dict[str, Any], want: float) -> None:
+    """A model's insight scores (leaderboard.json's `insight` object): every answer judged by the claims it
+    wrote, none left not judged or undecided; every insight factual (want 1.0) or every one not (0.0)."""
+    assert ins["answers"] > 0 and ins["judged"] == ins["answers"], ins
+    assert (ins["not_judged"], ins["errors"], ins["undecided"]) == (0, 0, 0), ins
+    assert ins["insights"] == ins["factual"] + ins["not_factual"] >= ins["answers"], ins
+    assert ins["factual_rate"] == want and ins["all_factual"] == (ins["answers"] if want else 0), ins
+    assert ins["decided_by"] == {"claim": ins["insights"]}, ins
+    assert ins["categories"].get("incorrect", 0) == ins["not_factual"], ins
+
+
+def judge_insight(answer: str, question: Any, table: Any) -> tuple[str, list[str]]:
+    """(verdict, per-insight labels) of one insight answer under the claims-only insight judge (what the judge
+    service runs without an LLM insight judge)."""
+    import asyncio
+
+    from livetab.v1 import judgment_pb2
+    from livetab_judge.insight_answers import CLAIMS_ONLY, InsightAnswerJudge, InsightCase
+    from livetab_judge.insights import InsightJudge
+
+    j = judgment_pb2.Judgment()
+    asyncio.run(InsightAnswerJudge(InsightJudge(None, name=CLAIMS_ONLY)).judge_many(
+        [InsightCase(j, question, answer, table)]))
+    return j.verdict, [lab.label for lab in j.insights]

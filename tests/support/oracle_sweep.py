@@ -4,12 +4,12 @@ tests/integration/test_oracle_languages.py).
 
     .venv/bin/python -m tests.support.oracle_sweep [OUT_DIR] [--sources wtq,gsm8k,arabic,freshtab] [--freshtab N]
 
-Generates every family but insight over the 150 WikiTableQuestions pages in ../shared/data (wiki_html,
+Generates every family over the 150 WikiTableQuestions pages in ../shared/data (wiki_html,
 wiki_html_more), the 300 GSM8K problems, 60 Arabic TaTA tables and the first N FreshTab tables of every
 language (de, es, fr, nl, ru, sv and English; N = 25 by default), then judges every question in every
-phrasing of the scripted model, oracle and anti-oracle, and prints each judgment that is not correct /
-incorrect respectively, grouped by policy, phrasing, gold kind and the judge's rationale, and the counts
-per language. `--sources` picks a subset (a faster loop while fixing); each subset has its own database
+phrasing of the scripted model, oracle and anti-oracle (insight answers by their claims, as the judge does
+without an LLM insight judge), and prints each judgment that is not correct / incorrect respectively,
+grouped by policy, phrasing, gold kind and the judge's rationale, and the counts per language. `--sources` picks a subset (a faster loop while fixing); each subset has its own database
 under OUT_DIR, kept between runs (delete it to regenerate).
 """
 
@@ -31,7 +31,7 @@ from livetab.settings import load_settings
 from livetab.store import open_store, schema
 from livetab_cli.embedded import Pipeline
 
-from tests.support.oracle import QAGEN_FAMILIES, arabic_tables, freshtab_sources
+from tests.support.oracle import INSIGHT, QAGEN_FAMILIES, arabic_tables, freshtab_sources, judge_insight
 
 ALL_SOURCES = ("wtq", "gsm8k", "arabic", "freshtab")
 
@@ -88,15 +88,20 @@ def main(argv: list[str]) -> int:
         for phrasing in PHRASINGS:
             for policy, want in (("oracle", "correct"), ("anti_oracle", "incorrect")):
                 answer = scripted_answer(q, tables.get(q.table_id), policy=policy, phrasing=phrasing)
-                got = judge_answer(answer, q)
+                if q.family == INSIGHT:
+                    verdict, labels = judge_insight(answer, q, tables.get(q.table_id))
+                    rationale = f"insight labels {sorted(set(labels))}"
+                else:
+                    got = judge_answer(answer, q)
+                    verdict, rationale = got.verdict, got.rationale
                 n += 1
-                per_lang[(q.language, got.verdict == want)] += 1
-                if got.verdict != want:
-                    why = got.rationale.split(" [")[0]
+                per_lang[(q.language, verdict == want)] += 1
+                if verdict != want:
+                    why = rationale.split(" [")[0]
                     bad[(policy, phrasing, q.gold.kind, why)] += 1
                     if bad[(policy, phrasing, q.gold.kind, why)] == 1:
                         print(f"{policy} {phrasing} {q.family}/{q.language} | {q.text[:100]} | gold {q.gold.text[:60]!r}"
-                              f" | answer {answer[:80]!r} | {got.verdict}: {got.rationale}")
+                              f" | answer {answer[:80]!r} | {verdict}: {rationale}")
     print(f"{n} judgments, {sum(bad.values())} not as expected")
     for lang in sorted({k[0] for k in per_lang}):
         print(f"  {lang}: {per_lang[(lang, True)] + per_lang[(lang, False)]} judgments, "

@@ -60,6 +60,7 @@ class InferenceHandler:
                  pool: str = "") -> None:
         self.topics = [requests_topic(pool)]
         self._backends: dict[str, ModelBackend] = dict(backends or {})
+        self._given = set(self._backends)
         self._loop = BackgroundLoop("inference-loop")
         self.timeout_s = timeout_s
         self.calls = 0
@@ -77,6 +78,15 @@ class InferenceHandler:
 
             self._backends[key] = backend_from_spec(spec)
         return self._backends[key]
+
+    def close(self) -> None:
+        """Close the client sessions of the backends this handler built (not those handed in), on the loop they
+        live on; a caller that is done with the handler (embedded `livetab eval`) calls it."""
+        for key, backend in list(self._backends.items()):
+            close = getattr(backend, "close", None)
+            if key not in self._given and close is not None and asyncio.iscoroutinefunction(close):
+                self._loop.run(close())
+                del self._backends[key]
 
     def handle(self, message: Message, ctx: HandlerContext) -> list[Outgoing]:
         return self.handle_batch([message], ctx)

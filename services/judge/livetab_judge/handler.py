@@ -7,7 +7,9 @@ model call is judged `error`: counted as wrong, shown apart.
 Answers of the `insight` family (free-text insights about the table) bypass the cascade: the insight judge
 (`judge.insight_judge`, by default the first LLM judge) labels each insight for factuality over the
 question's table (tables read once per batch), executing the structured claims the model wrote beside its
-sentences (see `insight_answers`). Without an insight judge they are recorded as `not_judged`.
+sentences (see `insight_answers`). Without an LLM insight judge the claims alone decide: an insight whose
+claim executes over the table is factual or not by it, and an answer none of whose insights could be decided
+is recorded as `not_judged` (never wrong).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from livetab.store import schema
 from livetab.v1 import inference_pb2, judgment_pb2
 from livetab.verdicts import is_insight_family
 
-from livetab_judge.insight_answers import InsightCase, mark_not_judged
+from livetab_judge.insight_answers import CLAIMS_ONLY, InsightCase
 
 __all__ = ["JudgeHandler"]
 
@@ -67,13 +69,14 @@ class JudgeHandler:
         self.cascade = Cascade(judges, rule=s.asd_rule, always_llm=s.always_llm, batch_size=s.asd_batch_size,
                                tolerance=s.tolerance)
         insight = s.insight_model()
-        self.insights: InsightAnswerJudge | None = None
         if insight is not None:
             m, temp = insight
             self.insights = InsightAnswerJudge(
                 InsightJudge(backend(m), name=f"{m.name}@{temp}", max_rows=s.insight_max_rows,
                              sampling=SamplingParams(temperature=temp, max_tokens=s.llm_max_tokens)),
                 max_per_answer=s.insight_max_per_answer)
+        else:  # no LLM insight judge: the claims the model wrote decide what they can
+            self.insights = InsightAnswerJudge(InsightJudge(None, name=CLAIMS_ONLY))
         self.name = judge_name(s)  # part of the judgment id; the reporter counts this judge's verdicts only
         self._loop = BackgroundLoop("judge-loop")
 
@@ -110,11 +113,7 @@ class JudgeHandler:
             elif m.error:
                 j.verdict, j.rationale = "error", f"no answer: {m.error}"
             elif is_insight_family(question.family):
-                if self.insights is None:
-                    mark_not_judged(j, "not judged: no insight judge is configured (judge.insight_judge or "
-                                       "judge.llm_judges)")
-                else:
-                    insight_cases.append((j, question, m.response))
+                insight_cases.append((j, question, m.response))
             else:
                 cases.append(CascadeCase(j.id, m.response, question, views.get(question.table_id)))
                 pending.append(j)
@@ -123,7 +122,7 @@ class JudgeHandler:
                 result.apply_to(j)
             for j in pending:
                 j.score = 1.0 if j.verdict == "correct" else 0.0
-        if insight_cases and self.insights is not None:
+        if insight_cases:
             self._loop.run(self.insights.judge_many(
                 [InsightCase(j, q, response, tables.get(q.table_id)) for j, q, response in insight_cases]))
         ctx.store.upsert(schema.judgments, [judgment_row(j, fam) for j, fam in judgments])

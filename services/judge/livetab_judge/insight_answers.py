@@ -7,7 +7,10 @@ over the table and decides; otherwise the LLM judge labels it with FreshTab's er
 insight's label, category and how it was decided are recorded in `Judgment.insights`; the answer's verdict
 and score summarise them (see `answer_verdict`).
 
-Without an insight judge the answer is `not_judged`: neither right nor wrong, never counted as wrong.
+Without an LLM insight judge the claims alone judge (`InsightJudge` without a backend, named "claims"): an
+insight whose claim executes over the table is decided by it, the others stay undecided, and an answer none of
+whose insights could be decided is `not_judged`: neither right nor wrong, never counted as wrong. Claims cost
+no model call, so the claims-only judge executes every insight's claim (no per-answer cap).
 """
 
 from __future__ import annotations
@@ -35,9 +38,12 @@ from livetab.verdicts import (
 from livetab_judge.insights import Insight, InsightJudge, InsightVerdict, extract_insights
 from livetab_judge.llm_judge import FALSE, TRUE
 
-__all__ = ["InsightAnswerJudge", "InsightCase", "answer_verdict", "label_of", "mark_not_judged"]
+__all__ = ["CLAIMS_ONLY", "CLAIMS_ONLY_UNDECIDED", "InsightAnswerJudge", "InsightCase", "answer_verdict",
+           "label_of", "mark_not_judged"]
 
 log = logging.getLogger(__name__)
+
+CLAIMS_ONLY = "claims"  # the insight judge's name when no LLM insight judge is configured
 
 
 @dataclass(frozen=True)
@@ -78,6 +84,10 @@ def mark_not_judged(j: judgment_pb2.Judgment, why: str) -> None:
     j.verdict, j.score, j.rationale = NOT_JUDGED, 0.0, why
 
 
+CLAIMS_ONLY_UNDECIDED = ("not judged: no insight carries a claim that executes over the table, and no LLM insight "
+                         "judge is configured (judge.insight_judge or judge.llm_judges)")
+
+
 def _rationale(judge: str, labels: Sequence[judgment_pb2.InsightLabel], capped: int) -> str:
     counts = Counter(lab.label for lab in labels)
     cats = Counter(lab.category for lab in labels if lab.label == NOT_FACTUAL)
@@ -99,7 +109,9 @@ class InsightAnswerJudge:
 
     def __init__(self, judge: InsightJudge, *, max_per_answer: int = 8, concurrency: int = 4) -> None:
         self.judge = judge
-        self.max_per_answer = max_per_answer
+        self.claims_only = judge.backend is None
+        # the cap bounds LLM calls; executing claims costs none, so the claims-only judge runs every claim
+        self.max_per_answer = max_per_answer if not self.claims_only else 1 << 30
         self.concurrency = concurrency
 
     async def judge_many(self, cases: Sequence[InsightCase]) -> None:
@@ -125,8 +137,11 @@ class InsightAnswerJudge:
             labels += [judgment_pb2.InsightLabel(sentence=i.sentence, label=UNDECIDED, decided_by="none",
                                                  justification="beyond the per-answer cap") for i in rest]
             j.insights.extend(labels)
-            j.verdict, j.score = answer_verdict(labels)
             j.extracted_answer = "\n".join(i.sentence for i in insights)
+            if self.claims_only and labels and all(lab.label == UNDECIDED for lab in labels):
+                mark_not_judged(j, f"[insight:{self.judge.name}] {CLAIMS_ONLY_UNDECIDED}")
+                return
+            j.verdict, j.score = answer_verdict(labels)
             j.rationale = (_rationale(self.judge.name, labels, len(rest)) if labels
                            else f"[insight:{self.judge.name}] no insight in the response")
 

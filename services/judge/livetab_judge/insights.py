@@ -11,12 +11,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from livetab import verdicts
+from livetab.claims import CLAIM_TAG, INVALID, ClaimResult, execute_claim
 from livetab.models.base import ChatMessage, GenerateRequest, ModelBackend, ModelError, SamplingParams
 from livetab.reasoning import strip_thinking
 from livetab.render import pipe_table
 from livetab.tables import Table
 
-from livetab_judge.claims import INVALID, ClaimResult, execute_claim
 from livetab_judge.llm_judge import (
     ERROR,
     FALSE,
@@ -89,7 +89,6 @@ class InsightVerdict:
         return self.factual if self.factual in (TRUE, FALSE) else UNPARSED
 
 
-_CLAIM_TAG = re.compile(r"<claim>(.*?)</claim>", re.S | re.I)
 _SENTENCE_KEYS = ("insight", "sentence", "text", "statement")
 
 
@@ -108,11 +107,11 @@ def extract_insights(text: str) -> list[Insight]:
     insights: list[Insight] = []
     for line in body.splitlines():
         claim: dict[str, Any] | None = None
-        m = _CLAIM_TAG.search(line)
+        m = CLAIM_TAG.search(line)
         if m:
             found = json_objects(m.group(1))
             claim = found[0] if found else {"unparsable": m.group(1)}
-            line = _CLAIM_TAG.sub("", line)
+            line = CLAIM_TAG.sub("", line)
         sentence = re.sub(r"^\s*(?:[-*•]|\d+[.)])\s*", "", line).strip()
         if sentence:
             insights.append(Insight(sentence, claim))

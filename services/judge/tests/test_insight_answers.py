@@ -1,6 +1,7 @@
 """Insight answers in the judge handler: routed past the rule judge to the insight judge, claims executed
 over the question's real table (LoTNLG's world golf championships, read from the store once per batch),
-per-insight labels recorded, and `not_judged` — never wrong — when no insight judge is configured.
+per-insight labels recorded; without an LLM insight judge the claims alone decide, and an answer none of
+whose insights could be decided is `not_judged` — never wrong.
 
 The LLM side of the insight judge is a scripted reply here (what a judge says is not under test; the
 model-marked test in tests/integration runs the real local model as the judge)."""
@@ -143,18 +144,50 @@ def test_insight_answers_go_to_the_insight_judge_with_claims_executed(store: Cou
     assert judgment_pb2.Judgment.FromString(row["payload"]).insights == ins.insights
 
 
-def test_without_an_insight_judge_insight_answers_are_not_judged(store: CountingStore) -> None:
+def test_without_an_llm_judge_claims_decide_and_unclaimed_answers_are_not_judged(store: CountingStore) -> None:
     handler = JudgeHandler(JudgeSettings())
-    assert handler.insights is None
+    assert handler.insights is not None and handler.insights.judge.backend is None
+    supported = CLAIMED.splitlines()[0]
     out = handler.handle_batch([result("q_ins1", CLAIMED), result("q_direct", "2"),
-                                result("q_ins2", "", error="model error: boom")], HandlerContext(store=store,
-                                                                                                 settings=None))
+                                result("q_ins2", "", error="model error: boom"),
+                                result("q_gone", "Fiji has one total win.\nItaly has one total win.")],
+                               HandlerContext(store=store, settings=None))
     got = by_id(out)
-    assert got["q_ins1"].verdict == "not_judged" and got["q_ins1"].score == 0.0 and not got["q_ins1"].insights
-    assert "no insight judge" in got["q_ins1"].rationale
+    # the claims decide what they can: one supported, one refuted; the sentence without a claim stays undecided
+    ins = got["q_ins1"]
+    assert [(i.label, i.category, i.decided_by, i.claim_status) for i in ins.insights] == [
+        ("factual", "", "claim", "supported"), ("not_factual", "incorrect", "claim", "refuted"),
+        ("undecided", "", "none", "")]
+    assert (ins.verdict, ins.score) == ("incorrect", pytest.approx(1 / 3))
+    assert ins.rationale.startswith("[insight:claims] 1/3 insight(s) factual; not factual: incorrect 1; 1 undecided")
+    assert ins.judge == judge_name(JudgeSettings()) == "rule"
     assert got["q_direct"].verdict == "incorrect"  # QA answers are judged as before
     assert got["q_ins2"].verdict == "error"  # a failed model call stays an error
-    assert store.table_reads == 1  # the batch's tables, read once for the rule judge
+    assert got["q_gone"].verdict == "error"  # so does a missing table
+    assert store.table_reads == 1  # the batch's tables, read once for the rule judge and the claims
+
+    # an answer none of whose insights could be decided is not judged (never wrong), its insights recorded
+    out = handler.handle_batch([result("q_ins1", "Fiji has one total win.\nItaly won once."),
+                                result("q_ins2", supported + "\nJapan won once.")],
+                               HandlerContext(store=store, settings=None))
+    got = by_id(out)
+    plain = got["q_ins1"]
+    assert (plain.verdict, plain.score) == ("not_judged", 0.0)
+    assert "no insight carries a claim" in plain.rationale and "no LLM insight judge" in plain.rationale
+    assert [i.label for i in plain.insights] == ["undecided", "undecided"]
+    # one decided and one not: judged, uncertain (nothing refuted, something undecided)
+    assert (got["q_ins2"].verdict, got["q_ins2"].score) == ("uncertain", 0.5)
+    # a claim that cannot run on the table decides nothing
+    bad = 'Fiji leads. <claim>{"op": "count", "filter": {"no such column": 1}, "value": 1}</claim>'
+    [o] = handler.handle_batch([result("q_ins1", bad)], HandlerContext(store=store, settings=None))
+    assert o.message.verdict == "not_judged" and o.message.insights[0].claim_status == "invalid"
+
+
+def test_claims_only_judges_every_claim_of_a_long_answer(store: CountingStore) -> None:
+    handler = JudgeHandler(JudgeSettings(insight_max_per_answer=2))  # the cap bounds LLM calls, not claims
+    line = CLAIMED.splitlines()[0]
+    [o] = handler.handle_batch([result("q_ins2", "\n".join([line] * 5))], HandlerContext(store=store, settings=None))
+    assert ([i.label for i in o.message.insights], o.message.verdict) == (["factual"] * 5, "correct")
 
 
 def test_an_llm_judge_is_the_default_insight_judge_and_failures_stay_undecided(store: CountingStore) -> None:

@@ -10,11 +10,11 @@ from functools import cache
 from typing import Any
 
 import pytest
+from livetab.claims import execute_claim, tagged
 from livetab.models.base import Completion, GenerateRequest, ModelError
 from livetab.paths import shared_data
 from livetab.render import pipe_table
 from livetab.tables import Source, Table
-from livetab_judge.claims import execute_claim
 from livetab_judge.insights import (
     Insight,
     InsightJudge,
@@ -137,6 +137,29 @@ def test_claims_read_numbers_with_the_table_language() -> None:
     assert execute_claim(table("en", ["1,234", "12.5 km", "–2"]), {**total, "value": 1244.5}).status == "supported"
     assert execute_claim(table("ar", ["١٢٫٥ %", "٣"]), {**total, "value": "15.5"}).status == "supported"
     assert execute_claim(table("ar", ["١٢٫٥ %", "٣"]), {**total, "value": "16.5"}).status == "refuted"
+
+
+def test_a_claimed_value_that_is_not_a_number_is_compared_as_text() -> None:
+    """"3:45" is a time and "1–0" a score, not the numbers 3 and 1: a claim stating them matches only the same
+    text (qagen's insight references found the executor accepting "3:45" for a track of 3:16); a claimed value
+    that is a number still matches its cell numerically ("12" = "12 km", "6.2" = "6.20")."""
+    t = Table(id="t", source=Source(kind="test"), header=[["Title", "Time", "Score", "Length"]],
+              rows=[["Sippin", "3:16", "1–1", "12 km"], ["Home", "4:02", "1–0", "6.20"], ["Away", "3:45", "1–0", "7"]])
+    simple = {"op": "simple", "column": "Time", "filter": {"Title": "Sippin"}}
+    assert execute_claim(t, {**simple, "value": "3:45"}).status == "refuted"
+    assert execute_claim(t, {**simple, "value": "3:16"}).status == "supported"
+    count = {"op": "count", "filter": [{"column": "Score", "op": "==", "value": "1–0"}]}
+    assert execute_claim(t, {**count, "value": 2}).status == "supported"  # not 3 (1–1 is not 1–0)
+    length = {"op": "simple", "column": "Length"}
+    assert execute_claim(t, {**length, "filter": {"Title": "Sippin"}, "value": "12"}).status == "supported"
+    assert execute_claim(t, {**length, "filter": {"Title": "Home"}, "value": 6.2}).status == "supported"
+    assert execute_claim(t, {**length, "filter": {"Title": "Home"}, "value": "6.3"}).status == "refuted"
+
+
+def test_tagged_claims_read_back() -> None:
+    claim = {"op": "count", "filter": {"Nation": "Chile"}, "value": 2}
+    [ins] = extract_insights(tagged("Chile appears twice.", claim))
+    assert (ins.sentence, ins.claim) == ("Chile appears twice.", claim)
 
 
 def test_extract_insights_json_tags_and_lines() -> None:

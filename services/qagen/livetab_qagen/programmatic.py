@@ -75,7 +75,8 @@ def _gold(cand: Candidate, value: Any, locale: Locale) -> Gold:
     if cand.gold_kind == "free":
         if not (isinstance(value, list) and value and all(v is True for v in value)):
             raise _Rejected("reference_insight_false", f"reference insights evaluate to {value!r}")
-        return Gold(kind="free", text="\n".join(cand.references), items=list(cand.references))
+        claims = [json.dumps(c, ensure_ascii=False, sort_keys=True) for c in cand.claims]
+        return Gold(kind="free", text="\n".join(cand.references), items=list(cand.references), claims=claims)
     if isinstance(value, bool):
         return Gold(kind="boolean", boolean=value, text=locale.boolean(value))
     if isinstance(value, float):
@@ -116,13 +117,17 @@ def _build(cand: Candidate, base: Frame, locale: Locale, seed: int, max_evidence
     params = {"spec": spec_json, "kind": cand.kind, "language": locale.language,
               "reads": f"{dep.evidence_checked} evidence cells checked, {dep.unread_checked} unread"}
     params.update({k: str(v) for k, v in cand.variant.items()})
+    decisions = ["derivation executed", "recomputation agrees", "table dependent"]
+    if cand.contrasts:
+        params["contrasts"] = json.dumps(cand.contrasts, ensure_ascii=False, sort_keys=True)
+        decisions.append("reference claims supported and their contrasts refuted by the claim executor")
     return Question(
         id=qid, table_id=table.id, family=cand.family, text=cand.text, gold=gold, skill=cand.skill,
         scope=cand.scope, operation=cand.operation, difficulty=cand.difficulty, language=locale.language,
         options=list(cand.options), derivation=derivation, generator=generator, params=params,
         closed_book=cand.closed_book, source_created_at=table.source.created_at, release=table.release,
         verification=Verification(method=_METHOD, passed=True, detail=f"{detail}; {dep.detail}",
-                                  decisions=["derivation executed", "recomputation agrees", "table dependent"]),
+                                  decisions=decisions),
     )
 
 

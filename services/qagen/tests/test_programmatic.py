@@ -14,6 +14,7 @@ from collections import Counter
 from typing import Any
 
 import pytest
+from livetab.claims import execute_claim
 from livetab.numbers import parse_number
 from livetab.questions import Question
 from livetab.tables import Table
@@ -165,6 +166,26 @@ def test_insight_prompts_direct_and_choice(runs: list[tuple[Table, GenerationRes
         assert len(direct) <= PER_FAMILY and len(choice) == 1
         assert all(q.gold.kind == "free" and q.gold.items for q in insights)
         assert len({q.operation for q in direct}) == len(direct)
+
+
+def test_insight_references_carry_claims_the_table_supports_and_contrasts_it_refutes(
+        runs: list[tuple[Table, GenerationResult]]) -> None:
+    """Every reference insight has its claim (run here over the table: supported) and a false twin whose
+    claim the table refutes, in the question's language."""
+    n = arabic = 0
+    for table, result in runs:
+        for q in (q for q in result.questions if q.family == "insight"):
+            contrasts = json.loads(q.params["contrasts"])
+            assert len(q.gold.claims) == len(q.gold.items) == len(contrasts) > 0
+            for claim, contrast in zip(q.gold.claims, contrasts, strict=True):
+                assert execute_claim(table, json.loads(claim)).status == "supported", (q.gold.items, claim)
+                assert execute_claim(table, contrast["claim"]).status == "refuted", contrast
+                n += 1
+            assert not set(q.gold.items) & {c["insight"] for c in contrasts}
+            if q.language == "ar":  # the twins are written in the question's language, like the references
+                assert all(any("\u0600" <= ch <= "\u06ff" for ch in c["insight"]) for c in contrasts)
+                arabic += 1
+    assert n >= 20 and arabic > 0
 
 
 def test_closed_book_variants_name_the_table(runs: list[tuple[Table, GenerationResult]]) -> None:

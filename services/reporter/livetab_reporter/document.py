@@ -66,6 +66,8 @@ def release_manifest_hash(store: Any, release: str) -> tuple[str | None, int]:
         g = question_pb2.Question.FromString(row["payload"]).gold
         gold = {"kind": g.kind, "text": g.text, "items": list(g.items), "number": g.number, "boolean": g.boolean,
                 "option": g.option, "unit": g.unit}
+        if g.claims:  # only when set, so releases without claims keep their hash
+            gold["claims"] = list(g.claims)
         lines.append(row["id"] + "\t" + json.dumps(gold, sort_keys=True, ensure_ascii=False))
     if not lines:
         return None, 0

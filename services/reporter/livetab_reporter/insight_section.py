@@ -1,9 +1,10 @@
 """The insight section of the leaderboard files: FreshTab's table-to-text task, reported apart from QA accuracy.
 
 Per model: how many insight answers there were, how many the insight judge judged (the rest are *not
-judged* — no insight judge configured — or model errors), the share of insights judged factual with its
-Wilson interval, FreshTab's error categories, and the diversity of the model's insight responses
-(self-BLEU-4: lower is more diverse; unique tokens per response; unigram entropy; empty rate; mean length).
+judged* — no LLM insight judge configured and no claim of theirs executable over the table — or model errors),
+the share of insights judged factual with its Wilson interval, how those were decided (an executed claim or
+the LLM judge), FreshTab's error categories, and the diversity of the model's insight responses (self-BLEU-4:
+lower is more diverse; unique tokens per response; unigram entropy; empty rate; mean length).
 """
 
 from __future__ import annotations
@@ -39,6 +40,12 @@ def _share(ins: dict[str, Any]) -> tuple[str, str]:
     return f"{ins['factual_rate']:.3f}", f"[{ins['ci_low']:.3f}, {ins['ci_high']:.3f}]"
 
 
+def _decided(ins: dict[str, Any]) -> str:
+    """How the decided insights were decided: "claim 12, llm 3" ("—" when none was)."""
+    by = ins.get("decided_by") or {}
+    return ", ".join(f"{k} {v}" for k, v in sorted(by.items())) or "—"
+
+
 def _with_insights(doc: dict[str, Any]) -> list[dict[str, Any]]:
     return [m for m in doc["models"] if m.get("insight")]
 
@@ -51,17 +58,19 @@ def insight_markdown(doc: dict[str, Any]) -> list[str]:
     cats = " | ".join(ERROR_CATEGORIES)
     lines = ["", "## Insights (table-to-text, FreshTab) — not part of QA accuracy", "",
              "Each insight judged for factuality over its table; a claim the model wrote beside a sentence is "
-             "executed over the table. *Not judged*: no insight judge configured (never counted as wrong).", "",
+             "executed over the table and decides it (without an LLM insight judge only such claims decide). "
+             "*Not judged*: an answer none of whose insights could be decided (never counted as wrong); "
+             "*undecided*: insights of judged answers that neither a claim nor the LLM judge decided.", "",
              f"| model | answers | judged | not judged | errors | insights | factual | factual share | 95% CI | "
-             f"all factual (answers) | {cats} | undecided |",
-             "|---|" + "---:|" * 7 + "---|" + "---:|" * (len(ERROR_CATEGORIES) + 2)]
+             f"all factual (answers) | decided by | {cats} | undecided |",
+             "|---|" + "---:|" * 7 + "---|---:|---|" + "---:|" * (len(ERROR_CATEGORIES) + 1)]
     for m in models:
         ins = m["insight"]
         share, ci = _share(ins)
         cat_cells = " | ".join(str(ins["categories"].get(c, 0)) for c in ERROR_CATEGORIES)
         lines.append(f"| {m['model']} | {ins['answers']} | {ins['judged']} | {ins['not_judged']} | {ins['errors']} | "
-                     f"{ins['insights']} | {ins['factual']} | {share} | {ci} | {ins['all_factual']} | {cat_cells} | "
-                     f"{ins['undecided']} |")
+                     f"{ins['insights']} | {ins['factual']} | {share} | {ci} | {ins['all_factual']} | {_decided(ins)} | "
+                     f"{cat_cells} | {ins['undecided']} |")
     lines += ["", "### Diversity of insight responses", "",
               "| model | " + " | ".join(title for _, title in DIVERSITY_COLUMNS) + " |",
               "|---|" + "---:|" * len(DIVERSITY_COLUMNS)]
@@ -86,7 +95,7 @@ def insight_html(doc: dict[str, Any]) -> str:
         rows.append(f"<tr><td>{e(m['model'])}</td><td>{ins['answers']}</td><td>{ins['judged']}</td>"
                     f"<td>{ins['not_judged']}</td><td>{ins['errors']}</td><td>{ins['insights']}</td>"
                     f"<td>{ins['factual']}</td><td class='insight-share'>{e(share)}</td><td>{e(ci)}</td>"
-                    f"<td>{ins['all_factual']}</td>{cells}<td>{ins['undecided']}</td></tr>")
+                    f"<td>{ins['all_factual']}</td><td>{e(_decided(ins))}</td>{cells}<td>{ins['undecided']}</td></tr>")
     div_head = "".join(f"<th>{e(title)}</th>" for _, title in DIVERSITY_COLUMNS)
     div_rows = "".join(
         f"<tr><td>{e(m['model'])}</td>"
@@ -95,9 +104,12 @@ def insight_html(doc: dict[str, Any]) -> str:
     return f"""<section id="insights"><style>.not_judged{{color:#666}}</style>
 <h2>Insights (table-to-text, FreshTab) — not part of QA accuracy</h2>
 <p>Each insight judged for factuality over its table; a claim the model wrote beside a sentence is executed over
-the table. <em>Not judged</em>: no insight judge configured (never counted as wrong).</p>
+the table and decides it (without an LLM insight judge only such claims decide). <em>Not judged</em>: an answer
+none of whose insights could be decided (never counted as wrong); <em>undecided</em>: insights of judged answers
+that neither a claim nor the LLM judge decided.</p>
 <table><tr><th>model</th><th>answers</th><th>judged</th><th>not judged</th><th>errors</th><th>insights</th>
-<th>factual</th><th>factual share</th><th>95% CI</th><th>all factual (answers)</th>{head}<th>undecided</th></tr>
+<th>factual</th><th>factual share</th><th>95% CI</th><th>all factual (answers)</th><th>decided by</th>{head}
+<th>undecided</th></tr>
 {"".join(rows)}</table>
 <h3>Diversity of insight responses</h3>
 <table><tr><th>model</th>{div_head}</tr>{div_rows}</table></section>

@@ -120,18 +120,21 @@ class Leaderboard:
         return out
 
 
-def leaderboard(store: Any, run_ids: list[str], *, judge: str, split_date: str = "") -> Leaderboard:
+def leaderboard(store: Any, run_ids: list[str], *, judge: str, split_date: str = "",
+                with_diversity: bool = True) -> Leaderboard:
     """The leaderboard of these runs from the verdicts of `judge` (see `livetab.ids.judge_name`): one judge's
-    verdicts only, so an answer judged again by another judge is never counted twice."""
+    verdicts only, so an answer judged again by another judge is never counted twice. `with_diversity=False`
+    leaves the insight responses' diversity out (self-BLEU is quadratic in the responses; the live rows do
+    not show it)."""
     facts = read_facts(store, run_ids, judge=judge)
     by_run: dict[str, list[InsightFact]] = defaultdict(list)
     for f in facts.insights:
         by_run[f.run].append(f)
     return Leaderboard(aggregate(facts, split_date=split_date),
-                       {run: insight_stats(mine) for run, mine in by_run.items()})
+                       {run: insight_stats(mine, with_diversity=with_diversity) for run, mine in by_run.items()})
 
 
-def insight_stats(facts: list[InsightFact]) -> list[InsightStats]:
+def insight_stats(facts: list[InsightFact], *, with_diversity: bool = True) -> list[InsightStats]:
     """Per model: insight factuality under the judge, error categories, and diversity of the responses."""
     by_model: dict[str, list[InsightFact]] = defaultdict(list)
     for f in facts:
@@ -165,7 +168,8 @@ def insight_stats(facts: list[InsightFact]) -> list[InsightStats]:
         st.factual_rate = st.factual / n if n else 0.0
         st.ci_low, st.ci_high = wilson_interval(st.factual, n)
         st.categories, st.decided_by = cats, dict(sorted(decided.items()))
-        st.diversity = diversity([f.response for f in mine if f.verdict != ERROR]).as_dict()
+        if with_diversity:
+            st.diversity = diversity([f.response for f in mine if f.verdict != ERROR]).as_dict()
         out.append(st)
     return out
 
@@ -174,7 +178,7 @@ def compute_rows(store: Any, run_id: str, *, judge: str) -> list[Row]:
     """Leaderboard rows of one run from the verdicts of `judge`: QA rows ("all" and per stratum, insight
     answers excluded) and, per model with judged insights, one `INSIGHT_SLICE` row whose n is the insights
     judged factual or not and `correct` those judged factual."""
-    return leaderboard(store, [run_id], judge=judge).rows(run_id)
+    return leaderboard(store, [run_id], judge=judge, with_diversity=False).rows(run_id)
 
 
 def run_stats(store: Any, run_id: str, *, judge: str) -> RunStats:

@@ -81,9 +81,11 @@ def test_leaderboard_files_show_insight_scores_and_diversity_apart(store: Any, t
     md = (tmp_path / "leaderboard.md").read_text()
     section = md[md.index("## Insights"):]
     assert "| m1 | 4 | 2 | 1 | 1 | 4 | 2 | 0.667 |" in section
+    assert "| 1 | claim 2, llm 1 | 1 | 0 | 0 | 0 | 1 |" in section  # all factual, how decided, categories
     assert "### Diversity of insight responses" in section and "self-BLEU-4" in section
     page = (tmp_path / "report.html").read_text()
     assert "<section id=\"insights\">" in page and "<td class='insight-share'>0.667</td>" in page
+    assert "<td>claim 2, llm 1</td>" in page
     assert f"<td>{ins['diversity']['self_bleu4']}</td>" in page
 
 

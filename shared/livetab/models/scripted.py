@@ -19,22 +19,32 @@ contract gives wrong verdicts instead of agreeing with itself.
 The anti-oracle's answer is wrong by construction: another option, a value of the table (or a number)
 farther from the gold than any tolerance, another cell's text, the opposite truth value, a confident
 number instead of "insufficient information" — and never a value that equals the gold.
+
+Insight questions (gold kind `free`): the oracle writes the question's reference insights, each with the
+executable claim qagen stored beside it (`Gold.claims`, verified supported on the table); the anti-oracle
+writes their contrasts (`Question.params["contrasts"]`: each reference's false twin, in the question's
+language, with a claim verified refuted on the table). The phrasing picks how the claims are written, as
+models write them: `bare` one line per insight with a <claim> tag, `sentence` one JSON object
+{"insight", "claim"} per line, `answer_is` a numbered list with tags.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import re
+from typing import Any
 
+from livetab.claims import tagged
 from livetab.models.base import ChatMessage, Completion, GenerateRequest, ModelError
 from livetab.numbers import parse_number
 from livetab.questions import Question, option_letter
 from livetab.rubric.locale import answer_forms
 from livetab.tables import Table
 
-__all__ = ["OPTION_PHRASINGS", "PHRASINGS", "POLICIES", "ScriptedBackend", "choose_phrasing", "prompt_text",
-           "say_option", "scripted_answer"]
+__all__ = ["OPTION_PHRASINGS", "PHRASINGS", "POLICIES", "ScriptedBackend", "choose_phrasing", "contrast_insights",
+           "prompt_text", "reference_insights", "say_option", "scripted_answer"]
 
 POLICIES = ("oracle", "anti_oracle")
 _GENERAL = ("bare", "sentence", "answer_is")
@@ -187,6 +197,46 @@ def _right_option(q: Question, shown: str) -> tuple[int, str]:
     return position, letters.get(g.text.strip(), "") if g.text else ""
 
 
+def _insights(pairs: list[tuple[str, dict[str, Any] | None]], phrasing: str) -> str:
+    """Insights written with their claims in `phrasing`'s layout (see the module docs); an insight without a
+    claim is written as its sentence alone."""
+    lines = []
+    for i, (sentence, claim) in enumerate(pairs, start=1):
+        if claim is None:
+            line = sentence
+        elif phrasing == "sentence":
+            line = json.dumps({"insight": sentence, "claim": claim}, ensure_ascii=False)
+        else:
+            line = tagged(sentence, claim)
+        lines.append(f"{i}. {line}" if phrasing == "answer_is" else line)
+    return "\n".join(lines)
+
+
+def _claim(text: str) -> dict[str, Any] | None:
+    try:
+        claim = json.loads(text) if text else None
+    except ValueError:
+        return None
+    return claim if isinstance(claim, dict) else None
+
+
+def reference_insights(q: Question) -> list[tuple[str, dict[str, Any] | None]]:
+    """An insight question's reference insights, each with its stored claim (None where it has none)."""
+    g = q.gold
+    items = g.items or ([g.text] if g.text else [])
+    return [(text, _claim(g.claims[i]) if i < len(g.claims) else None) for i, text in enumerate(items)]
+
+
+def contrast_insights(q: Question) -> list[tuple[str, dict[str, Any] | None]]:
+    """An insight question's contrasts: each reference's false twin with its claim (refuted on the table)."""
+    try:
+        found = json.loads(q.params.get("contrasts", "[]"))
+    except ValueError:
+        return []
+    return [(str(c["insight"]), c["claim"] if isinstance(c.get("claim"), dict) else None)
+            for c in found if isinstance(c, dict) and c.get("insight")]
+
+
 def _oracle(q: Question, phrasing: str, lang: str, shown: str = "") -> str:
     g = q.gold
     if g.kind == "option":
@@ -200,7 +250,9 @@ def _oracle(q: Question, phrasing: str, lang: str, shown: str = "") -> str:
     if g.kind == "list":
         return _wrap(answer_forms(lang).join.join(g.items or [g.text]), phrasing, lang)
     if g.kind == "free":
-        return g.items[0] if g.items else g.text
+        refs = reference_insights(q)
+        claimed = [r for r in refs if r[1] is not None]
+        return _insights(claimed or refs, phrasing)  # a question without claims: its references alone
     return _wrap(g.text or _fmt(g.number), phrasing, lang)
 
 
@@ -222,7 +274,8 @@ def _anti_oracle(q: Question, table: Table | None, phrasing: str, lang: str, sal
         items = g.items or [g.text]
         return _wrap(answer_forms(lang).join.join(_wrong_text(items, q, table, salt, len(items))), phrasing, lang)
     if g.kind == "free":
-        return "The table is empty."
+        contrasts = contrast_insights(q)
+        return _insights(contrasts, phrasing) if contrasts else "The table is empty."
     gold_number = parse_number(g.text)
     if gold_number is not None and math.isfinite(gold_number):
         return _wrap(_wrong_number(gold_number, table, salt), phrasing, lang)

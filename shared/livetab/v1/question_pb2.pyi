@@ -7,7 +7,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class Gold(_message.Message):
-    __slots__ = ("kind", "text", "items", "number", "boolean", "option", "unit")
+    __slots__ = ("kind", "text", "items", "number", "boolean", "option", "unit", "claims")
     KIND_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
     ITEMS_FIELD_NUMBER: _ClassVar[int]
@@ -15,6 +15,7 @@ class Gold(_message.Message):
     BOOLEAN_FIELD_NUMBER: _ClassVar[int]
     OPTION_FIELD_NUMBER: _ClassVar[int]
     UNIT_FIELD_NUMBER: _ClassVar[int]
+    CLAIMS_FIELD_NUMBER: _ClassVar[int]
     kind: str
     text: str
     items: _containers.RepeatedScalarFieldContainer[str]
@@ -22,7 +23,8 @@ class Gold(_message.Message):
     boolean: bool
     option: int
     unit: str
-    def __init__(self, kind: _Optional[str] = ..., text: _Optional[str] = ..., items: _Optional[_Iterable[str]] = ..., number: _Optional[float] = ..., boolean: _Optional[bool] = ..., option: _Optional[int] = ..., unit: _Optional[str] = ...) -> None: ...
+    claims: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, kind: _Optional[str] = ..., text: _Optional[str] = ..., items: _Optional[_Iterable[str]] = ..., number: _Optional[float] = ..., boolean: _Optional[bool] = ..., option: _Optional[int] = ..., unit: _Optional[str] = ..., claims: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class Verification(_message.Message):
     __slots__ = ("method", "passed", "detail", "validator_trials", "validator_correct", "simplicity_trials", "simplicity_correct", "decisions")

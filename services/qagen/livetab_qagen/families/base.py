@@ -39,6 +39,8 @@ class Candidate:
     closed_book: bool = False
     group: str = ""
     references: list[str] = field(default_factory=list)
+    claims: list[dict[str, Any]] = field(default_factory=list)  # insight: each reference's executable claim
+    contrasts: list[dict[str, Any]] = field(default_factory=list)  # insight: each reference's false twin
     variant: dict[str, Any] = field(default_factory=dict)
 
 

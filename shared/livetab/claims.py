@@ -17,12 +17,17 @@ A filter is either {column: value, ...} (equality) or a list of {"column", "op",
 ==, !=, >, >=, <, <=, contains. Cells and claimed values are read by the shared reader
 (`livetab.numbers.first_decimal`, with the table's language: "3,5" is 3.5 on a German page). Numbers are
 compared to the claim's own precision ("24.3" accepts 24.26–24.35), texts after case, space and
-punctuation normalisation. Execution yields supported,
-refuted, or invalid (the claim cannot be run on this table: unknown column, bad op, no rows).
+punctuation normalisation; a claimed value is compared as a number only when it is one as a whole ("3:45"
+or "1–0" is a text, so "3:16" and "1–1" do not match it). Execution yields supported, refuted, or invalid
+(the claim cannot be run on this table: unknown column, bad op, no rows).
+
+Written beside a sentence, a claim is tagged: `The total is 12. <claim>{"op": ...}</claim>` (`tagged`,
+read back by `CLAIM_TAG`); a model may instead write JSON objects {"insight": ..., "claim": {...}}.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import unicodedata
@@ -31,10 +36,11 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from livetab.numbers import first_decimal, normalise_digits
+from livetab.numbers import first_decimal, normalise_digits, read_decimal
 from livetab.tables import Table
 
-__all__ = ["CLAIM_OPS", "INVALID", "REFUTED", "SUPPORTED", "ClaimError", "ClaimResult", "execute_claim"]
+__all__ = ["CLAIM_OPS", "CLAIM_TAG", "INVALID", "REFUTED", "SUPPORTED", "ClaimError", "ClaimResult", "execute_claim",
+           "tagged"]
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +49,12 @@ CLAIM_OPS = ("count", "superlative", "ordinal", "aggregation", "comparative", "s
 SUPPORTED = "supported"
 REFUTED = "refuted"
 INVALID = "invalid"
+CLAIM_TAG = re.compile(r"<claim>(.*?)</claim>", re.S | re.I)
 
+
+def tagged(sentence: str, claim: dict[str, Any]) -> str:
+    """One line: the sentence, then its claim in a <claim> tag (what `CLAIM_TAG` reads back)."""
+    return f"{sentence} <claim>{json.dumps(claim, ensure_ascii=False)}</claim>"
 
 
 class ClaimError(ValueError):
@@ -73,11 +84,21 @@ def _num_equal(actual: Decimal, claimed: object, language: str) -> bool:
     return abs(actual - c) <= tol if decimals else abs(actual - c) < Decimal("0.5")
 
 
+def _is_number(claimed: object, language: str) -> bool:
+    """The claimed value is a number as a whole (12, "1,234.5", "12 km"), not a text that mentions one."""
+    if isinstance(claimed, bool):
+        return False
+    if isinstance(claimed, int | float):
+        return True
+    text = str(claimed)
+    return read_decimal(text, language, units=True) is not None or read_decimal(text, "en", units=True) is not None
+
+
 def _value_equal(cell: str, claimed: object, language: str) -> bool:
-    """Text equality after normalisation, or, for a claimed value without letters, numeric equality."""
+    """Text equality after normalisation, or, for a claimed value that is a number, numeric equality."""
     if _norm_text(cell) == _norm_text(claimed):
         return True
-    if re.search(r"[^\W\d_]", str(claimed)):
+    if re.search(r"[^\W\d_]", str(claimed)) or not _is_number(claimed, language):
         return False
     a = first_decimal(cell, language)
     return a is not None and _num_equal(a, claimed, language)

@@ -1,0 +1,68 @@
+"""`livetab eval` over 2,000 questions against the fixed-latency (100 ms) OpenAI-compatible fake server at
+concurrency 64: wall time as a ratio to the ideal (questions x 100 ms / 64), goal >= 0.85.
+
+The timed part is the whole evaluation as `livetab.evaluate` (what `livetab eval` calls) does it: the probe,
+the release made present and published, the run planned, every request answered, judged and reported, the
+leaderboard files and the samples files written. The questions (one WikiTableQuestions table, as the
+inference_service benchmark seeds them) are stored beforehand, so question generation is not timed; the
+server runs in its own process (tests/fakes/fault_server.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bench.common import peak_rss_mb, write_result
+from bench.inference import _start_server
+from bench.inference_service import _seed
+
+RELEASE = "bench-eval"
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--questions", type=int, default=2000)
+    parser.add_argument("--concurrency", type=int, default=64)
+    parser.add_argument("--latency-ms", type=float, default=100.0)
+    args = parser.parse_args(sys.argv[1:] if argv is None and __name__ == "__main__" else (argv or []))
+
+    import livetab
+    from livetab.store import open_store
+
+    work = Path(tempfile.mkdtemp(prefix="livetab-bench-eval-"))
+    server, url = _start_server(args.latency_ms)
+    try:
+        store_url = f"sqlite:///{work / 'livetab.db'}"
+        store = open_store(store_url)
+        _seed(store, RELEASE, args.questions)
+        store.close()
+        t0, cpu0 = time.perf_counter(), time.process_time()
+        res = livetab.evaluate("openai:" + url, release=RELEASE, concurrency=args.concurrency, store=store_url,
+                               output=work / "out", model_args={"timeout_s": 60})
+        wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+        row: dict[str, Any] = res.leaderboard["models"][0]
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    ideal = args.questions * args.latency_ms / 1000.0 / args.concurrency
+    figures = {
+        "questions": args.questions, "answered": row["n"], "errors": row["errors"],
+        "samples_rows": len(res.sample_rows), "concurrency": args.concurrency, "latency_ms": args.latency_ms,
+        "wall_s": round(wall, 3), "ideal_s": round(ideal, 3), "process_cpu_s": round(cpu, 3),
+        "load_avg_1min_at_end": round(os.getloadavg()[0], 2), "cpus": os.cpu_count(), "peak_rss_mb": round(peak_rss_mb(), 1),
+        "server": f"tests/fakes/fault_server.py, fixed latency {args.latency_ms:g} ms, separate process",
+        "timed": "livetab.evaluate: probe, release published, run planned, answered, judged, reported, files written",
+    }
+    shutil.rmtree(work, ignore_errors=True)
+    write_result("eval", ideal / wall if wall else 0.0, 0.85, "ideal: questions x latency / concurrency", figures)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,64 @@
+"""Per-sample logs of an evaluation: one row per model answer, with its question, the verdict of the configured
+judge and the call's cost, read from the store (`samples.jsonl`, and `samples.parquet`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from livetab.store import Store, schema
+from livetab.v1 import inference_pb2, judgment_pb2, question_pb2
+
+__all__ = ["SAMPLE_COLUMNS", "sample_rows", "write_samples"]
+
+SAMPLE_COLUMNS = ("run_id", "model", "request_id", "question_id", "family", "language", "format", "setting",
+                  "sample_index", "question", "prompt_version", "response", "extracted_answer", "gold", "verdict",
+                  "score", "reason", "judge", "prompt_tokens", "completion_tokens", "latency_ms", "error", "cached")
+
+
+def sample_rows(store: Store, run_ids: list[str], judge: str) -> list[dict[str, Any]]:
+    """Every answer of the runs, in (run, question, format, setting, sample) order; `verdict` is "" for an answer
+    `judge` has not judged (yet)."""
+    out = []
+    for run_id in run_ids:
+        results = [inference_pb2.InferenceResult.FromString(r["payload"])
+                   for r in store.select(schema.results, run_id=run_id)]
+        verdicts = {}
+        for row in store.select(schema.judgments, run_id=run_id, judge=judge):
+            j = judgment_pb2.Judgment.FromString(row["payload"])
+            verdicts[j.request_id] = j
+        qids = {r.question_id for r in results}
+        questions = {k: question_pb2.Question.FromString(v["payload"])
+                     for k, v in store.get_many(schema.questions, qids).items()}
+        for r in sorted(results, key=lambda r: (r.question_id, r.format, r.setting, r.sample_index)):
+            q = questions.get(r.question_id)
+            j = verdicts.get(r.id)
+            out.append({
+                "run_id": run_id, "model": r.model, "request_id": r.id, "question_id": r.question_id,
+                "family": q.family if q else "", "language": q.language if q else "", "format": r.format,
+                "setting": r.setting, "sample_index": r.sample_index, "question": q.text if q else "",
+                "prompt_version": r.prompt_version, "response": r.response,
+                "extracted_answer": j.extracted_answer if j else "", "gold": q.gold.text if q else "",
+                "verdict": j.verdict if j else "", "score": j.score if j else 0.0, "reason": j.rationale if j else "",
+                "judge": judge if j else "", "prompt_tokens": r.prompt_tokens, "completion_tokens": r.completion_tokens,
+                "latency_ms": round(r.latency_ms, 3), "error": r.error, "cached": r.cached,
+            })
+    return out
+
+
+def write_samples(folder: Path, rows: list[dict[str, Any]]) -> list[Path]:
+    """samples.jsonl and samples.parquet in `folder`; the paths written."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    folder.mkdir(parents=True, exist_ok=True)
+    jsonl = folder / "samples.jsonl"
+    with jsonl.open("w", encoding="utf-8") as f:
+        for r in rows:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    parquet = folder / "samples.parquet"
+    columns = {c: [r[c] for r in rows] for c in SAMPLE_COLUMNS}
+    pq.write_table(pa.table(columns) if rows else pa.table({c: pa.array([], pa.string()) for c in SAMPLE_COLUMNS}),
+                   parquet)
+    return [jsonl, parquet]
