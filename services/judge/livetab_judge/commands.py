@@ -14,7 +14,7 @@ from google.protobuf.message import Message
 from livetab.bus import HandlerContext, Outgoing, PoisonMessage
 from livetab.ids import judgment_id
 from livetab.store import schema
-from livetab.topics import JUDGE_COMMANDS
+from livetab.topics import JUDGE_COMMANDS, by_name, consumer_group
 from livetab.v1 import inference_pb2, release_pb2
 
 from livetab_judge.handler import JudgeHandler
@@ -28,6 +28,9 @@ CHUNK = 100  # results judged per call of the results path (one store read of qu
 class JudgeCommandHandler:
     service = "judge"
     topics = [JUDGE_COMMANDS]
+    # its own consumer group beside the results handler's (the registry's `group` of this topic): in one group,
+    # each worker's join rebalanced the other and a commit during the rebalance stopped the judge service
+    group = consumer_group("judge", by_name(JUDGE_COMMANDS).group)
 
     def __init__(self, judge: JudgeHandler) -> None:
         self.judge = judge  # the results handler: same judges, same models loaded once

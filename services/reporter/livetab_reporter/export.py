@@ -190,7 +190,9 @@ def _card(release: str, qs: list[question_pb2.Question], ts: list[table_pb2.Tabl
 def release_questions(store: Any, release: str) -> list[dict[str, Any]]:
     """The release's question rows in id order: its frozen members once it is frozen, else every question
     stored under its name."""
-    members = [r["question_id"] for r in store.select(schema.release_members, release=release)]
+    from livetab.releases import frozen_questions
+
+    members = frozen_questions(store, release)
     if members:
         return sorted(store.get_many(schema.questions, members).values(), key=lambda r: r["id"])
     return sorted(store.select(schema.questions, release=release), key=lambda r: r["id"])

@@ -73,8 +73,10 @@ def release_public(store: Any, settings: Settings, release: str) -> bool:
     configuration (`livetab.publication.is_public`)."""
     if is_public(release, settings):
         return True
-    row = store.get(schema.releases, release) if release else None
-    return row is not None and str(row["status"]).lower() == "retired"
+    from livetab.releases import RETIRED, get_release
+
+    record = get_release(store, release) if release else None
+    return record is not None and record.status == RETIRED
 
 
 def _write_text(path: Path, text: str) -> None:

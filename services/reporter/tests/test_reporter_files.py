@@ -12,10 +12,11 @@ import pytest
 from google.protobuf.message import Message
 from livetab import topics
 from livetab.bus import HandlerContext, InProcBus, Outgoing, Worker
-from livetab.releases import create_draft, freeze
+from livetab.releases import frozen_questions
 from livetab.settings import ReporterSettings, RunSettings, Settings
 from livetab.store import schema
 from livetab.v1 import inference_pb2, judgment_pb2, release_pb2
+from livetab_api.releases import apply_commands, release_command
 from livetab_reporter.files import report_dir
 from livetab_reporter.handler import ReporterHandler
 from reporter_data import RELEASE, Answer, add_questions, answer_and_judge, plan_run
@@ -149,44 +150,51 @@ def test_files_that_cannot_be_written_fail_no_judgment_and_are_written_later(sto
 
 
 def _event(status: int, *, refused: str = "", n: int = 0, command: str = "c1") -> release_pb2.ReleaseEvent:
+    """A hand-made event (the real ones come from the api service's release handler, used below)."""
     return release_pb2.ReleaseEvent(id=f"ev-{status}-{command}", release=RELEASE, status=status,  # type: ignore[arg-type]
                                     manifest_hash="ab" * 32, questions=n, command_id=command, refused=refused,
                                     at="2026-11-30T19:00:00Z")
 
 
 def test_release_events_write_the_private_then_the_public_export(store: Any, tmp_path: Path) -> None:
-    questions = add_questions(store, 12)
-    frozen = sorted(q.id for q in questions[:9])  # the frozen set (question 0 in it); the other 3 came after freezing
-    create_draft(store, RELEASE, "2026-11-30T00:00:00+00:00")  # frozen with 9 of them, as the api's handler does
-    assert freeze(store, RELEASE, frozen, "2026-11-30T00:00:01+00:00", "c1", "test")
+    add_questions(store, 9)
     # another release's files go to their own folder: the configured release here is a different one
     settings = _settings(tmp_path / "out", release="other")
     folder = tmp_path / "out" / "releases" / RELEASE
     assert report_dir(settings, RELEASE) == folder
     reporter = _Reporter(store, settings)
 
-    reporter.send(topics.RELEASES, [_event(release_pb2.FROZEN, refused="already frozen", n=9),
+    reporter.send(topics.RELEASES, [_event(release_pb2.FROZEN, refused="release is live", n=9),
                                     _event(release_pb2.LIVE, n=9)])
-    assert not (tmp_path / "out").exists()  # a refused command and the other states write nothing
+    assert not (tmp_path / "out").exists()  # a refused command's event and the other states write nothing
 
-    reporter.send(topics.RELEASES, [_event(release_pb2.FROZEN, n=9)])
+    # the api service's release handler freezes the release; its event reaches the reporter
+    events = apply_commands(store, None, [release_command(RELEASE, "freeze", by="test")])
+    [frozen_event] = [e for e in events if e.status == release_pb2.FROZEN and not e.refused]
+    frozen = frozen_questions(store, RELEASE)
+    assert len(frozen) == frozen_event.questions == 9
+    add_questions(store, 12)  # 3 more questions under the release's name after freezing: not in it
+    reporter.send(topics.RELEASES, [frozen_event])
     private = folder / "private" / "release"
     assert sorted(json.loads(line)["id"] for line in (private / "questions.jsonl").read_text().splitlines()) == frozen
     assert (private / "tables.jsonl").is_file() and "# livetab release" in (private / "README.md").read_text()
     quality = json.loads((folder / "private" / "quality.json").read_text(encoding="utf-8"))
-    assert quality["frozen_questions"] == 9 and quality["manifest_hash"] == "ab" * 32
+    assert quality["frozen_questions"] == 9 and quality["manifest_hash"] == frozen_event.manifest_hash != ""
     assert quality["questions"]["n"] == 9 and quality["generated"] == {
         "n": 12, "status": {"verified": 12}, "in_release": 9, "left_out": 3}
     assert sum(quality["questions"]["family"].values()) == 9
     assert "# Quality report" in (folder / "private" / "quality.md").read_text(encoding="utf-8")
     assert not (folder / "release").exists()  # nothing public while the release is not retired
 
-    _, requests = plan_run(store, model="m1")
+    _, requests = plan_run(store, model="m1")  # publishes the release (live) and plans over its 9 questions
+    assert len(requests) == 9
     reporter.send(topics.JUDGMENTS, answer_and_judge(store, requests, _verdict))
     page = (folder / "report.html").read_text(encoding="utf-8")
     assert "question 0?" not in page and "question 0?" in (folder / "private" / "report.html").read_text()
 
-    reporter.send(topics.RELEASES, [_event(release_pb2.RETIRED, n=9, command="c2")])
+    events = apply_commands(store, None, [release_command(RELEASE, "retire", by="test")])
+    [retired] = [e for e in events if e.status == release_pb2.RETIRED and not e.refused]
+    reporter.send(topics.RELEASES, [retired])
     public = folder / "release"
     rows = [json.loads(line) for line in (public / "questions.jsonl").read_text(encoding="utf-8").splitlines()]
     assert sorted(r["id"] for r in rows) == frozen and all(r["gold"]["text"] for r in rows)
@@ -195,7 +203,7 @@ def test_release_events_write_the_private_then_the_public_export(store: Any, tmp
     assert len(results) == len(requests) and all("response" in r for r in results)
     assert "Live release" not in (public / "README.md").read_text(encoding="utf-8")
     assert not private.exists()  # nothing kept apart once the release is public
-    assert _board(folder)["public"] is True
+    assert _board(folder)["public"] is True and "question 0?" in (folder / "report.html").read_text()
 
 
 def test_a_release_name_that_is_no_folder_name_is_refused(tmp_path: Path) -> None:
