@@ -69,3 +69,22 @@ def test_list_numbers_use_the_judges_tolerances(response: str) -> None:
     assert judge_text(response, gold).verdict == "incorrect"
     assert judge_text(response, gold, tolerance=0.5, relative_tolerance=0.0).verdict == "correct"
     assert judge_text(response, gold, tolerance=0.0, relative_tolerance=0.05).verdict == "correct"
+
+
+@pytest.mark.parametrize(("response", "gold", "language", "question", "verdict", "why"), [
+    # the question relates the answer to an anchor: every item must stand on the asked side of it
+    ("Peru and Bolivia finished after Chile.", ["Peru", "Bolivia"], "en", "Which teams finished after Chile?",
+     "correct", "the answer states every gold item"),
+    ("Peru and Bolivia finished before Chile.", ["Peru", "Bolivia"], "en", "Which teams finished after Chile?",
+     "incorrect", "the answer puts the gold on the other side of the anchor"),
+    ("بيرو وبوليفيا أنهتا بعد تشيلي.", ["بيرو", "بوليفيا"], "ar", "ما الفرق التي أنهت بعد تشيلي؟",
+     "correct", "the answer states every gold item"),
+    ("بيرو وبوليفيا أنهتا قبل تشيلي.", ["بيرو", "بوليفيا"], "ar", "ما الفرق التي أنهت بعد تشيلي؟",
+     "incorrect", "the answer puts the gold on the other side of the anchor"),
+    # a negation anywhere in the sentence, its first word too
+    ("Not Brazil: the winners were Chile and Peru.", WINNERS, "en", "", "uncertain", "the answer contains a negation"),
+])
+def test_list_sentences_against_the_question(response: str, gold: list[str], language: str, question: str,
+                                             verdict: str, why: str) -> None:
+    v = judge_text(response, gold, language=language, question=question)
+    assert (v.verdict, rule(v)) == (verdict, why)

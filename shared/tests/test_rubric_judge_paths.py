@@ -197,6 +197,12 @@ WINS_13 = "Which nationality had a total of 13 wins?"
     ("Cardinals 1998", CARDINALS, "", "incorrect", "the gold is not in the answer"),
     ("North Texas State", "Texas Pan-American", "", "incorrect", "the gold is not in the answer"),
     ("الكاردينالز", "سانت لويس الكاردينالز", "", "uncertain", "the answer names part of the gold"),
+    ("Cardinals, the champions.", CARDINALS, "", "uncertain", "the answer names part of the gold"),
+    ("Gone.", "Gone with the Wind", "", "uncertain", "the answer names part of the gold"),
+    # a stopword, a number or a short word of the gold alone names nothing
+    ("With.", "Gone with the Wind", "", "incorrect", "the gold is not in the answer"),
+    ("It was 1999.", "Class of 1999", "", "incorrect", "the gold is not in the answer"),
+    ("Dez.", "Dez White", "", "incorrect", "the gold is not in the answer"),
     # a two-way question
     ("Chicago won.", CARDINALS, TWO_WAY, "uncertain", "a two-way question answered without naming either alternative"),
     ("The Cubs won.", CARDINALS, TWO_WAY, "incorrect", "the gold is not in the answer"),
@@ -245,6 +251,28 @@ PART = "the answer names part of the gold, which no other cell of its column has
 ])
 def test_text_rules_with_the_table(response: str, gold: str, table: list[list[str]], verdict: str, why: str) -> None:
     assert decided(judge_text(response, gold, question=DRAFTED, table=table)) == (verdict, why)
+
+
+def test_a_list_after_a_word_with_a_doubled_apostrophe() -> None:
+    """Wiki markup writes italics with two apostrophes: "O''Neil" is one key word but two words of the list
+    reader, whose word positions then differ from the key's."""
+    answer = "O''Neil's list: Spain, Italy, France won gold."
+    medals = [["1", "France"], ["2", "Italy"], ["3", "Spain"]]
+    assert decided(judge_text(answer, "Italy", table=medals)) == (
+        "incorrect", "the answer lists 'spain', another value of the asked column, with the gold")
+    assert decided(judge_text(answer, "Italy")) == ("uncertain", "the answer states the gold as one item of a list")
+    assert decided(judge_text("O''Neil's list: Spain, France, Italy", "Italy", table=medals)) == (
+        "incorrect", "the answer lists 'france', another value of the asked column, with the gold")
+    assert decided(judge_text("O''Neil's pick: Italy won gold.", "Italy", table=medals)) == (
+        "correct", "the answer states the gold")
+
+
+def test_a_value_the_question_names_is_not_listed_with_a_line() -> None:
+    routes = [["4", "Princess Street"], ["6", "Cataraqui Town Centre\nSt. Lawrence College"], ["9", "Downtown"]]
+    gold = "Cataraqui Town Centre St. Lawrence College"
+    v = judge_text("The bus goes to Cataraqui Town Centre and Downtown.", gold, table=routes,
+                   question="Which route goes to Downtown?")
+    assert decided(v) == ("uncertain", "the answer names other candidates beside the gold")
 
 
 @pytest.mark.parametrize("response", [
