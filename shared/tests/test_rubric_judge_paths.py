@@ -282,3 +282,62 @@ def test_a_value_the_question_names_is_not_listed_with_a_line() -> None:
 def test_a_part_that_does_not_name_the_gold_row(response: str) -> None:
     gold = "Dez White" if response.startswith("Dez") else "Brian Urlacher"
     assert judge_text(response, gold, question=DRAFTED, table=DRAFT).verdict != "correct"
+
+
+# --- booleans, and what judge_answer passes on ---------------------------------------------------------------
+
+@pytest.mark.parametrize(("question", "response", "verdict", "why"), [
+    ("Did the Lakers win the 2001 title?", "Yes, the Lakers won the 2001 title.", "correct", "polarity matches"),
+    ("Did the Lakers win the 2001 title?", "No.", "incorrect", "polarity differs"),
+    ("Did the Lakers win the 2001 title?", "Yes, the Lakers did not win the 2001 title.", "uncertain",
+     "the yes/no and its own sentence disagree (the sentence turns the question round)"),
+    ("Did the Lakers win the 2001 title?", "Maybe.", "uncertain", "no clear true/false"),
+    ("Did the Lakers win the 2001 title?", "Insufficient information.", "incorrect", "declined to say true or false"),
+    ("هل فاز الهلال بلقب 2001؟", "نعم، فاز الهلال بلقب 2001.", "correct", "polarity matches"),
+    ("هل فاز الهلال بلقب 2001؟", "نعم، لم يفز الهلال بلقب 2001.", "uncertain",
+     "the yes/no and its own sentence disagree (the sentence turns the question round)"),
+    ("هل فاز الهلال بلقب 2001؟", "ربما.", "uncertain", "no clear true/false"),
+    ("هل فاز الهلال بلقب 2001؟", "معلومات غير كافية", "incorrect", "declined to say true or false"),
+    ("هل فاز الهلال بلقب 2001؟", "لا.", "incorrect", "polarity differs"),
+])
+def test_boolean_rules(question: str, response: str, verdict: str, why: str) -> None:
+    lang = "ar" if any("\u0600" <= c <= "\u06ff" for c in question) else "en"
+    q = Question(id=f"bool-{lang}", table_id="t", family="fact", text=question,
+                 gold=Gold(kind="boolean", boolean=True, text="true"), language=lang)
+    assert decided(judge_answer(response, q)) == (verdict, why)
+
+
+def test_judge_answer_passes_the_tolerances_and_the_table_on() -> None:
+    average = Question(id="avg", table_id="t", family="fact", text="What was the average score?",
+                       gold=Gold(kind="number", number=12.4, text="12.4"), language="en")
+    assert decided(judge_answer("About 12.", average)) == ("incorrect", "number differs (12 vs 12.4)")
+    assert decided(judge_answer("About 12.", average, relative_tolerance=0.05)) == ("correct", "number matches")
+    assert decided(judge_answer("About 12.", average, tolerance=0.5)) == ("correct", "number matches")
+    last = Question(id="last", table_id="t", family="fact", text="when was the last year team x finished first?",
+                    gold=Gold(kind="number", number=2009.0, text="2009"), language="en")
+    answer = "Team X finished first in 2001, 2002 and 2009."
+    assert judge_answer(answer, last).verdict == "uncertain"
+    years = [["2001", "1"], ["2002", "1"], ["2009", "1"], ["2010", "9"]]
+    assert decided(judge_answer(answer, last, table=years)) == (
+        "incorrect", "the answer lists 2002, a year of another row of the column, with the gold")
+
+
+# --- a relation with a few words between it and the anchor ------------------------------------------------
+
+AFTER_CASE = "which manager came after George Case?"
+LEMON_AFTER = "Bob Lemon came after the tenure of George Case."
+
+
+def test_a_relation_reaches_the_anchor_over_a_few_words_when_the_table_rules_out_the_rest() -> None:
+    managers = [["1", "Bob Lemon"], ["2", "George Case"], ["3", "Al Lopez"]]
+    assert decided(judge_text(LEMON_AFTER, "Bob Lemon", question=AFTER_CASE, table=managers)) == (
+        "correct", "the answer states the gold")
+    assert decided(judge_text(LEMON_AFTER, "Bob Lemon", question=AFTER_CASE)) == (
+        "uncertain", "the answer names the anchor but not how the gold relates to it")
+    # a table without the gold rules nothing out
+    assert decided(judge_text(LEMON_AFTER, "Bob Lemon", question=AFTER_CASE,
+                              table=[["2", "George Case"], ["3", "Al Lopez"]])) == (
+        "uncertain", "the answer names the anchor but not how the gold relates to it")
+    # another value of the column that the question does not name
+    assert judge_text("Bob Lemon came after the tenure of George Case and Al Lopez.", "Bob Lemon",
+                      question=AFTER_CASE, table=managers).verdict == "uncertain"
