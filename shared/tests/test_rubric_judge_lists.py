@@ -8,7 +8,8 @@ sentence by containment with a check for extra short items.
 from __future__ import annotations
 
 import pytest
-from livetab.rubric import RuleVerdict, judge_text
+from livetab.questions import Gold, Question
+from livetab.rubric import RuleVerdict, judge_answer, judge_text
 
 WINNERS = ["Chile", "Peru"]
 
@@ -88,3 +89,10 @@ def test_list_sentences_against_the_question(response: str, gold: list[str], lan
                                              verdict: str, why: str) -> None:
     v = judge_text(response, gold, language=language, question=question)
     assert (v.verdict, rule(v)) == (verdict, why)
+
+
+def test_a_list_question_keeps_its_context() -> None:
+    q = Question(id="not-qualified", table_id="t", family="fact", text="Which countries did not qualify?",
+                 gold=Gold(kind="list", items=WINNERS, text="Chile, Peru"), language="en")
+    v = judge_answer("Chile and Peru did not qualify", q)
+    assert (v.verdict, rule(v)) == ("correct", "the answer states every gold item")
