@@ -54,7 +54,7 @@ def test_a_gold_that_is_a_quantity(text: str, value: float, percent: bool) -> No
 
 @pytest.mark.parametrize("text", [
     "12 km per hour",  # three words beside the number: a phrase, not a quantity
-    "Chapter 11", "No. 5", "Apollo 13", "E 4", "x12",  # a name with a number in it
+    "Chapter 11", "No. 5", "Apollo 13", "E 4", "x12", "#1 pick",  # a name with a number in it
     "1 to 2", "10 - 12",  # two numbers
 ])
 def test_a_gold_that_is_not_a_quantity(text: str) -> None:
@@ -82,6 +82,7 @@ def test_dates_durations_and_parts() -> None:
     # the typed number of a question's gold wins over what its text reads as
     given = gold_item("March 4, 2006", EN, number=4.0)
     assert (given.number is not None and given.number.value, given.date) == (4.0, None)
+    assert given.number is not None and given.number.percent is False
     assert gold_item("25", EN, number=25.0, percent=True).number.percent is True  # type: ignore[union-attr]
     assert gold_item("2006", EN, parse=False).number is None
 
@@ -123,6 +124,7 @@ def test_kinds_from_strings() -> None:
     assert asked.context is not None
     assert [n.value for n in asked.question_numbers] == [13.0, 2004.0]
     assert spec_from_strings("12").context is None
+    assert spec_from_strings("12").question_numbers == ()
 
 
 def test_the_string_cache_keys_on_everything_the_spec_depends_on() -> None:
