@@ -275,6 +275,14 @@ def test_a_value_the_question_names_is_not_listed_with_a_line() -> None:
     assert decided(v) == ("uncertain", "the answer names other candidates beside the gold")
 
 
+def test_a_long_part_owned_by_one_row_up_to_one_slip() -> None:
+    # "Konstandinou" is two letters from "Konstantinos": another player, not a slip of the gold's name
+    scorers = [["1", "Nikos Konstantinos"], ["2", "Petros Konstandinou"], ["3", "Ilias Papadopoulos"]]
+    v = judge_text("Konstantinos scored the winning goal.", "Nikos Konstantinos", question="Who scored the winning goal?",
+                   table=scorers)
+    assert decided(v) == ("correct", PART)
+
+
 @pytest.mark.parametrize("response", [
     "Dez was drafted in the first round.",  # a short first name alone is no part that names a row
     "Linebacker Urlacher was drafted in the first round.",  # the part beside another name word
