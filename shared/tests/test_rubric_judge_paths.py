@@ -221,6 +221,11 @@ WINS_13 = "Which nationality had a total of 13 wins?"
     # a gold of two values in one cell
     ("Both Omar and Ali.", "Ali / Omar", "", "correct", "the answer states the gold"),
     ("Omar.", "Ali / Omar", "", "uncertain", "the answer names part of the gold"),
+    ("The pair was Ali, Omar.", "Ali / Omar", "", "correct", "the answer states the gold"),
+    # both values of the cell, but as items of a longer comma list: once judged correct
+    ("Ali, Omar, Sami", "Ali / Omar", "", "uncertain", "the answer states the gold as one item of a list"),
+    ("Sami, Ali, Omar", "Ali / Omar", "", "uncertain", "the answer states the gold as one item of a list"),
+    ("علي، عمر، سامي", "علي / عمر", "", "uncertain", "the answer states the gold as one item of a list"),
 ])
 def test_text_rules(response: str, gold: str, question: str, verdict: str, why: str) -> None:
     lang = "ar" if any("\u0600" <= c <= "\u06ff" for c in gold) else "en"
@@ -265,6 +270,13 @@ def test_a_list_after_a_word_with_a_doubled_apostrophe() -> None:
         "incorrect", "the answer lists 'france', another value of the asked column, with the gold")
     assert decided(judge_text("O''Neil's pick: Italy won gold.", "Italy", table=medals)) == (
         "correct", "the answer states the gold")
+
+
+def test_a_two_value_cell_listed_with_another_value_of_its_column() -> None:
+    pairs = [["1", "Ali / Omar"], ["2", "Sami"], ["3", "Karim"]]
+    assert decided(judge_text("Ali, Omar, Sami", "Ali / Omar", table=pairs)) == (
+        "incorrect", "the answer lists 'sami', another value of the asked column, with the gold")
+    assert judge_text("Ali, Omar", "Ali / Omar", table=pairs).verdict == "correct"
 
 
 def test_a_value_the_question_names_is_not_listed_with_a_line() -> None:
