@@ -361,3 +361,32 @@ def test_a_relation_reaches_the_anchor_over_a_few_words_when_the_table_rules_out
     # another value of the column that the question does not name
     assert judge_text("Bob Lemon came after the tenure of George Case and Al Lopez.", "Bob Lemon",
                       question=AFTER_CASE, table=managers).verdict == "uncertain"
+
+
+# --- the entry points -------------------------------------------------------------------------------------
+
+def test_entry_points() -> None:
+    from livetab.rubric.gold import prepare_gold, spec_from_strings
+    from livetab.rubric.judge import judge_spec
+
+    assert judge_text("Anything at all", "x", kind="free") == RuleVerdict(
+        "uncertain", "", "free-form gold: no rule applies")
+    assert judge_text("", "12") == RuleVerdict("incorrect", "", "no answer (empty)")
+    assert judge_text("...", "12") == RuleVerdict("incorrect", "...", "no answer (whole)")
+    # judge_spec's own default tolerances are the judge's
+    assert decided(judge_spec("It is 13.", spec_from_strings("12.4"))) == ("incorrect", "number differs (13 vs 12.4)")
+    assert decided(judge_spec("About 12.", spec_from_strings("12.4"))) == ("incorrect", "number differs (12 vs 12.4)")
+    # judge_text passes the kind on
+    assert decided(judge_text("2006", "2006", kind="text")) == ("correct", "text matches")
+    assert decided(judge_text("2006", "2006")) == ("correct", "number matches")
+    # a question's gold is prepared once
+    q = Question(id="once", table_id="t", family="fact", text="q?", gold=Gold(kind="text", text="Paris"), language="en")
+    assert prepare_gold(q) is prepare_gold(q)
+    # an imperfect gold's text is not read as a number
+    imperfect = Question(id="imp", table_id="t", family="fact", text="q?", gold=Gold(kind="insufficient", text="42"),
+                         language="en")
+    assert prepare_gold(imperfect).items[0].number is None
+    # a text gold read as yes/no keeps the question's context
+    lakers = Question(id="lakers", table_id="t", family="fact", text="Did the Lakers win the 2001 title?",
+                      gold=Gold(kind="text", text="Yes"), language="en")
+    assert judge_answer("Yes, the Lakers did not win the 2001 title.", lakers).verdict == "uncertain"
