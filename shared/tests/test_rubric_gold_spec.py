@@ -118,7 +118,7 @@ def test_kinds_from_strings() -> None:
     listed = spec_from_strings(["2001", "2002"])
     assert (listed.kind, len(listed.items), listed.year_like) == ("list", 2, True)
     assert spec_from_strings(["Paris"]).kind == "text"
-    with pytest.raises(ValueError, match="^gold answer is empty$"):
+    with pytest.raises(ValueError, match=r"^gold answer is empty$"):
         spec_from_strings([])
     asked = spec_from_strings("12", question="Which team had 13 wins in 2004?")
     assert asked.context is not None
@@ -225,7 +225,7 @@ def test_option_golds() -> None:
     unusable = judge_answer("Option 3", _question(Gold(kind="option", option=4, text="x"), options=options))
     assert (unusable.verdict, unusable.extracted) == ("uncertain", "")
     assert unusable.rationale == "gold unusable: option gold 4 is not a position in 1..3"
-    with pytest.raises(ValueError, match="^unknown gold kind 'table'$"):
+    with pytest.raises(ValueError, match=r"^unknown gold kind 'table'$"):
         prepare_gold(_question(Gold(kind="table", text="x")))
 
 
