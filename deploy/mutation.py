@@ -86,6 +86,12 @@ RUBRIC_TESTS = ["shared/tests/test_rubric_examples.py", "shared/tests/test_rubri
                 "shared/tests/test_rubric_numbers.py", "shared/tests/test_rubric_text.py",
                 "shared/tests/test_rubric_arabic_fold.py",
                 "shared/tests/test_wtq_hand_checked.py", "shared/tests/test_wtq_official.py"]
+# the rule judge's decision (judge.py, gold.py, mcq.py): the rubric tests above, the judge's class, language,
+# oracle-case tests, and the tests written against its survivors
+RUBRIC_JUDGE_TESTS = [*RUBRIC_TESTS, "shared/tests/test_rubric_classes.py", "shared/tests/test_rubric_languages.py",
+                      "shared/tests/test_rubric_oracle_cases.py", "shared/tests/test_rubric_judge_paths.py",
+                      "shared/tests/test_rubric_judge_lists.py", "shared/tests/test_rubric_mcq_forms.py",
+                      "shared/tests/test_rubric_gold_spec.py"]
 
 # Priority order: the ids and metrics every score is built from, the cache key, the worker's commit path,
 # qagen's derivation and verification, the rule judge's decision, then the rest of the rubric.
@@ -107,7 +113,7 @@ GROUPS = [
           ["services/qagen/tests/test_verify.py", "services/qagen/tests/test_dependence.py",
            "services/qagen/tests/test_derive_ops.py", "services/qagen/tests/test_dependence_search.py"]),
     Group("rubric_judge", ["shared/livetab/rubric/judge.py", "shared/livetab/rubric/gold.py",
-                           "shared/livetab/rubric/mcq.py"], RUBRIC_TESTS),
+                           "shared/livetab/rubric/mcq.py"], RUBRIC_JUDGE_TESTS),
     Group("rubric_rest", ["shared/livetab/rubric/text.py", "shared/livetab/rubric/arabic.py",
                           "shared/livetab/rubric/numbers.py", "shared/livetab/rubric/booleans.py",
                           "shared/livetab/rubric/lists.py", "shared/livetab/rubric/dates.py",

@@ -289,8 +289,13 @@ def _judge_text(span: str, spec: GoldSpec, gold: GoldItem, view: TableView | Non
     partial = False
     if mention is None:
         mention = _find_mention(tokens, span_key, gold)
-    if mention is None and gold.parts and all(contains_phrase(span_key, p) for p in gold.parts):
-        mention = (0, 0)
+    listed_at: tuple[int, int] | None = None  # where a list check looks for the gold (a part of a two-value gold)
+    if gold.parts and all(contains_phrase(span_key, p) for p in gold.parts):
+        mention = (0, 0) if mention is None else mention
+        # "Ali, Omar, Sami" for "Ali / Omar": the parts are named, but as items of a longer list
+        before = f" {span_key} ".index(f" {gold.parts[0]} ")
+        first = len(span_key[:before].split())
+        listed_at = (first, first + gold.parts[0].count(" ") + 1)
     if mention is None:
         mention = joined_parts(tokens, gold, spec.loc)
     if mention is None and gold.duration is not None:
@@ -322,9 +327,9 @@ def _judge_text(span: str, spec: GoldSpec, gold: GoldItem, view: TableView | Non
             if other is not None:
                 return INCORRECT, f"the answer lists {other!r}, another value of the asked column, with the gold"
         anchors_known = view.words
-    elif mention != (0, 0) and ("," in span or "،" in span):
+    elif (listed_at or mention) != (0, 0) and ("," in span or "،" in span):
         words = tokens_of(span)
-        at = _token_mention(words.words, tokens, mention)
+        at = _token_mention(words.words, tokens, listed_at or mention)
         listed = listed_doubt(words, at, spec.loc) if at else None
         if listed:
             return listed

@@ -56,7 +56,7 @@ def option_key(text: str, *, folded: bool = False) -> str:
 def _index(token: str, n: int) -> int | None:
     if token.isdigit():
         i = int(token)
-    elif token in _LATIN:
+    elif len(token) == 1 and token in _LATIN:  # one letter: "ab" is a substring of the alphabet, no label
         i = _LATIN.index(token) + 1
     elif token in _ARABIC:
         i = _ARABIC.index(token) + 1
