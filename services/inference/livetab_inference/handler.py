@@ -90,6 +90,10 @@ class InferenceHandler:
         """Run one request's coroutine on this handler's loop, where its backends' clients live."""
         return self._loop.submit(coro)
 
+    def submit_many(self, coros: list[Coroutine[Any, Any, T]]) -> list[concurrent.futures.Future[T]]:
+        """Run a poll's coroutines on this handler's loop, started together (one wake-up of its thread)."""
+        return self._loop.submit_many(coros)
+
     def begin(self, messages: list[Message], ctx: HandlerContext) -> list[Coroutine[Any, Any, Answer]]:
         """One coroutine per request. The store is read once per kind for all of them: their questions,
         their tables (each parsed once, however many requests share it) and the cached answers."""

@@ -36,20 +36,30 @@ class Store:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self.dialect = engine.dialect.name
+        self._upserts: dict[tuple[str, tuple[str, ...]], Any] = {}
 
     # -- writes -----------------------------------------------------------------------------------------
     def upsert(self, table: Table, rows: Sequence[Mapping[str, Any]]) -> None:
-        """Insert rows, or replace the non-key columns of rows whose key exists. Idempotent."""
+        """Insert rows, or replace the non-key columns of rows whose key exists. Idempotent.
+
+        Every row has the columns of the first. One statement per table and column set, built once and run
+        for all rows at once (executemany): a multi-row VALUES clause would be compiled anew for each batch."""
         if not rows:
             return
-        pk = [c.name for c in table.primary_key.columns]
-        insert = postgresql.insert(table) if self.dialect == "postgresql" else sqlite.insert(table)
-        stmt = insert.values(list(rows))
-        cols = {c: stmt.excluded[c] for c in rows[0] if c not in pk}
-        stmt = stmt.on_conflict_do_update(index_elements=pk, set_=cols) if cols else stmt.on_conflict_do_nothing(
-            index_elements=pk)
+        stmt = self._upsert_statement(table, tuple(rows[0]))
         with self.engine.begin() as conn:
-            conn.execute(stmt)
+            conn.execute(stmt, list(rows))
+
+    def _upsert_statement(self, table: Table, columns: tuple[str, ...]) -> Any:
+        key = (table.name, columns)
+        stmt = self._upserts.get(key)
+        if stmt is None:
+            pk = [c.name for c in table.primary_key.columns]
+            insert = postgresql.insert(table) if self.dialect == "postgresql" else sqlite.insert(table)
+            cols = {c: insert.excluded[c] for c in columns if c not in pk}
+            stmt = self._upserts[key] = (insert.on_conflict_do_update(index_elements=pk, set_=cols) if cols
+                                         else insert.on_conflict_do_nothing(index_elements=pk))
+        return stmt
 
     def insert_new(self, table: Table, rows: Sequence[Mapping[str, Any]]) -> None:
         """Insert rows whose key is not there yet; existing rows stay as they are."""
@@ -138,7 +148,9 @@ def open_store(url: str, *, migrate_schema: bool = True) -> Store:
     if scheme not in ("sqlite", "postgresql"):
         raise StoreError(f"unsupported database {scheme!r} in {_redact(url)!r}: use sqlite:///path or postgresql://...")
     try:
-        engine = create_engine(url, pool_pre_ping=True, future=True)
+        # A server connection can drop between uses (pinged on checkout); a SQLite file cannot, and a ping per
+        # transaction is a measurable share of a busy service's time.
+        engine = create_engine(url, pool_pre_ping=scheme == "postgresql", future=True)
     except (ArgumentError, NoSuchModuleError, ValueError, ImportError) as e:
         raise StoreError(f"bad database URL {_redact(url)!r}: {e}") from None
     if engine.dialect.name == "sqlite":
