@@ -1,11 +1,13 @@
-"""Inference throughput: livetab's request runner + OpenAI backend against an ideal plain asyncio + aiohttp
+"""Inference throughput: the inference service's own request path (the in-flight worker and the inference
+handler over the in-process bus and a SQLite store: store reads, prompt, response cache, the OpenAI
+backend's call, stored and published result) against an ideal plain asyncio + aiohttp
 loop and EleutherAI lm-evaluation-harness's `local-chat-completions` model, side by side in one run.
 
 The server is tests/fakes/fault_server.py in fixed-latency mode (100 ms per answer) in its own process, so
 at concurrency 64 the ceiling is 640 requests/s. Each contender runs in a fresh process of its own (the
 lm-eval one in its own virtual environment, since lm-eval's dependencies pin packages livetab pins
 differently) for up to N requests or T seconds; rounds alternate the contenders so that load from
-elsewhere on the machine hits them alike. Also measured: peak memory of the runner with 100k requests
+elsewhere on the machine hits them alike. Also measured: peak memory of the service path with 100k requests
 queued upstream (backpressure), against gathering all of them at once.
 
     python -m bench inference            # or: python bench/inference.py [--requests 2000 --rounds 3]
@@ -99,11 +101,10 @@ def _contender_livetab(url: str, n: int, concurrency: int, max_s: float) -> dict
         results = [inference_pb2.InferenceResult.FromString(r.value) for r in bus.records(TOPIC_OUT)]
         store.close()
     ok = sum(1 for r in results if not r.error)
-    latencies = sorted(r.latency_ms for r in results if not r.error)
+    stats = handler.stats["bench"].to_dict()  # the calls as the service counts them (livetab_inference.calls)
     return {"ok": ok, "failed": len(results) - ok, "seconds": seconds, "cpu_s": cpu,
-            "latency_p50_ms": latencies[len(latencies) // 2] if latencies else 0.0,
-            "latency_p99_ms": latencies[min(len(latencies) - 1, len(latencies) * 99 // 100)] if latencies else 0.0,
-            "errors": sorted({r.error[:80] for r in results if r.error})[:5]}
+            "latency_p50_ms": stats["latency_p50_ms"], "latency_p99_ms": stats["latency_p99_ms"],
+            "errors": stats["errors"]}
 
 
 async def _contender_aiohttp(url: str, n: int, concurrency: int, max_s: float) -> dict[str, Any]:
@@ -248,7 +249,7 @@ def _memory(queued: int, mode: str, concurrency: int) -> dict[str, Any]:
         ctx = HandlerContext(store=store, settings=None)
         base = _peak_rss_mb()
         t0 = time.perf_counter()
-        if mode == "runner":
+        if mode == "service":
             bus = _QueuedTopic(requests_topic(""), request, queued)
             InFlightWorker(handler, bus, ctx, max_in_flight=concurrency, poll_timeout_s=0).run(until_idle=True)
             done = bus.published
@@ -321,7 +322,7 @@ def _rate(r: dict[str, Any]) -> float:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--contender", choices=["livetab", "aiohttp", "lmeval", "memory-runner", "memory-gather"])
+    parser.add_argument("--contender", choices=["livetab", "aiohttp", "lmeval", "memory-service", "memory-gather"])
     parser.add_argument("--url", default="")
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--max-seconds", type=float, default=30.0)
@@ -365,8 +366,8 @@ def main(argv: list[str] | None = None) -> None:
 
     memory = {mode: _run_child(sys.executable, ["--contender", f"memory-{mode}", "--queued", str(args.queued),
                                                 "--concurrency", str(args.concurrency)], timeout=900)
-              for mode in ("runner", "gather")}
-    small = _run_child(sys.executable, ["--contender", "memory-runner", "--queued", str(args.queued // 100),
+              for mode in ("service", "gather")}
+    small = _run_child(sys.executable, ["--contender", "memory-service", "--queued", str(args.queued // 100),
                                         "--concurrency", str(args.concurrency)])
 
     rates = {name: [_rate(r) for r in rs] for name, rs in runs.items()}
@@ -402,12 +403,12 @@ def main(argv: list[str] | None = None) -> None:
         "lmeval_environment": lmeval_note if lmeval_python else None,
         "lmeval_unavailable": None if lmeval_python and not lmeval_error else (lmeval_error or lmeval_note),
         "queued_requests": args.queued,
-        "memory_backend": "in-process instant backend (measures the runner's queueing, not HTTP)",
-        "peak_rss_mb_runner_100k_queued": round(memory["runner"]["peak_rss_mb"], 1),
-        "rss_mb_runner_before_run": round(memory["runner"]["rss_before_mb"], 1),
-        "peak_rss_mb_runner_1k_queued": round(small["peak_rss_mb"], 1),
+        "memory_backend": "in-process instant backend (measures the service path's queueing, not HTTP)",
+        "peak_rss_mb_service_100k_queued": round(memory["service"]["peak_rss_mb"], 1),
+        "rss_mb_service_before_run": round(memory["service"]["rss_before_mb"], 1),
+        "peak_rss_mb_service_1k_queued": round(small["peak_rss_mb"], 1),
         "peak_rss_mb_gather_all_100k": round(memory["gather"]["peak_rss_mb"], 1),
-        "runner_100k_seconds": round(memory["runner"]["seconds"], 2),
+        "service_100k_seconds": round(memory["service"]["seconds"], 2),
         "cpu_count": os.cpu_count(),
         "load_average_1m_at_end": round(os.getloadavg()[0], 2),
     }

@@ -5,7 +5,8 @@ The service runs it under the in-flight worker (livetab.bus.inflight): `begin` p
 (store reads batched) and gives one coroutine per request, which runs on the handler's event loop (bounded
 by the backend's own limits); `finish` stores what completed (results and cache rows, batched) and returns
 the results to publish. `handle_batch` is the same two steps for one batch, waiting for all of it.
-A failed call becomes a result with `error` set: it is recorded, judged as an error, and never lost.
+Every model call goes through `livetab_inference.calls.call_model` (the service's one way to an endpoint);
+a failed call becomes a result with `error` set: it is recorded, judged as an error, and never lost.
 """
 
 from __future__ import annotations
@@ -15,20 +16,22 @@ import concurrent.futures
 import hashlib
 import json
 import logging
-import time
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 from google.protobuf.message import Message
 from livetab.aioloop import BackgroundLoop
 from livetab.bus import HandlerContext, Outgoing, PoisonMessage
-from livetab.models.base import GenerateRequest, ModelBackend, ModelError, SamplingParams
+from livetab.models.base import GenerateRequest, ModelBackend, SamplingParams
 from livetab.questions import Question
+from livetab.reasoning import split_reasoning
 from livetab.records import load_question, load_table, result_row
 from livetab.store import schema
 from livetab.tables import Table
 from livetab.topics import requests_topic
 from livetab.v1 import common_pb2, inference_pb2
+
+from livetab_inference.calls import ModelStats, call_model
 
 __all__ = ["InferenceHandler", "cache_key"]
 
@@ -63,6 +66,7 @@ class InferenceHandler:
         self.timeout_s = timeout_s
         self.calls = 0
         self.cache_hits = 0
+        self.stats: dict[str, ModelStats] = {}  # per model name: calls, errors by kind, latency percentiles
         from livetab_inference.shots import PromptBuilder
 
         self._prompts = PromptBuilder()  # chat or completion prompts, per the model spec's prompt_mode
@@ -165,23 +169,20 @@ class InferenceHandler:
         request = GenerateRequest(prompt.messages, SamplingParams(
             temperature=s.temperature, top_p=s.top_p or 1.0, max_tokens=s.max_tokens or 64, seed=s.seed, n=1),
             prompt=prompt.completion, stop=prompt.stop, question=question, table=table)
-        t0 = time.perf_counter()
-        try:
-            completions = await asyncio.wait_for(self.backend(req.model).generate(request), self.timeout_s)
-        except TimeoutError:
-            res.error = f"timeout: no answer from {req.model.name} within {self.timeout_s:.0f}s"
-            return res, None
-        except ModelError as e:
-            res.error = f"model error: {e}"
+        stats = self.stats.get(req.model.name)
+        if stats is None:
+            stats = self.stats[req.model.name] = ModelStats()
+        outcome = await call_model(self.backend(req.model), request, model=req.model.name, timeout_s=self.timeout_s,
+                                   stats=stats)
+        if not outcome.ok:
+            res.error = outcome.error
             return res, None
         self.calls += 1
-        c = completions[0]
-        from livetab.reasoning import split_reasoning
-
+        c = outcome.completions[0]
         answer, reasoning = split_reasoning(c.text, c.reasoning)
         res.response, res.reasoning = answer, reasoning
         res.prompt_tokens, res.completion_tokens = c.prompt_tokens, c.completion_tokens
-        res.latency_ms = c.latency_ms or (time.perf_counter() - t0) * 1000
+        res.latency_ms = c.latency_ms or outcome.latency_ms
         return res, {"key": key, "model": req.model.name, "payload": res.SerializeToString()}
 
 
