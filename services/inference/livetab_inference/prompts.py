@@ -230,9 +230,9 @@ class Renderer(Protocol):
     def __call__(self, table: Table, fmt: str, *, max_rows: int | None = None) -> Rendering: ...
 
 
-@functools.lru_cache(maxsize=16)
-def _system_tokens(text: str) -> int:
-    """The system message's count (one text per language)."""
+@functools.lru_cache(maxsize=1024)
+def _repeated_tokens(text: str) -> int:
+    """`count_tokens` of a text many prompts share (a system message, an instruction, a table's title)."""
     return count_tokens(text)
 
 
@@ -267,7 +267,7 @@ def build_messages(question: Question, table: Table | None, *, fmt: str, setting
             head = t["no_table"]
         text = f"{head}\n\n{_question_block(question, task, t)}"
         user = ChatMessage("user", text)
-        tokens = _system_tokens(str(system.content)) + count_tokens(text) + 2 * _MESSAGE_OVERHEAD_TOKENS
+        tokens = _repeated_tokens(str(system.content)) + count_tokens(text) + 2 * _MESSAGE_OVERHEAD_TOKENS
         return Prompt([system, user], tokens, False, PROMPT_VERSION, fmt, setting, lang)
 
     instruction = _instruction(question, task, t, lang, hint)
@@ -283,13 +283,14 @@ def build_messages(question: Question, table: Table | None, *, fmt: str, setting
     else:
         sections.append(title)
     tail = _question_block(question, task, t)
-    tokens = _system_tokens(str(system.content)) + 2 * _MESSAGE_OVERHEAD_TOKENS
+    tokens = _repeated_tokens(str(system.content)) + 2 * _MESSAGE_OVERHEAD_TOKENS
     if "image" not in parts:
         text = "\n\n".join([*sections, tail])
         if text_parts:  # the table's text is counted once, by its rendering (the prompt's largest part)
-            table_part = count_tokens_joined([title, rendering.text], [count_tokens(title), rendering.tokens], "\n")
+            table_part = count_tokens_joined([title, rendering.text], [_repeated_tokens(title), rendering.tokens],
+                                             "\n")
             text_tokens = count_tokens_joined([instruction, sections[1], tail],
-                                              [count_tokens(instruction), table_part, count_tokens(tail)])
+                                              [_repeated_tokens(instruction), table_part, count_tokens(tail)])
         else:
             text_tokens = count_tokens(text)
         return Prompt([system, ChatMessage("user", text)], tokens + text_tokens, truncated, PROMPT_VERSION,
