@@ -9,7 +9,7 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, Table, create_engine, event, func, select, text
+from sqlalchemy import Engine, Table, bindparam, create_engine, event, func, select, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError
 
@@ -37,6 +37,7 @@ class Store:
         self.engine = engine
         self.dialect = engine.dialect.name
         self._upserts: dict[tuple[str, tuple[str, ...]], Any] = {}
+        self._by_keys: dict[str, Any] = {}
 
     # -- writes -----------------------------------------------------------------------------------------
     def upsert(self, table: Table, rows: Sequence[Mapping[str, Any]]) -> None:
@@ -113,11 +114,16 @@ class Store:
     def get_many(self, table: Table, keys: Iterable[str], chunk: int = 500) -> dict[str, dict[str, Any]]:
         """Rows by primary key, in one query per `chunk` keys; missing keys are simply absent."""
         keys = list(dict.fromkeys(keys))
+        if not keys:
+            return {}
         pk = next(iter(table.primary_key.columns))
+        stmt = self._by_keys.get(table.name)
+        if stmt is None:  # built once per table: its keys are bound per call (an expanding IN parameter)
+            stmt = self._by_keys[table.name] = select(table).where(pk.in_(bindparam("keys", expanding=True)))
         out: dict[str, dict[str, Any]] = {}
         with self.engine.connect() as conn:
             for i in range(0, len(keys), chunk):
-                for row in conn.execute(select(table).where(pk.in_(keys[i:i + chunk]))).mappings():
+                for row in conn.execute(stmt, {"keys": keys[i:i + chunk]}).mappings():
                     out[row[pk.name]] = dict(row)
         return out
 
