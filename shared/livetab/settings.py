@@ -279,7 +279,8 @@ class ApiSettings(_Strict):
 class InferenceSettings(_Strict):
     """The inference service's in-flight worker (livetab.bus.inflight)."""
 
-    # Requests pending at once across polls; each endpoint's own bound is its backend's concurrency.
+    # Model calls running at once across polls (as many more requests read ahead and prepared); each endpoint's own
+    # bound is its backend's concurrency.
     max_in_flight: int = Field(default=64, ge=1, le=100000)
     # On SIGTERM: how long to let pending requests finish before the rest is left uncommitted (run again later).
     drain_timeout_s: float = Field(default=30.0, ge=0, le=MAX_TIMEOUT_S)

@@ -55,7 +55,8 @@ class InFlightHandler(Protocol):
         """Store the effects of completed coroutines' values; the outputs of each, in order."""
 
     def submit(self, coro: Coroutine[Any, Any, Any]) -> cf.Future[Any]:
-        """Run `coro` on the handler's event loop (where its clients live)."""
+        """Run `coro` on the handler's event loop (where its clients live). A handler may also have
+        `submit_many(coros) -> futures`, which the worker then uses to start a poll's coroutines together."""
 
 
 class NotStarted(Exception):
