@@ -116,13 +116,11 @@ class InferenceHandler:
         return [self._one(r, p, cached, q, t) for r, p, (q, t) in zip(reqs, prepared, contexts, strict=True)]
 
     def finish(self, answers: list[Answer], ctx: HandlerContext) -> list[list[Outgoing]]:
-        """Store the answers (cache rows first, so a stored result always has its cached answer); the
-        result to publish for each."""
+        """Store the answers and their cache rows in one transaction (so a stored result always has its
+        cached answer); the result to publish for each."""
         cache_rows = [row for _, row in answers if row is not None]
-        if cache_rows:
-            ctx.store.upsert(schema.response_cache, cache_rows)
         results = [r for r, _ in answers]
-        ctx.store.upsert(schema.results, [result_row(r) for r in results])
+        ctx.store.upsert_all([(schema.response_cache, cache_rows), (schema.results, [result_row(r) for r in results])])
         return [[Outgoing(TOPIC_OUT, r, key=r.question_id, message_id=r.id)] for r in results]
 
     def _prepare(self, req: inference_pb2.InferenceRequest, questions: dict[str, Question | None],

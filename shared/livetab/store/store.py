@@ -45,11 +45,16 @@ class Store:
 
         Every row has the columns of the first. One statement per table and column set, built once and run
         for all rows at once (executemany): a multi-row VALUES clause would be compiled anew for each batch."""
-        if not rows:
+        self.upsert_all([(table, rows)])
+
+    def upsert_all(self, writes: Sequence[tuple[Table, Sequence[Mapping[str, Any]]]]) -> None:
+        """`upsert` into several tables in one transaction, in order: all of it is stored or none."""
+        writes = [(table, rows) for table, rows in writes if rows]
+        if not writes:
             return
-        stmt = self._upsert_statement(table, tuple(rows[0]))
         with self.engine.begin() as conn:
-            conn.execute(stmt, list(rows))
+            for table, rows in writes:
+                conn.execute(self._upsert_statement(table, tuple(rows[0])), list(rows))
 
     def _upsert_statement(self, table: Table, columns: tuple[str, ...]) -> Any:
         key = (table.name, columns)
