@@ -136,7 +136,8 @@ async def call_model(backend: ModelBackend, request: GenerateRequest, *, model: 
     recorded as the request's error, never lost; cancellation propagates."""
     t0 = time.perf_counter()
     try:
-        completions = await asyncio.wait_for(backend.generate(request), timeout_s)
+        async with asyncio.timeout(timeout_s):  # no extra task per call, unlike wait_for
+            completions = await backend.generate(request)
         outcome = CallOutcome(completions)
     except TimeoutError as e:
         outcome = CallOutcome([], f"timeout: no answer from {model} within {timeout_s:.0f}s", error_kind(e))

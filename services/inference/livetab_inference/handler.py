@@ -33,7 +33,7 @@ from livetab.v1 import common_pb2, inference_pb2
 
 from livetab_inference.calls import ModelStats, call_model
 
-__all__ = ["InferenceHandler", "cache_key"]
+__all__ = ["InferenceHandler", "cache_key", "prompt_json"]
 
 log = logging.getLogger(__name__)
 TOPIC_OUT = "livetab.inference.results.v1"
@@ -43,9 +43,21 @@ T = TypeVar("T")
 Answer = tuple[inference_pb2.InferenceResult, dict[str, Any] | None]
 
 
+_json_str = json.encoder.encode_basestring  # how json.dumps(..., ensure_ascii=False) writes a string
+
+
+def prompt_json(messages: list[Any]) -> str:
+    """`json.dumps([{"role", "content"} of each message], ensure_ascii=False, sort_keys=True)`: written
+    directly when every role and content is text (this runs per request), through json.dumps otherwise."""
+    if all(type(m.content) is str and type(m.role) is str for m in messages):
+        return "[" + ", ".join('{"content": ' + _json_str(m.content) + ', "role": ' + _json_str(m.role) + "}"
+                               for m in messages) + "]"
+    return json.dumps([{"role": m.role, "content": m.content} for m in messages], ensure_ascii=False,
+                      sort_keys=True)
+
+
 def cache_key(model: common_pb2.ModelSpec, messages: list[Any], sampling: common_pb2.Sampling) -> str:
-    prompt = json.dumps([{"role": m.role, "content": m.content} for m in messages], ensure_ascii=False,
-                        sort_keys=True)
+    prompt = prompt_json(messages)
     blob = json.dumps({
         "backend": model.backend, "base_url": model.base_url, "model": model.model or model.name,
         "prompt": hashlib.sha256(prompt.encode()).hexdigest(),
