@@ -162,7 +162,7 @@ class InFlightWorker(Worker):
         wait = 0.0 if n else (self.busy_wait_s if len(self._pending) < self.capacity else self.poll_timeout_s)
         if self._held:
             wait = min(wait, max(0.0, self._held_at + self.finish_interval_s - time.monotonic()))
-        done = self._collect(self._wait(wait))
+        done = self._collect(self._wait(wait, gather=len(self._pending) > self.max_in_flight))
         if done:
             n += self._fill(block=False)  # refill the freed slots before the finishing work
             if not self._held:
@@ -186,11 +186,17 @@ class InFlightWorker(Worker):
             self._start(records)
         return len(records)
 
-    def _wait(self, timeout_s: float) -> list[cf.Future[Any]]:
+    def _wait(self, timeout_s: float, *, gather: bool = False) -> list[cf.Future[Any]]:
         """The pending futures that completed, waiting up to `timeout_s` for the first. Completions arrive on
-        a queue (one callback per future), so a wait costs the same however many are pending."""
+        a queue (one callback per future), so a wait costs the same however many are pending. With `gather`
+        (prepared records are waiting for slots, so no slot idles while this thread sleeps) it waits the
+        whole `timeout_s`, at most `finish_interval_s`, and takes what completed meanwhile: one wake-up per
+        group of completions, not one per completion."""
         if not self._pending:
             return []
+        if gather and timeout_s > 0:
+            time.sleep(min(timeout_s, self.finish_interval_s))
+            timeout_s = 0
         try:
             first = self._done.get(timeout=timeout_s) if timeout_s > 0 else self._done.get_nowait()
         except queue.Empty:
