@@ -162,11 +162,12 @@ class InFlightWorker(Worker):
         wait = 0.0 if n else (self.busy_wait_s if len(self._pending) < self.capacity else self.poll_timeout_s)
         if self._held:
             wait = min(wait, max(0.0, self._held_at + self.finish_interval_s - time.monotonic()))
+        waited_from = time.monotonic()
         done = self._collect(self._wait(wait, gather=len(self._pending) > self.max_in_flight))
         if done:
             n += self._fill(block=False)  # refill the freed slots before the finishing work
-            if not self._held:
-                self._held_at = time.monotonic()
+            if not self._held:  # they may have completed as soon as the wait began: their group is timed from then
+                self._held_at = waited_from
             self._held.extend(done)
         # Finishing (store, publish, flush) costs about the same for one result as for fifty: completions
         # are gathered for up to `finish_interval_s` (their slots are already refilled) and finished together.
