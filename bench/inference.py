@@ -1,11 +1,13 @@
-"""Inference throughput: livetab's request runner + OpenAI backend against an ideal plain asyncio + aiohttp
+"""Inference throughput: the inference service's own request path (the in-flight worker and the inference
+handler over the in-process bus and a SQLite store: store reads, prompt, response cache, the OpenAI
+backend's call, stored and published result) against an ideal plain asyncio + aiohttp
 loop and EleutherAI lm-evaluation-harness's `local-chat-completions` model, side by side in one run.
 
 The server is tests/fakes/fault_server.py in fixed-latency mode (100 ms per answer) in its own process, so
 at concurrency 64 the ceiling is 640 requests/s. Each contender runs in a fresh process of its own (the
 lm-eval one in its own virtual environment, since lm-eval's dependencies pin packages livetab pins
 differently) for up to N requests or T seconds; rounds alternate the contenders so that load from
-elsewhere on the machine hits them alike. Also measured: peak memory of the runner with 100k requests
+elsewhere on the machine hits them alike. Also measured: peak memory of the service path with 100k requests
 queued upstream (backpressure), against gathering all of them at once.
 
     python -m bench inference            # or: python bench/inference.py [--requests 2000 --rounds 3]
@@ -25,7 +27,6 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -55,37 +56,55 @@ def _peak_rss_mb() -> float:
 
 # ---- contenders (each runs in its own process and prints one JSON line) ----
 
-async def _contender_livetab(url: str, n: int, concurrency: int, max_s: float) -> dict[str, Any]:
-    from livetab.models.base import ChatMessage, GenerateRequest, SamplingParams
-    from livetab.models.registry import backend_from_spec
-    from livetab_inference.runner import RequestResult, WorkItem, run_requests
+def _service_path(store_dir: str) -> Any:
+    """Imports for the contenders that run the inference service's own code (ROOT on the path: this file
+    also runs as a script)."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from livetab.store import open_store
 
-    backend = backend_from_spec({"name": "bench", "backend": "openai", "base_url": url, "model": "bench",
-                                 "params": {"concurrency": str(concurrency), "timeout_s": "30"}})
-    deadline = time.perf_counter() + max_s
-    ok = failed = 0
+    return open_store(f"sqlite:///{Path(store_dir) / 'bench.db'}")
 
-    def items() -> Iterator[WorkItem]:
-        for i in range(n):
-            if time.perf_counter() > deadline:
-                return
-            msgs = [ChatMessage(m["role"], m["content"]) for m in _messages(i)]
-            yield WorkItem(key=str(i), request=GenerateRequest(msgs, SamplingParams(max_tokens=16, seed=i)))
 
-    def count(r: RequestResult) -> None:
-        nonlocal ok, failed
-        if r.ok:
-            ok += 1
-        else:
-            failed += 1
+def _contender_livetab(url: str, n: int, concurrency: int, max_s: float) -> dict[str, Any]:
+    """The inference service's own code path in one process: the requests of a run on the in-process bus,
+    the in-flight worker (max_in_flight = concurrency) running the inference handler (store reads, prompt,
+    response cache, the OpenAI backend's call, stored result, published result) against the server."""
+    import tempfile
 
-    t0, cpu0 = time.perf_counter(), _cpu_s()
-    report = await run_requests(backend, items(), concurrency=concurrency, on_result=count)
-    seconds, cpu = time.perf_counter() - t0, _cpu_s() - cpu0
-    await backend.close()  # type: ignore[attr-defined]
-    stats = report.models["bench"].to_dict()
-    return {"ok": ok, "failed": failed, "seconds": seconds, "cpu_s": cpu, "latency_p50_ms": stats["latency_p50_ms"],
-            "latency_p99_ms": stats["latency_p99_ms"], "errors": stats["errors"]}
+    with tempfile.TemporaryDirectory(prefix="livetab-bench-inference-") as tmp:
+        store = _service_path(tmp)
+        from livetab.bus import HandlerContext, InProcBus, Outgoing
+        from livetab.bus.inflight import InFlightWorker
+        from livetab.runs import build_run
+        from livetab.topics import requests_topic
+        from livetab.v1 import common_pb2, inference_pb2
+        from livetab_api.planner import plan_requests
+        from livetab_inference.handler import TOPIC_OUT, InferenceHandler
+
+        from bench.inference_service import seed_release
+
+        release = "benchinference"
+        seed_release(store, release, n)
+        spec = common_pb2.ModelSpec(name="bench", backend="openai", base_url=url, model="bench",
+                                    params={"concurrency": str(concurrency), "timeout_s": "30"})
+        run = build_run("bench", release, spec, max_tokens=16, temperature=0.0, seed=1)
+        bus = InProcBus()
+        for r in plan_requests(run, store):
+            bus.publish(Outgoing(requests_topic(""), r, key=r.question_id, message_id=r.id))
+        handler = InferenceHandler(timeout_s=30)
+        worker = InFlightWorker(handler, bus, HandlerContext(store=store, settings=None), max_in_flight=concurrency,
+                                poll_timeout_s=0.2)
+        t0, cpu0 = time.perf_counter(), _cpu_s()
+        worker.run(until_idle=True, max_seconds=max_s)
+        seconds, cpu = time.perf_counter() - t0, _cpu_s() - cpu0
+        results = [inference_pb2.InferenceResult.FromString(r.value) for r in bus.records(TOPIC_OUT)]
+        store.close()
+    ok = sum(1 for r in results if not r.error)
+    stats = handler.stats["bench"].to_dict()  # the calls as the service counts them (livetab_inference.calls)
+    return {"ok": ok, "failed": len(results) - ok, "seconds": seconds, "cpu_s": cpu,
+            "latency_p50_ms": stats["latency_p50_ms"], "latency_p99_ms": stats["latency_p99_ms"],
+            "errors": stats["errors"]}
 
 
 async def _contender_aiohttp(url: str, n: int, concurrency: int, max_s: float) -> dict[str, Any]:
@@ -146,57 +165,111 @@ def _contender_lmeval(url: str, n: int, concurrency: int, max_s: float) -> dict[
             "lm_eval_version": lm_eval.__version__}
 
 
-async def _memory(queued: int, mode: str, concurrency: int) -> dict[str, Any]:
-    """Peak RSS with `queued` requests waiting upstream: through the runner, or all gathered at once."""
-    from livetab.models.base import ChatMessage, Completion, GenerateRequest, SamplingParams
-    from livetab_inference.runner import WorkItem, run_requests
+class _QueuedTopic:
+    """A bus whose request topic holds `n` requests, as a broker does: outside this process, made only when
+    polled (what a consumer takes is all the service holds); published results are counted and dropped."""
 
-    class InstantBackend:
-        name = "instant"
+    def __init__(self, topic: str, requests: Any, n: int) -> None:
+        self._topic, self._requests, self._n, self._next = topic, requests, n, 0
+        self.published = 0
 
-        async def generate(self, request: GenerateRequest) -> list[Completion]:
-            await asyncio.sleep(0)
-            return [Completion(text="3", prompt_tokens=40, completion_tokens=1)]
+    # the Bus side
+    def publish(self, out: Any, headers: Any = None) -> None:
+        self.published += 1
 
-    # A realistic request: a ~2 KB prompt (a small table in Markdown), as on the request topic.
-    table = "\n".join(f"| row {r} | {r * 17} | {r * 3.5:.1f} | team {r % 7} |" for r in range(40))
+    def flush(self, timeout_s: float = 30.0) -> None:
+        return None
 
-    def request(i: int) -> GenerateRequest:
-        return GenerateRequest([ChatMessage("system", SYSTEM),
-                                ChatMessage("user", f"{table}\nQuestion {i}: how many rows? Answer:")],
-                               SamplingParams(max_tokens=16, seed=i))
+    def topic_exists(self, name: str) -> bool:
+        return True
 
-    backend = InstantBackend()
-    done = 0
-    base = _peak_rss_mb()
-    t0 = time.perf_counter()
-    if mode == "runner":
-        def count(_: object) -> None:
-            nonlocal done
-            done += 1
+    def consumer(self, group: str, topic_names: list[str]) -> _QueuedTopic:
+        return self
 
-        async def topic() -> AsyncIterator[WorkItem]:  # a consumer reading a topic that holds `queued` requests
-            for i in range(queued):
-                yield WorkItem(str(i), request(i))
+    def close(self) -> None:
+        return None
 
-        await run_requests(backend, topic(), concurrency=concurrency, on_result=count)
-    else:  # what a loop without backpressure does: every request materialised and scheduled at once
-        reqs = [request(i) for i in range(queued)]
-        results = await asyncio.gather(*(backend.generate(r) for r in reqs))
-        done = len(results)
-    return {"done": done, "seconds": time.perf_counter() - t0, "rss_before_mb": base}
+    # the Consumer side
+    def poll(self, max_records: int, timeout_s: float) -> list[Any]:
+        from livetab.bus.base import Record, make_headers
+
+        out = []
+        while self._next < self._n and len(out) < max_records:
+            req = self._requests(self._next)
+            out.append(Record(self._topic, 0, self._next, None, req.SerializeToString(),
+                              make_headers(self._topic, req, req.id)))
+            self._next += 1
+        return out
+
+    def commit(self, records: list[Any]) -> None:
+        return None
+
+    def rewind(self) -> None:
+        return None
+
+
+async def _instant_generate(request: Any) -> list[Any]:
+    from livetab.models.base import Completion
+
+    await asyncio.sleep(0)
+    return [Completion(text="3", prompt_tokens=40, completion_tokens=1)]
+
+
+def _memory(queued: int, mode: str, concurrency: int) -> dict[str, Any]:
+    """Peak RSS with `queued` requests waiting upstream: through the service's own path (the in-flight worker
+    and the inference handler, with an instant in-process backend), or every prompt built and gathered at once."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="livetab-bench-memory-") as tmp:
+        store = _service_path(tmp)
+        from livetab.bus import HandlerContext
+        from livetab.bus.inflight import InFlightWorker
+        from livetab.topics import requests_topic
+        from livetab.v1 import common_pb2, inference_pb2
+        from livetab_inference.handler import InferenceHandler
+
+        from bench.inference_service import seed_release
+
+        class InstantBackend:
+            name = "instant"
+
+            async def generate(self, request: Any) -> list[Any]:
+                return await _instant_generate(request)
+
+        questions = seed_release(store, "benchmemory", 64)
+        spec = common_pb2.ModelSpec(name="instant", backend="scripted")
+
+        def request(i: int) -> Any:
+            return inference_pb2.InferenceRequest(
+                id=f"req{i}", run_id="memory", question_id=questions[i % len(questions)], model=spec,
+                format="markdown", setting="with_table", sample_index=i, max_rows=40,
+                sampling=common_pb2.Sampling(max_tokens=16, seed=i))
+
+        handler = InferenceHandler({"instant": InstantBackend()}, timeout_s=30)
+        ctx = HandlerContext(store=store, settings=None)
+        base = _peak_rss_mb()
+        t0 = time.perf_counter()
+        if mode == "service":
+            bus = _QueuedTopic(requests_topic(""), request, queued)
+            InFlightWorker(handler, bus, ctx, max_in_flight=concurrency, poll_timeout_s=0).run(until_idle=True)
+            done = bus.published
+        else:  # what a loop without backpressure does: every request prepared and scheduled at once
+            done = len(handler.handle_batch([request(i) for i in range(queued)], ctx))
+        seconds = time.perf_counter() - t0
+        store.close()
+    return {"done": done, "seconds": seconds, "rss_before_mb": base}
 
 
 def _child(args: argparse.Namespace) -> None:
     if args.contender == "livetab":
-        out = asyncio.run(_contender_livetab(args.url, args.requests, args.concurrency, args.max_seconds))
+        out = _contender_livetab(args.url, args.requests, args.concurrency, args.max_seconds)
     elif args.contender == "aiohttp":
         out = asyncio.run(_contender_aiohttp(args.url, args.requests, args.concurrency, args.max_seconds))
     elif args.contender == "lmeval":
         logging.disable(logging.WARNING)
         out = _contender_lmeval(args.url, args.requests, args.concurrency, args.max_seconds)
     else:
-        out = asyncio.run(_memory(args.queued, args.contender.split("-", 1)[1], args.concurrency))
+        out = _memory(args.queued, args.contender.split("-", 1)[1], args.concurrency)
     out["peak_rss_mb"] = _peak_rss_mb()
     sys.stdout.write("RESULT " + json.dumps(out) + "\n")
 
@@ -249,7 +322,7 @@ def _rate(r: dict[str, Any]) -> float:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--contender", choices=["livetab", "aiohttp", "lmeval", "memory-runner", "memory-gather"])
+    parser.add_argument("--contender", choices=["livetab", "aiohttp", "lmeval", "memory-service", "memory-gather"])
     parser.add_argument("--url", default="")
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--max-seconds", type=float, default=30.0)
@@ -293,8 +366,8 @@ def main(argv: list[str] | None = None) -> None:
 
     memory = {mode: _run_child(sys.executable, ["--contender", f"memory-{mode}", "--queued", str(args.queued),
                                                 "--concurrency", str(args.concurrency)], timeout=900)
-              for mode in ("runner", "gather")}
-    small = _run_child(sys.executable, ["--contender", "memory-runner", "--queued", str(args.queued // 100),
+              for mode in ("service", "gather")}
+    small = _run_child(sys.executable, ["--contender", "memory-service", "--queued", str(args.queued // 100),
                                         "--concurrency", str(args.concurrency)])
 
     rates = {name: [_rate(r) for r in rs] for name, rs in runs.items()}
@@ -330,12 +403,12 @@ def main(argv: list[str] | None = None) -> None:
         "lmeval_environment": lmeval_note if lmeval_python else None,
         "lmeval_unavailable": None if lmeval_python and not lmeval_error else (lmeval_error or lmeval_note),
         "queued_requests": args.queued,
-        "memory_backend": "in-process instant backend (measures the runner's queueing, not HTTP)",
-        "peak_rss_mb_runner_100k_queued": round(memory["runner"]["peak_rss_mb"], 1),
-        "rss_mb_runner_before_run": round(memory["runner"]["rss_before_mb"], 1),
-        "peak_rss_mb_runner_1k_queued": round(small["peak_rss_mb"], 1),
+        "memory_backend": "in-process instant backend (measures the service path's queueing, not HTTP)",
+        "peak_rss_mb_service_100k_queued": round(memory["service"]["peak_rss_mb"], 1),
+        "rss_mb_service_before_run": round(memory["service"]["rss_before_mb"], 1),
+        "peak_rss_mb_service_1k_queued": round(small["peak_rss_mb"], 1),
         "peak_rss_mb_gather_all_100k": round(memory["gather"]["peak_rss_mb"], 1),
-        "runner_100k_seconds": round(memory["runner"]["seconds"], 2),
+        "service_100k_seconds": round(memory["service"]["seconds"], 2),
         "cpu_count": os.cpu_count(),
         "load_average_1m_at_end": round(os.getloadavg()[0], 2),
     }

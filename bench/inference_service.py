@@ -62,8 +62,9 @@ def _serve_batch(config: str, pool: str) -> None:
     store.close()
 
 
-def _seed(store: Any, release: str, n: int) -> None:
-    """The first WikiTableQuestions table (path order) with TABLE_ROWS filled rows; n distinct questions."""
+def seed_release(store: Any, release: str, n: int) -> list[str]:
+    """The first WikiTableQuestions table (path order) with TABLE_ROWS filled rows and n distinct questions
+    over it, stored as `release`; the questions' ids."""
     from livetab.ids import content_id
     from livetab.paths import shared_data
     from livetab.questions import Gold, Question
@@ -84,11 +85,29 @@ def _seed(store: Any, release: str, n: int) -> None:
     table = Table(id=content_id("tbl", release, path.name), source=Source(kind="wtq", uri=path.name, title=path.stem),
                   header=[header], rows=body, release=release)
     store.upsert(schema.tables, [table_row(table.to_proto())])
-    store.upsert(schema.questions, [question_row(Question(
+    questions = [Question(
         id=content_id("q", release, k), table_id=table.id, family="direct",
         text=f"What is the {header[1]} in the row whose {header[0]} is {body[k % TABLE_ROWS][0]}? (#{k})",
-        gold=Gold(kind="text", text=body[k % TABLE_ROWS][1]), release=release).to_proto()) for k in range(n)])
+        gold=Gold(kind="text", text=body[k % TABLE_ROWS][1]), release=release) for k in range(n)]
+    store.upsert(schema.questions, [question_row(q.to_proto()) for q in questions])
     publish_releases(store, None, [release], by="bench")  # runs are planned over a live release's frozen questions
+    return [q.id for q in questions]
+
+
+def _wait_for_topics(bootstrap: str, names: list[str], timeout_s: float = 60.0) -> None:
+    """Wait until the broker's metadata lists every topic in `names`: a consumer that joins its group
+    before its new topic is in the metadata is assigned nothing until its next metadata refresh (minutes)."""
+    from kafka import KafkaConsumer
+
+    probe = KafkaConsumer(bootstrap_servers=bootstrap, group_id=None)
+    try:
+        deadline = time.monotonic() + timeout_s
+        while any(not probe.partitions_for_topic(n) for n in names):
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"topics {names} not in the broker's metadata after {timeout_s:.0f}s")
+            time.sleep(0.2)
+    finally:
+        probe.close()
 
 
 def _proc_cpu_s(pid: int) -> float:
@@ -187,7 +206,7 @@ def main(argv: list[str] | None = None) -> None:
     release = f"bench{uuid.uuid4().hex[:6]}"
     store_url = f"sqlite:///{tmp / 'bench.db'}"
     store = open_store(store_url)
-    _seed(store, release, args.requests)
+    seed_release(store, release, args.requests)
     server, url = _start_server(args.latency_ms)
     services: dict[str, _Service] = {}
     specs: dict[str, Any] = {}
@@ -196,6 +215,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         pools = {name: f"{name}{uuid.uuid4().hex[:6]}" for name in ("inflight", "batch")}
         ensure_topics(bootstrap, names=[RESULTS_TOPIC], extra=[requests_topic(p) for p in pools.values()])
+        _wait_for_topics(bootstrap, [RESULTS_TOPIC, *(requests_topic(p) for p in pools.values())])
         for name, pool in pools.items():
             specs[name] = common_pb2.ModelSpec(name=f"bench-{name}", backend="openai", base_url=url, model="bench",
                                                pool=pool, params={"concurrency": str(args.concurrency),

@@ -25,7 +25,7 @@ import html as html_lib
 import io
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +35,7 @@ __all__ = [
     "FORMATS",
     "Rendering",
     "count_tokens",
+    "count_tokens_joined",
     "gguf_token_counter",
     "grid_cells",
     "header_tree",
@@ -76,6 +77,23 @@ def count_tokens(text: str) -> int:
     """
     return (len(_LATIN_CHUNKS.findall(text)) + len(_OTHER_LETTERS.findall(text)) + len(_DIGITS.findall(text))
             + len(_SYMBOL_RUNS.findall(text)) + len(_SPACING.findall(text)))
+
+_BREAK = re.compile(r"[^\S ]")  # what `_SPACING` merges into one run with a line-break separator
+
+
+def count_tokens_joined(parts: Sequence[str], counts: Sequence[int], sep: str = "\n\n") -> int:
+    """`count_tokens(sep.join(parts))` from each part's own count, for a separator of line breaks.
+
+    Exact: every pattern of `count_tokens` stops at a line break, so the total is the parts' counts plus one
+    per separator, unless a separator touches an empty part or other non-space whitespace (then the break
+    runs merge, and the joined text is counted instead)."""
+    if not parts or sep.strip() or not sep or _BREAK.sub("", sep) or len(parts) != len(counts):
+        return count_tokens(sep.join(parts))
+    for p in parts:
+        if not p or _BREAK.match(p) or _BREAK.match(p[-1]):
+            return count_tokens(sep.join(parts))
+    return sum(counts) + len(parts) - 1
+
 
 def gguf_token_counter(path: str | None = None) -> Callable[[str], int]:
     """A real token counter: the vocabulary of a GGUF model file (default: the bundled SmolLM2).

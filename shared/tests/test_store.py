@@ -4,6 +4,7 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from livetab.store import StoreError, open_store, schema
+from sqlalchemy.exc import IntegrityError
 
 from tests.support.effects import effects, with_effects
 
@@ -25,6 +26,18 @@ def test_upsert_is_idempotent(store_url: str) -> None:
     many = store.get_many(effects, ["e3", "zz", "e7", "e3"], chunk=2)  # several chunks, a repeat
     assert sorted(many) == ["e3", "e7"] and many["e3"]["value"] == "changed" and many["e7"]["value"] == "7"
     assert store.get_many(effects, []) == {}
+    store.close()
+
+
+def test_upsert_all_writes_every_table_in_one_transaction_or_nothing(store_url: str) -> None:
+    store = open_store(store_url)
+    store.upsert_all([(schema.effects, [{"id": "a", "kind": "k", "value": "1"}]), (schema.effects, []),
+                      (schema.response_cache, [{"key": "c1", "model": "m", "payload": b"x"}])])
+    assert store.count(schema.effects) == 1 and store.count(schema.response_cache) == 1
+    with pytest.raises(IntegrityError):  # a row the second table refuses (no model): the first table's row is not kept
+        store.upsert_all([(schema.effects, [{"id": "b", "kind": "k", "value": "2"}]),
+                          (schema.response_cache, [{"key": "c2", "model": None, "payload": b"y"}])])
+    assert store.ids(schema.effects, ["a", "b"]) == {"a"}
     store.close()
 
 

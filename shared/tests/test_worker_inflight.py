@@ -35,7 +35,8 @@ class Gated:
     def __init__(self) -> None:
         self.loop = BackgroundLoop("gated")
         self._gates: dict[str, asyncio.Event] = {}
-        self.started: list[str] = []
+        self.started: list[str] = []  # begun (taken and prepared)
+        self.entered: list[str] = []  # their coroutines running (holding one of the worker's slots)
         self.finished_batches: list[list[str]] = []
 
     def _gate(self, key: str) -> asyncio.Event:
@@ -50,6 +51,7 @@ class Gated:
 
     def begin(self, messages: list[Message], ctx: HandlerContext) -> list[Coroutine[Any, Any, Any]]:
         async def one(m: inference_pb2.InferenceResult) -> str:
+            self.entered.append(m.id)
             await self._gate(m.id).wait()
             if m.format == "boom":
                 raise RuntimeError(f"{m.id} blew up")
@@ -77,8 +79,8 @@ def _until(cond: Callable[[], bool], what: str, timeout: float = 10.0) -> None:
         time.sleep(0.01)
 
 
-def _setup(tmp_path: Path, n: int, *, max_in_flight: int, drain_timeout_s: float = 5.0, boom: tuple[int, ...] = ()
-           ) -> tuple[InProcBus, Gated, InFlightWorker, threading.Thread]:
+def _setup(tmp_path: Path, n: int, *, max_in_flight: int, drain_timeout_s: float = 5.0, boom: tuple[int, ...] = (),
+           read_ahead: int | None = None) -> tuple[InProcBus, Gated, InFlightWorker, threading.Thread]:
     bus = InProcBus()
     for i in range(n):
         bus.publish(Outgoing(IN, inference_pb2.InferenceResult(id=f"r{i}", run_id="run-1",
@@ -86,7 +88,7 @@ def _setup(tmp_path: Path, n: int, *, max_in_flight: int, drain_timeout_s: float
     handler = Gated()
     store = open_store(f"sqlite:///{tmp_path / 'w.db'}")
     worker = InFlightWorker(handler, bus, HandlerContext(store=store, settings=None), max_in_flight=max_in_flight,
-                            poll_timeout_s=0.05, drain_timeout_s=drain_timeout_s)
+                            poll_timeout_s=0.05, drain_timeout_s=drain_timeout_s, read_ahead=read_ahead)
     thread = threading.Thread(target=worker.run, daemon=True)
     thread.start()
     return bus, handler, worker, thread
@@ -121,22 +123,34 @@ def test_results_publish_as_they_complete_and_commits_stop_at_the_oldest_pending
     assert worker.alive and not thread.is_alive()
 
 
-def test_at_most_max_in_flight_pending_and_a_free_slot_is_filled_at_once(tmp_path: Path) -> None:
-    bus, handler, worker, thread = _setup(tmp_path, 10, max_in_flight=4)
+def test_at_most_max_in_flight_running_and_a_free_slot_is_filled_at_once(tmp_path: Path) -> None:
+    bus, handler, worker, thread = _setup(tmp_path, 12, max_in_flight=4, read_ahead=2)
     try:
-        _until(lambda: len(handler.started) == 4, "four started")
+        _until(lambda: len(handler.entered) == 4 and len(handler.started) == 6, "four running, two read ahead")
         time.sleep(0.2)
-        assert len(handler.started) == 4 and worker.in_flight == 4
-        handler.release("r3")  # the newest one finishes: one slot frees, the oldest three still wait
-        _until(lambda: len(handler.started) == 5, "a fifth started")  # refilled before r3 is even published
+        assert len(handler.entered) == 4 and len(handler.started) == 6 and worker.in_flight == 6
+        handler.release("r3")  # the newest running one finishes: one slot frees, the oldest three still wait
+        _until(lambda: len(handler.entered) == 5, "a fifth running")  # r4, prepared, takes the slot at once
         _until(lambda: _published(bus) == ["r3"], "r3 published")
-        assert worker.in_flight == 4
-        handler.release(*(f"r{i}" for i in range(10)))
-        _until(lambda: _committed(bus, worker) == 10, "all committed")
-        assert sorted(_published(bus)) == sorted(f"r{i}" for i in range(10))
+        _until(lambda: len(handler.started) == 7, "one more read ahead")  # the freed place refilled
+        assert handler.entered == ["r0", "r1", "r2", "r3", "r4"] and worker.in_flight == 6
+        handler.release(*(f"r{i}" for i in range(12)))
+        _until(lambda: _committed(bus, worker) == 12, "all committed")
+        assert sorted(_published(bus)) == sorted(f"r{i}" for i in range(12))
     finally:
         worker.stop()
         thread.join(10)
+
+
+def test_stopping_starts_no_read_ahead_record_and_leaves_it_uncommitted(tmp_path: Path) -> None:
+    bus, handler, worker, thread = _setup(tmp_path, 6, max_in_flight=2, read_ahead=4, drain_timeout_s=5.0)
+    _until(lambda: len(handler.started) == 6 and len(handler.entered) == 2, "two running, four read ahead")
+    worker.stop()
+    handler.release(*(f"r{i}" for i in range(6)))  # the two running finish; the four waiting never start
+    thread.join(10)
+    assert not thread.is_alive() and worker.alive
+    assert handler.entered == ["r0", "r1"] and sorted(_published(bus)) == ["r0", "r1"]
+    assert _committed(bus, worker) == 2
 
 
 def test_a_failing_request_is_dead_lettered_and_committed(tmp_path: Path) -> None:
@@ -156,7 +170,7 @@ def test_a_failing_request_is_dead_lettered_and_committed(tmp_path: Path) -> Non
 
 def test_stopping_drains_what_finishes_and_leaves_the_rest_uncommitted(tmp_path: Path) -> None:
     bus, handler, worker, thread = _setup(tmp_path, 4, max_in_flight=8, drain_timeout_s=0.5)
-    _until(lambda: len(handler.started) == 4, "four started")
+    _until(lambda: len(handler.entered) == 4, "four running")
     worker.stop()
     handler.release("r0", "r2")  # r1 never finishes: r2 is published but cannot be committed past r1
     thread.join(10)
@@ -178,7 +192,7 @@ def test_run_once_waits_for_everything_it_polled(tmp_path: Path) -> None:
     handler = Gated()
     handler.release(*(f"r{i}" for i in range(6)))
     worker = InFlightWorker(handler, bus, HandlerContext(store=None, settings=None), max_in_flight=4,
-                            poll_timeout_s=0)
+                            poll_timeout_s=0, read_ahead=0)
     assert worker.run_once() == 4 and _committed(bus, worker) == 4 and worker.in_flight == 0
     assert worker.run_once() == 2 and worker.run_once() == 0
     assert sorted(_published(bus)) == sorted(f"r{i}" for i in range(6))

@@ -11,8 +11,9 @@ Modes: `ok`; `latency` (answer after `latency_ms`); `429` (with `Retry-After: re
 `fail_first=k` injects the fault into the first k requests of the scenario only, then answers normally.
 
 Counting: `GET /stats` gives the requests received per scenario; `GET /stats/prompts` gives, over all
-scenarios, `{"total", "distinct", "counts": {prompt hash: requests}}` where the prompt hash is the
-SHA-256 of the request's `messages` (JSON, sorted keys), so a test can tell which prompts were sent twice.
+scenarios, `{"total", "distinct", "counts": {prompt hash: requests}, "peak_active"}` where the prompt hash is
+the SHA-256 of the request's `messages` (JSON, sorted keys), so a test can tell which prompts were sent twice,
+and `peak_active` is the most requests the server was answering at once.
 
 Run it as a separate process for measurements:
     python tests/fakes/fault_server.py --mode latency --latency-ms 100 --port 0
@@ -95,6 +96,8 @@ class FaultServer:
         self.scenarios.update(scenarios or {})
         self.counts: Counter[str] = Counter()
         self.prompts: Counter[str] = Counter()  # prompt hash -> requests received, over all scenarios
+        self.active = 0  # requests being answered now, and the most at once
+        self.peak_active = 0
         self.port = 0
         self._runner: web.AppRunner | None = None
         app = web.Application()
@@ -139,7 +142,7 @@ class FaultServer:
 
     async def _prompt_stats(self, request: web.Request) -> web.Response:
         return web.json_response({"total": sum(self.prompts.values()), "distinct": len(self.prompts),
-                                  "counts": dict(self.prompts)})
+                                  "counts": dict(self.prompts), "peak_active": self.peak_active})
 
     async def _default(self, request: web.Request) -> web.StreamResponse:
         return await self._serve("default", request)
@@ -148,6 +151,14 @@ class FaultServer:
         return await self._serve(request.match_info["scenario"], request)
 
     async def _serve(self, name: str, request: web.Request) -> web.StreamResponse:
+        self.active += 1
+        self.peak_active = max(self.peak_active, self.active)
+        try:
+            return await self._answer(name, request)
+        finally:
+            self.active -= 1
+
+    async def _answer(self, name: str, request: web.Request) -> web.StreamResponse:
         scenario = self.scenarios.get(name)
         if scenario is None:
             return web.json_response({"error": {"message": f"no scenario {name!r}"}}, status=404)

@@ -9,6 +9,8 @@ What must hold after the restart: every request has exactly one stored result an
 topic (by id); the model calls made after the restart are exactly the requests with no cached answer at
 the kill, and that is between the requests not yet published (minus those stored but not yet flushed at
 the kill, at most one completion round, so at most max_in_flight) and the requests not yet published.
+The endpoint never has more than max_in_flight calls at once; the answers that die with the process are
+those calls plus the few received but not yet stored (a finishing group gathers for 20 ms).
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ N = 256              # requests in the run
 IN_FLIGHT = 64       # inference.max_in_flight and the endpoint's concurrency
 LATENCY_MS = 1000    # the fake endpoint's fixed latency: 64 in flight answer ~64 requests/s
 KILL_AFTER = 64      # results stored before the kill (the first round of 64)
+HELD = 16            # answers received but not yet stored at the kill, at most (their group gathers for 20 ms)
 
 
 def _seed(store: Store, release: str) -> None:
@@ -139,7 +142,7 @@ def test_killed_with_64_in_flight_loses_none_and_resends_only_the_unpublished(ka
         unpublished = N - len(published_at_kill)
         in_flight_at_kill = sent_at_kill - cached_at_kill  # sent, answer not yet stored
         assert stored_at_kill < N, f"the kill should land mid-run; {stored_at_kill} of {N} stored"
-        assert IN_FLIGHT // 2 <= in_flight_at_kill <= IN_FLIGHT, (
+        assert IN_FLIGHT // 2 <= in_flight_at_kill <= IN_FLIGHT + HELD, (
             f"{in_flight_at_kill} requests in flight at the kill (sent {sent_at_kill}, cached {cached_at_kill})")
 
         second = _Service(cfg, pool, log)
@@ -157,10 +160,11 @@ def test_killed_with_64_in_flight_loses_none_and_resends_only_the_unpublished(ka
         calls_after = after["total"] - sent_at_kill
         assert after["distinct"] == N
         assert calls_after == N - cached_at_kill  # exactly the requests without a stored answer at the kill
-        assert unpublished - IN_FLIGHT <= calls_after <= unpublished, (
+        assert unpublished - IN_FLIGHT - HELD <= calls_after <= unpublished, (
             f"{calls_after} calls after the restart; {unpublished} results were unpublished at the kill")
         resent = after["total"] - N  # the calls in flight at the kill, whose answers died with the process
-        assert resent == in_flight_at_kill <= IN_FLIGHT
+        assert resent == in_flight_at_kill <= IN_FLIGHT + HELD
+        assert after["peak_active"] <= IN_FLIGHT  # the endpoint's bound held throughout, restart included
         assert max(after["counts"].values()) <= 2
         print(f"\nkilled with {in_flight_at_kill} in flight ({stored_at_kill}/{N} stored, {len(published_at_kill)} "
               f"published); after the restart {calls_after} calls for {unpublished} unpublished requests; "

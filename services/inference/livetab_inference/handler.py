@@ -5,7 +5,8 @@ The service runs it under the in-flight worker (livetab.bus.inflight): `begin` p
 (store reads batched) and gives one coroutine per request, which runs on the handler's event loop (bounded
 by the backend's own limits); `finish` stores what completed (results and cache rows, batched) and returns
 the results to publish. `handle_batch` is the same two steps for one batch, waiting for all of it.
-A failed call becomes a result with `error` set: it is recorded, judged as an error, and never lost.
+Every model call goes through `livetab_inference.calls.call_model` (the service's one way to an endpoint);
+a failed call becomes a result with `error` set: it is recorded, judged as an error, and never lost.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ import concurrent.futures
 import hashlib
 import json
 import logging
-import time
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
@@ -23,15 +23,18 @@ from google.protobuf.message import Message
 from livetab import topics as topic_names
 from livetab.aioloop import BackgroundLoop
 from livetab.bus import HandlerContext, Outgoing, PoisonMessage
-from livetab.models.base import GenerateRequest, ModelBackend, ModelError, SamplingParams
+from livetab.models.base import GenerateRequest, ModelBackend, SamplingParams
 from livetab.questions import Question
+from livetab.reasoning import split_reasoning
 from livetab.records import load_question, load_table, result_row
 from livetab.store import schema
 from livetab.tables import Table
 from livetab.topics import requests_topic
 from livetab.v1 import common_pb2, inference_pb2
 
-__all__ = ["InferenceHandler", "cache_key"]
+from livetab_inference.calls import ModelStats, call_model
+
+__all__ = ["InferenceHandler", "cache_key", "prompt_json"]
 
 log = logging.getLogger(__name__)
 TOPIC_OUT = topic_names.INFERENCE_RESULTS
@@ -41,9 +44,21 @@ T = TypeVar("T")
 Answer = tuple[inference_pb2.InferenceResult, dict[str, Any] | None]
 
 
+_json_str = json.encoder.encode_basestring  # how json.dumps(..., ensure_ascii=False) writes a string
+
+
+def prompt_json(messages: list[Any]) -> str:
+    """`json.dumps([{"role", "content"} of each message], ensure_ascii=False, sort_keys=True)`: written
+    directly when every role and content is text (this runs per request), through json.dumps otherwise."""
+    if all(type(m.content) is str and type(m.role) is str for m in messages):
+        return "[" + ", ".join('{"content": ' + _json_str(m.content) + ', "role": ' + _json_str(m.role) + "}"
+                               for m in messages) + "]"
+    return json.dumps([{"role": m.role, "content": m.content} for m in messages], ensure_ascii=False,
+                      sort_keys=True)
+
+
 def cache_key(model: common_pb2.ModelSpec, messages: list[Any], sampling: common_pb2.Sampling) -> str:
-    prompt = json.dumps([{"role": m.role, "content": m.content} for m in messages], ensure_ascii=False,
-                        sort_keys=True)
+    prompt = prompt_json(messages)
     blob = json.dumps({
         "backend": model.backend, "base_url": model.base_url, "model": model.model or model.name,
         "prompt": hashlib.sha256(prompt.encode()).hexdigest(),
@@ -65,6 +80,7 @@ class InferenceHandler:
         self.timeout_s = timeout_s
         self.calls = 0
         self.cache_hits = 0
+        self.stats: dict[str, ModelStats] = {}  # per model name: calls, errors by kind, latency percentiles
         from livetab_inference.shots import PromptBuilder
 
         self._prompts = PromptBuilder()  # chat or completion prompts, per the model spec's prompt_mode
@@ -101,6 +117,10 @@ class InferenceHandler:
         """Run one request's coroutine on this handler's loop, where its backends' clients live."""
         return self._loop.submit(coro)
 
+    def submit_many(self, coros: list[Coroutine[Any, Any, T]]) -> list[concurrent.futures.Future[T]]:
+        """Run a poll's coroutines on this handler's loop, started together (one wake-up of its thread)."""
+        return self._loop.submit_many(coros)
+
     def begin(self, messages: list[Message], ctx: HandlerContext) -> list[Coroutine[Any, Any, Answer]]:
         """One coroutine per request. The store is read once per kind for all of them: their questions,
         their tables (each parsed once, however many requests share it) and the cached answers."""
@@ -119,13 +139,11 @@ class InferenceHandler:
         return [self._one(r, p, cached, q, t) for r, p, (q, t) in zip(reqs, prepared, contexts, strict=True)]
 
     def finish(self, answers: list[Answer], ctx: HandlerContext) -> list[list[Outgoing]]:
-        """Store the answers (cache rows first, so a stored result always has its cached answer); the
-        result to publish for each."""
+        """Store the answers and their cache rows in one transaction (so a stored result always has its
+        cached answer); the result to publish for each."""
         cache_rows = [row for _, row in answers if row is not None]
-        if cache_rows:
-            ctx.store.upsert(schema.response_cache, cache_rows)
         results = [r for r, _ in answers]
-        ctx.store.upsert(schema.results, [result_row(r) for r in results])
+        ctx.store.upsert_all([(schema.response_cache, cache_rows), (schema.results, [result_row(r) for r in results])])
         return [[Outgoing(TOPIC_OUT, r, key=r.question_id, message_id=r.id)] for r in results]
 
     def _prepare(self, req: inference_pb2.InferenceRequest, questions: dict[str, Question | None],
@@ -172,23 +190,20 @@ class InferenceHandler:
         request = GenerateRequest(prompt.messages, SamplingParams(
             temperature=s.temperature, top_p=s.top_p or 1.0, max_tokens=s.max_tokens or 64, seed=s.seed, n=1),
             prompt=prompt.completion, stop=prompt.stop, question=question, table=table)
-        t0 = time.perf_counter()
-        try:
-            completions = await asyncio.wait_for(self.backend(req.model).generate(request), self.timeout_s)
-        except TimeoutError:
-            res.error = f"timeout: no answer from {req.model.name} within {self.timeout_s:.0f}s"
-            return res, None
-        except ModelError as e:
-            res.error = f"model error: {e}"
+        stats = self.stats.get(req.model.name)
+        if stats is None:
+            stats = self.stats[req.model.name] = ModelStats()
+        outcome = await call_model(self.backend(req.model), request, model=req.model.name, timeout_s=self.timeout_s,
+                                   stats=stats)
+        if not outcome.ok:
+            res.error = outcome.error
             return res, None
         self.calls += 1
-        c = completions[0]
-        from livetab.reasoning import split_reasoning
-
+        c = outcome.completions[0]
         answer, reasoning = split_reasoning(c.text, c.reasoning)
         res.response, res.reasoning = answer, reasoning
         res.prompt_tokens, res.completion_tokens = c.prompt_tokens, c.completion_tokens
-        res.latency_ms = c.latency_ms or (time.perf_counter() - t0) * 1000
+        res.latency_ms = c.latency_ms or outcome.latency_ms
         return res, {"key": key, "model": req.model.name, "payload": res.SerializeToString()}
 
 

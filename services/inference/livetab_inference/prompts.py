@@ -25,16 +25,18 @@ prompt version records the mode, the number of examples and a digest of their qu
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import logging
 import struct
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from livetab.models.base import ChatMessage
 from livetab.questions import OPTION_LETTERS, Question, option_letter
 from livetab.render import FORMATS as TEXT_FORMATS
-from livetab.render import count_tokens, render, render_png
+from livetab.render import Rendering, count_tokens, count_tokens_joined, render, render_png
 from livetab.tables import Table
 
 __all__ = ["FORMATS", "PROMPT_MODES", "PROMPT_VERSION", "SETTINGS", "Prompt", "build_completion", "build_messages",
@@ -224,12 +226,24 @@ def _instruction(question: Question, task: str, t: dict[str, str], lang: str, im
     return " ".join([text, *extras])
 
 
+class Renderer(Protocol):
+    def __call__(self, table: Table, fmt: str, *, max_rows: int | None = None) -> Rendering: ...
+
+
+@functools.lru_cache(maxsize=1024)
+def _repeated_tokens(text: str) -> int:
+    """`count_tokens` of a text many prompts share (a system message, an instruction, a table's title)."""
+    return count_tokens(text)
+
+
 def build_messages(question: Question, table: Table | None, *, fmt: str, setting: str, max_rows: int = 40,
-                   imperfect_hint: bool | None = None) -> Prompt:
+                   imperfect_hint: bool | None = None, renderer: Renderer | None = None) -> Prompt:
     """Chat messages for one question in one format and setting.
 
     `imperfect_hint` adds "if the table does not allow an answer, say so"; by default it is on for the
-    `imperfect` family only (TabularMath found the hint costs accuracy on well-posed tables).
+    `imperfect` family only (TabularMath found the hint costs accuracy on well-posed tables). `renderer`
+    renders the table (default `livetab.render.render`; the service passes one that reuses a rendering for
+    the requests that share a table).
     """
     if setting not in SETTINGS:
         raise ValueError(f"unknown prompt setting {setting!r}; use one of {', '.join(SETTINGS)}")
@@ -253,7 +267,7 @@ def build_messages(question: Question, table: Table | None, *, fmt: str, setting
             head = t["no_table"]
         text = f"{head}\n\n{_question_block(question, task, t)}"
         user = ChatMessage("user", text)
-        tokens = count_tokens(str(system.content)) + count_tokens(text) + 2 * _MESSAGE_OVERHEAD_TOKENS
+        tokens = _repeated_tokens(str(system.content)) + count_tokens(text) + 2 * _MESSAGE_OVERHEAD_TOKENS
         return Prompt([system, user], tokens, False, PROMPT_VERSION, fmt, setting, lang)
 
     instruction = _instruction(question, task, t, lang, hint)
@@ -264,15 +278,22 @@ def build_messages(question: Question, table: Table | None, *, fmt: str, setting
     text_parts = [p for p in parts if p != "image"]
     sections: list[str] = [instruction]
     if text_parts:
-        rendering = render(table, "+".join(text_parts), max_rows=max_rows)
+        rendering = (renderer or render)(table, "+".join(text_parts), max_rows=max_rows)
         sections.append(f"{title}\n{rendering.text}")
     else:
         sections.append(title)
     tail = _question_block(question, task, t)
-    tokens = count_tokens(str(system.content)) + 2 * _MESSAGE_OVERHEAD_TOKENS
+    tokens = _repeated_tokens(str(system.content)) + 2 * _MESSAGE_OVERHEAD_TOKENS
     if "image" not in parts:
         text = "\n\n".join([*sections, tail])
-        return Prompt([system, ChatMessage("user", text)], tokens + count_tokens(text), truncated, PROMPT_VERSION,
+        if text_parts:  # the table's text is counted once, by its rendering (the prompt's largest part)
+            table_part = count_tokens_joined([title, rendering.text], [_repeated_tokens(title), rendering.tokens],
+                                             "\n")
+            text_tokens = count_tokens_joined([instruction, sections[1], tail],
+                                              [_repeated_tokens(instruction), table_part, count_tokens(tail)])
+        else:
+            text_tokens = count_tokens(text)
+        return Prompt([system, ChatMessage("user", text)], tokens + text_tokens, truncated, PROMPT_VERSION,
                       fmt, setting, lang)
     png = render_png(table, max_rows=max_rows)
     head = "\n\n".join([*sections, t["image"]])

@@ -13,6 +13,7 @@ import threading
 
 from livetab.questions import Question
 from livetab.records import load_question, load_table
+from livetab.render import Rendering, render
 from livetab.store import schema
 from livetab.store.store import Store
 from livetab.tables import Table
@@ -30,6 +31,7 @@ from livetab_inference.prompts import (
 __all__ = ["PromptBuilder", "prompt_options"]
 
 log = logging.getLogger(__name__)
+MAX_RENDERINGS = 256  # kept renderings (a poll's tables in its formats); all dropped when full
 
 
 def prompt_options(model: common_pb2.ModelSpec) -> tuple[str, int]:
@@ -53,6 +55,20 @@ class PromptBuilder:
     def __init__(self) -> None:
         self._orders: dict[str, tuple[list[Question], dict[str, Table]]] = {}
         self._lock = threading.Lock()
+        # Renderings by table object: the requests of a poll share their parsed tables (one object per
+        # table id), so a table is rendered (and its tokens counted) once per poll, not once per request.
+        self._renderings: dict[tuple[int, str, int | None], tuple[Table, Rendering]] = {}
+
+    def _render(self, table: Table, fmt: str, *, max_rows: int | None = None) -> Rendering:
+        key = (id(table), fmt, max_rows)
+        hit = self._renderings.get(key)
+        if hit is not None and hit[0] is table:  # the entry holds its table, so its id cannot be reused
+            return hit[1]
+        if len(self._renderings) >= MAX_RENDERINGS:
+            self._renderings.clear()
+        rendering = render(table, fmt, max_rows=max_rows)
+        self._renderings[key] = (table, rendering)
+        return rendering
 
     def _release(self, store: Store, release: str) -> tuple[list[Question], dict[str, Table]]:
         with self._lock:
@@ -69,7 +85,7 @@ class PromptBuilder:
               setting: str, max_rows: int, store: Store) -> Prompt:
         mode, shots = prompt_options(model)
         if mode == "chat":
-            return build_messages(question, table, fmt=fmt, setting=setting, max_rows=max_rows)
+            return build_messages(question, table, fmt=fmt, setting=setting, max_rows=max_rows, renderer=self._render)
         if setting != "with_table" or table is None:
             raise ValueError("the completion prompt mode needs the with_table setting and the question's table")
         examples: list[tuple[Question, Table]] = []

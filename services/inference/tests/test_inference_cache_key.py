@@ -15,7 +15,7 @@ from livetab.records import question_row, table_row
 from livetab.settings import Settings
 from livetab.store import open_store, schema
 from livetab.v1 import common_pb2, inference_pb2
-from livetab_inference.handler import InferenceHandler, cache_key
+from livetab_inference.handler import InferenceHandler, cache_key, prompt_json
 
 from services.inference.tests.inference_data import wtq_table
 from tests.fakes.fault_server import Scenario, ThreadedFaultServer
@@ -81,6 +81,22 @@ def test_the_key_is_the_documented_recipe() -> None:
     blob = json.dumps({"backend": "openai", "base_url": "http://127.0.0.1:1/v1", "model": "m-1",
                        "prompt": hashlib.sha256(prompt.encode()).hexdigest(), "sampling": [0.7, 0.9, 32, 11]})
     assert cache_key(MODEL, arabic, SAMPLING) == hashlib.sha256(blob.encode()).hexdigest()
+
+
+def test_the_prompt_is_written_as_json_dumps_writes_it() -> None:
+    """The prompt's JSON is written directly for text messages: byte for byte what json.dumps gives."""
+    texts = ["", "plain", 'quotes " and \\ backslash', "lines\nand\ttabs\r", "control \x00\x01\x1f\x7f",
+             "ما عدد الأهداف؟", "emoji 🙂 and \u2028 separators \u2029", "lone surrogate \ud800", "€ ß 中文"]
+    for role in ("system", "user", 'odd"role'):
+        for text in texts:
+            messages = [ChatMessage(role="system", content="Answer briefly."), ChatMessage(role=role, content=text)]
+            want = json.dumps([{"role": m.role, "content": m.content} for m in messages], ensure_ascii=False,
+                              sort_keys=True)
+            assert prompt_json(messages) == want, (role, text)
+    assert prompt_json([]) == "[]"
+    parts = [ChatMessage(role="user", content=[{"type": "text", "text": "x"}])]  # not text: through json.dumps
+    assert prompt_json(parts) == json.dumps([{"content": [{"text": "x", "type": "text"}], "role": "user"}],
+                                            ensure_ascii=False)
 
 
 def test_temperatures_are_compared_to_six_places() -> None:

@@ -23,8 +23,8 @@ from livetab.models.base import GenerateRequest, SamplingParams
 from livetab.models.openai_compat import OpenAIBackend
 from livetab.models.registry import backend_from_spec
 from livetab.questions import Gold, Question
+from livetab_inference.calls import CallOutcome, call_model
 from livetab_inference.prompts import build_messages
-from livetab_inference.runner import RequestResult, WorkItem, run_requests
 
 pytestmark = pytest.mark.model
 
@@ -71,7 +71,7 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             proc.wait()
 
 
-def items() -> list[WorkItem]:
+def items() -> list[tuple[str, GenerateRequest]]:
     out = []
     for index in (2, 5):
         table, record = wtq_table(index)
@@ -79,7 +79,7 @@ def items() -> list[WorkItem]:
                             gold=Gold(kind="text", text=str(record["answers"])))
         prompt = build_messages(question, table, fmt="markdown", setting="with_table", max_rows=8)
         sampling = SamplingParams(temperature=0.6, top_p=0.9, max_tokens=12, seed=1234, n=4)
-        out.append(WorkItem(key=question.id, request=GenerateRequest(prompt.messages, sampling)))
+        out.append((question.id, GenerateRequest(prompt.messages, sampling)))
     return out
 
 
@@ -88,21 +88,19 @@ def test_four_seeded_samples_per_question_repeat_exactly(llama_server: str) -> N
                                  "model": "smollm2-135m", "params": {"timeout_s": "600", "concurrency": "1"}})
     assert isinstance(backend, OpenAIBackend)
 
-    async def twice() -> tuple[list[RequestResult], list[RequestResult]]:
-        first: list[RequestResult] = []
-        second: list[RequestResult] = []
-        try:
-            await run_requests(backend, items(), concurrency=1, on_result=first.append)
-            await run_requests(backend, items(), concurrency=1, on_result=second.append)
+    async def twice() -> tuple[dict[str, CallOutcome], dict[str, CallOutcome]]:
+        try:  # the service's own call (livetab_inference.calls), one request at a time
+            first = {key: await call_model(backend, req, model="smollm2-server", timeout_s=600) for key, req in items()}
+            second = {key: await call_model(backend, req, model="smollm2-server", timeout_s=600) for key, req in items()}
         finally:
             await backend.close()
         return first, second
 
     first, second = asyncio.run(twice())
-    assert [r.error for r in first + second] == [""] * 4
-    texts = {r.key: [c.text for c in r.completions] for r in first}
-    again = {r.key: [c.text for c in r.completions] for r in second}
+    assert [r.error for r in [*first.values(), *second.values()]] == [""] * 4
+    texts = {key: [c.text for c in r.completions] for key, r in first.items()}
+    again = {key: [c.text for c in r.completions] for key, r in second.items()}
     assert all(len(t) == 4 for t in texts.values()) and len(texts) == 2
     assert all(text.strip() for t in texts.values() for text in t)
     assert texts == again  # a seed per sample: the same four texts again
-    assert all(c.completion_tokens > 0 and c.prompt_tokens > 0 for r in first for c in r.completions)
+    assert all(c.completion_tokens > 0 and c.prompt_tokens > 0 for r in first.values() for c in r.completions)

@@ -161,3 +161,32 @@ def test_every_format_builds() -> None:
     table, _ = wtq_table(1)
     for fmt in FORMATS:
         assert build_messages(q(), table, fmt=fmt, setting="with_table").prompt_tokens_estimate > 0
+
+
+def test_prompt_tokens_are_the_count_of_the_whole_text() -> None:
+    """The table's text is counted once (by its rendering) and the parts' counts added up: the total is
+    exactly what counting the messages themselves gives, on real tables in every text format and family."""
+    from livetab.render import count_tokens
+
+    tables = [wtq_table(i)[0] for i in range(6)] + [arabic_table(0), tabfact_table("2-11692087-1.html.csv")]
+    questions = [q(), q("fact"), q("mcq", options=["1", "2", "3"]), q("imperfect"), q("insight", operation="count"),
+                 q(text="  leading spaces\tand a tab\n")]
+    for table in tables:
+        for fmt in [f for f in FORMATS if "image" not in f]:
+            for question in questions:
+                for max_rows in (3, 40):
+                    p = build_messages(question, table, fmt=fmt, setting="with_table", max_rows=max_rows)
+                    whole = sum(count_tokens(str(m.content)) for m in p.messages) + 2 * 4
+                    assert p.prompt_tokens_estimate == whole, (table.id, fmt, question.family)
+
+
+def test_joined_counts_fall_back_where_line_breaks_would_merge() -> None:
+    from livetab.render import count_tokens, count_tokens_joined
+
+    cases = [["a b", "12 c"], ["x\n", "y"], ["x", "\ty"], ["", "y"], ["x  ", "  y"], ["é ü", "٣ ع"], ["a", "b", "c"]]
+    for parts in cases:
+        for sep in ("\n", "\n\n"):
+            counts = [count_tokens(p) for p in parts]
+            assert count_tokens_joined(parts, counts, sep) == count_tokens(sep.join(parts)), (parts, sep)
+    # a separator with spaces in it is not one of line breaks: always counted whole
+    assert count_tokens_joined(["a", "b"], [99, 99], " \n") == count_tokens("a \nb")

@@ -28,6 +28,7 @@ _ID_COUNTER = itertools.count()
 _SPAN_NAMES: dict[str, tuple[str, dict[str, str]]] = {}
 _TOPIC_TYPES: dict[str, tuple[type[Message], str]] = {}  # per-record checks, looked up once per topic
 _random = random.Random()  # span ids need uniqueness, not secrecy
+_ZERO_TRACE, _ZERO_SPAN = "0" * 32, "0" * 16
 
 
 @dataclass(slots=True)  # not frozen: a frozen dataclass costs ~4x more to build, and one is built per record
@@ -80,8 +81,7 @@ def producer_headers(out: Outgoing) -> dict[str, str]:
     if not recording():
         headers = make_headers(out.topic, out.message, out.message_id)
         ctx = trace.get_current_span().get_span_context()
-        trace_id = ctx.trace_id if ctx.is_valid else _random.getrandbits(128) or 1
-        headers[H_TRACE] = traceparent(trace_id, _random.getrandbits(64) or 1, sampled=False)
+        headers[H_TRACE] = _continued(ctx.trace_id) if ctx.is_valid else _fresh_traceparent()
         return headers
     names = _SPAN_NAMES.get(out.topic)
     if names is None:
@@ -96,6 +96,20 @@ def producer_headers(out: Outgoing) -> dict[str, str]:
         return headers
     finally:
         span.end()
+
+
+def _fresh_traceparent() -> str:
+    """An unsampled `traceparent` with a new random trace id and span id (one random draw, formatted once: this
+    runs per record). Neither id may be all zeros (W3C)."""
+    h = f"{_random.getrandbits(192):048x}"
+    if h.startswith(_ZERO_TRACE) or h.endswith(_ZERO_SPAN):
+        return _fresh_traceparent()
+    return "00-" + h[:32] + "-" + h[32:] + "-00"
+
+
+def _continued(trace_id: int) -> str:
+    """An unsampled `traceparent` continuing `trace_id` with a new span id."""
+    return f"00-{trace_id:032x}-{_random.getrandbits(64) or 1:016x}-00"
 
 
 def decode(record: Record) -> Message:

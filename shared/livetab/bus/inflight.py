@@ -1,25 +1,30 @@
 """The in-flight worker: many records' work pending at once, across polls, each published as it completes.
 
 For a handler whose work is mostly waiting (model calls), a batch loop waits for the slowest record of
-each batch before it takes the next one. This loop instead keeps up to `max_in_flight` records pending:
+each batch before it takes the next one. This loop instead keeps up to `max_in_flight` records' work
+running, and up to `read_ahead` more taken and prepared, waiting for a slot:
 
-  poll while fewer than `max_in_flight` are pending → `handler.begin(messages)` gives one coroutine per
-  message (its synchronous preparation, e.g. store reads, batched) → the coroutines run on the handler's
-  event loop → whatever completed is handed to `handler.finish(values)` (store effects, batched), its
-  outputs published and flushed → offsets committed per partition up to, never past, the oldest record
-  still pending (completed offsets are tracked; only the contiguous finished prefix is committed, at most
-  every `commit_interval_s`). Slots freed by completed requests are refilled before their finishing work.
+  poll while fewer than `max_in_flight + read_ahead` are pending → `handler.begin(messages)` gives one
+  coroutine per message (its synchronous preparation, e.g. store reads, batched) → the coroutines are
+  started together on the handler's event loop, each taking one of `max_in_flight` slots first (so a slot
+  freed by a completion is taken by a prepared coroutine on the loop at once, as in a plain asyncio loop)
+  → whatever completed is handed to `handler.finish(values)` (store effects, batched) and its outputs
+  published → at most every `commit_interval_s`, the producer flushed (every published output
+  acknowledged) and then offsets committed per partition up to, never past, the oldest record still
+  pending (completed offsets are tracked; only the contiguous finished prefix is committed). Slots freed
+  by completed requests are refilled before their finishing work.
 
 So a crash loses nothing (an uncommitted record is polled again; what it published is deduplicated by
 message id downstream, and the handler's own cache makes the second pass cheap), and one slow record
 holds back only the commit, not the others. Dead letters, `Retryable` (every pending record is abandoned,
-the consumer rewound to its committed offsets, then a back-off) and SIGTERM (stop polling, finish what is
-pending within `drain_timeout_s`, commit the finished prefix, abandon the rest) work as in `Worker`.
-`run_once` (embedded mode) polls once and waits for everything it took.
+the consumer rewound to its committed offsets, then a back-off) and SIGTERM (stop polling, start nothing
+new, finish what is running within `drain_timeout_s`, commit the finished prefix, abandon the rest) work
+as in `Worker`. `run_once` (embedded mode) polls once and waits for everything it took.
 """
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures as cf
 import logging
 import queue
@@ -50,7 +55,12 @@ class InFlightHandler(Protocol):
         """Store the effects of completed coroutines' values; the outputs of each, in order."""
 
     def submit(self, coro: Coroutine[Any, Any, Any]) -> cf.Future[Any]:
-        """Run `coro` on the handler's event loop (where its clients live)."""
+        """Run `coro` on the handler's event loop (where its clients live). A handler may also have
+        `submit_many(coros) -> futures`, which the worker then uses to start a poll's coroutines together."""
+
+
+class NotStarted(Exception):
+    """A read-ahead record's work was not started because the worker is stopping."""
 
 
 class OffsetTracker:
@@ -93,12 +103,22 @@ class InFlightWorker(Worker):
     def __init__(self, handler: InFlightHandler, bus: Bus, ctx: HandlerContext, *, group: str | None = None,
                  max_in_flight: int = 64, poll_timeout_s: float = 0.5, drain_timeout_s: float = 30.0,
                  busy_wait_s: float = 0.02, commit_interval_s: float = 0.2,
-                 finish_interval_s: float = 0.02) -> None:
+                 finish_interval_s: float = 0.02, read_ahead: int | None = None) -> None:
         if max_in_flight < 1:
             raise ValueError("max_in_flight must be at least 1")
-        super().__init__(handler, bus, ctx, group=group, max_records=max_in_flight,  # type: ignore[arg-type]
+        read_ahead = max_in_flight if read_ahead is None else read_ahead
+        if read_ahead < 0:
+            raise ValueError("read_ahead must not be negative")
+        super().__init__(handler, bus, ctx, group=group, max_records=max_in_flight + read_ahead,  # type: ignore[arg-type]
                          poll_timeout_s=poll_timeout_s)
         self.max_in_flight = max_in_flight
+        self.read_ahead = read_ahead
+        self.capacity = max_in_flight + read_ahead  # records taken and not finished, at most
+        # With every slot busy, the read-ahead is topped up only once this much of it is free: a poll and a
+        # `begin` (store reads) cost about the same for one record as for sixteen.
+        self._refill_at = max(1, read_ahead // 4)
+        self._slots: asyncio.Semaphore | None = None  # max_in_flight running coroutines; made on the handler's loop
+        self._running: set[int] = set()  # id() of the records whose coroutine holds a slot
         self.drain_timeout_s = drain_timeout_s
         self.busy_wait_s = busy_wait_s  # how long to wait for a completion before polling again, when there is room
         self.commit_interval_s = commit_interval_s
@@ -106,6 +126,7 @@ class InFlightWorker(Worker):
         self._held: list[tuple[Record, cf.Future[Any]]] = []  # completed, not yet finished
         self._held_at = 0.0
         self._committed_at = 0.0
+        self._unflushed = False
         self.offsets = OffsetTracker()
         self._pending: dict[cf.Future[Any], Record] = {}
         self._done: queue.SimpleQueue[cf.Future[Any]] = queue.SimpleQueue()
@@ -119,7 +140,7 @@ class InFlightWorker(Worker):
 
     def run_once(self) -> int:
         """Poll once and wait for all it took (embedded mode drives its stages with this)."""
-        records = self.consumer.poll(self.max_in_flight - len(self._pending), self.poll_timeout_s)
+        records = self.consumer.poll(self.capacity - len(self._pending), self.poll_timeout_s)
         if records:
             self._start(records)
         while self._pending or self._ready or self._held:
@@ -138,14 +159,15 @@ class InFlightWorker(Worker):
                 self._idle()
             self._commit()
             return n
-        wait = 0.0 if n else (self.busy_wait_s if len(self._pending) < self.max_in_flight else self.poll_timeout_s)
+        wait = 0.0 if n else (self.busy_wait_s if len(self._pending) < self.capacity else self.poll_timeout_s)
         if self._held:
             wait = min(wait, max(0.0, self._held_at + self.finish_interval_s - time.monotonic()))
-        done = self._collect(self._wait(wait))
+        waited_from = time.monotonic()
+        done = self._collect(self._wait(wait, gather=len(self._pending) > self.max_in_flight))
         if done:
             n += self._fill(block=False)  # refill the freed slots before the finishing work
-            if not self._held:
-                self._held_at = time.monotonic()
+            if not self._held:  # they may have completed as soon as the wait began: their group is timed from then
+                self._held_at = waited_from
             self._held.extend(done)
         # Finishing (store, publish, flush) costs about the same for one result as for fifty: completions
         # are gathered for up to `finish_interval_s` (their slots are already refilled) and finished together.
@@ -157,19 +179,25 @@ class InFlightWorker(Worker):
         return n
 
     def _fill(self, *, block: bool) -> int:
-        room = self.max_in_flight - len(self._pending)
-        if room <= 0:
-            return 0
+        room = self.capacity - len(self._pending)
+        if room <= 0 or (len(self._pending) >= self.max_in_flight and room < self._refill_at):
+            return 0  # every slot busy and the read-ahead nearly full: take records in larger polls
         records = self.consumer.poll(room, self.poll_timeout_s if block else 0)
         if records:
             self._start(records)
         return len(records)
 
-    def _wait(self, timeout_s: float) -> list[cf.Future[Any]]:
+    def _wait(self, timeout_s: float, *, gather: bool = False) -> list[cf.Future[Any]]:
         """The pending futures that completed, waiting up to `timeout_s` for the first. Completions arrive on
-        a queue (one callback per future), so a wait costs the same however many are pending."""
+        a queue (one callback per future), so a wait costs the same however many are pending. With `gather`
+        (prepared records are waiting for slots, so no slot idles while this thread sleeps) it waits the
+        whole `timeout_s`, at most `finish_interval_s`, and takes what completed meanwhile: one wake-up per
+        group of completions, not one per completion."""
         if not self._pending:
             return []
+        if gather and timeout_s > 0:
+            time.sleep(min(timeout_s, self.finish_interval_s))
+            timeout_s = 0
         try:
             first = self._done.get(timeout=timeout_s) if timeout_s > 0 else self._done.get_nowait()
         except queue.Empty:
@@ -182,10 +210,32 @@ class InFlightWorker(Worker):
                 break
         return [f for f in done if f in self._pending]  # an abandoned one may still report in
 
-    def _submit(self, coro: Coroutine[Any, Any, Any], rec: Record) -> None:
-        fut = self.handler.submit(coro)
-        self._pending[fut] = rec
-        fut.add_done_callback(self._done.put)
+    def _submit(self, started: list[tuple[Record, Coroutine[Any, Any, Any]]]) -> None:
+        """Start the coroutines on the handler's loop: all at once where the handler can (`submit_many`)."""
+        if not started:
+            return
+        submit_many = getattr(self.handler, "submit_many", None)
+        coros = [self._gated(c, id(rec)) for rec, c in started]
+        futures = submit_many(coros) if submit_many is not None else [self.handler.submit(c) for c in coros]
+        for (rec, _), fut in zip(started, futures, strict=True):
+            self._pending[fut] = rec
+            fut.add_done_callback(self._done.put)
+
+    async def _gated(self, coro: Coroutine[Any, Any, Any], token: int) -> Any:
+        """Run `coro` once one of the `max_in_flight` slots is free. Read-ahead records wait here, prepared,
+        so a slot freed by a completion is taken on the loop at once, not after a trip through this thread.
+        Once the worker is stopping, a waiting one does not start (`NotStarted`): it stays uncommitted."""
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self.max_in_flight)
+        async with self._slots:
+            if self._stopping:
+                coro.close()
+                raise NotStarted
+            self._running.add(token)
+            try:
+                return await coro
+            finally:
+                self._running.discard(token)
 
     def _start(self, records: list[Record]) -> None:
         good: list[tuple[Record, Message]] = []
@@ -205,6 +255,7 @@ class InFlightWorker(Worker):
         except Retryable:
             raise
         except Exception:  # isolate the message that cannot begin
+            started: list[tuple[Record, Coroutine[Any, Any, Any]]] = []
             for rec, message in good:
                 try:
                     (coro,) = self.handler.begin([message], self.ctx)
@@ -213,10 +264,10 @@ class InFlightWorker(Worker):
                 except Exception as e:
                     self._ready.append((rec, [self._letter(rec, f"{type(e).__name__}: {e}", message)]))
                     continue
-                self._submit(coro, rec)
+                started.append((rec, coro))
+            self._submit(started)
             return
-        for (rec, _), coro in zip(good, coros, strict=True):
-            self._submit(coro, rec)
+        self._submit([(rec, coro) for (rec, _), coro in zip(good, coros, strict=True)])
 
     def _collect(self, done: list[cf.Future[Any]]) -> list[tuple[Record, cf.Future[Any]]]:
         """Take the completed out of the pending set (their slots are free from here on)."""
@@ -229,6 +280,8 @@ class InFlightWorker(Worker):
         for rec, fut in done:
             try:
                 values.append((rec, fut.result()))
+            except NotStarted:
+                continue  # taken but never started (the worker is stopping): not finished, never committed
             except Retryable:
                 raise  # the caller abandons everything pending and rewinds to the committed offsets
             except Exception as e:
@@ -246,7 +299,7 @@ class InFlightWorker(Worker):
             except PoisonMessage as e:
                 outs = [self._letter(rec, f"PoisonMessage: {e}")]
             published += self._publish(rec, [(o, producer_headers(o)) for o in outs])
-        self.bus.flush()
+        self._unflushed = True  # flushed right before the commit that covers these records (`_commit`)
         for rec, _ in finished:
             self.offsets.finish(rec)
         if self._on_batch:
@@ -262,12 +315,17 @@ class InFlightWorker(Worker):
         return n
 
     def _commit(self, *, force: bool = False) -> None:
-        """Commit each partition's finished prefix, at most every `commit_interval_s` unless forced (a commit
-        is a broker round trip; committing later only means a crash re-reads a little more, answered from
-        the cache)."""
+        """Flush what was published, then commit each partition's finished prefix; at most every
+        `commit_interval_s` unless forced. A flush waits for the broker's acknowledgements and a commit is a
+        round trip: doing both once per interval, not once per finished group, keeps the loop refilling
+        slots. Committing later only means a crash re-reads a little more (answered from the cache); a
+        record is never committed before its outputs are acknowledged, since the flush comes first."""
         now = time.monotonic()
         if not force and now - self._committed_at < self.commit_interval_s:
             return
+        if self._unflushed:
+            self.bus.flush()
+            self._unflushed = False
         commit = self.offsets.committable()
         if commit:
             self.consumer.commit(commit)
@@ -318,6 +376,10 @@ class InFlightWorker(Worker):
     def _drain(self) -> None:
         """Stopping: finish what is pending within `drain_timeout_s`, commit the finished prefix."""
         deadline = time.monotonic() + self.drain_timeout_s
+        for fut, rec in list(self._pending.items()):  # read ahead, not started: they never will (uncommitted)
+            if id(rec) not in self._running:
+                fut.cancel()
+                del self._pending[fut]
         held, self._held = self._held, []
         self._complete(held, force_commit=True)
         while (self._pending or self._ready) and time.monotonic() < deadline:

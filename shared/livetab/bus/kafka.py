@@ -172,10 +172,15 @@ class KafkaBusConsumer:
     def poll(self, max_records: int, timeout_s: float) -> list[Record]:
         batches = self._c.poll(timeout_ms=int(timeout_s * 1000), max_records=max_records)
         out: list[Record] = []
+        append = out.append
         for tp, recs in batches.items():
+            topic, partition = tp.topic, tp.partition
             for r in recs:
-                headers = {k: (v.decode("utf-8", "replace") if v is not None else "") for k, v in (r.headers or [])}
-                out.append(Record(tp.topic, tp.partition, r.offset, r.key, r.value or b"", headers))
+                try:  # this runs per record: the plain decode first, the careful one for odd headers
+                    headers = {k: v.decode() for k, v in r.headers} if r.headers else {}
+                except (AttributeError, UnicodeDecodeError):  # a null value, or bytes that are not UTF-8
+                    headers = {k: (v.decode("utf-8", "replace") if v is not None else "") for k, v in r.headers}
+                append(Record(topic, partition, r.offset, r.key, r.value or b"", headers))
         return out
 
     def commit(self, records: list[Record]) -> None:

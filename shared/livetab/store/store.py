@@ -9,7 +9,7 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, Table, create_engine, event, func, select, text
+from sqlalchemy import Engine, Table, bindparam, create_engine, event, func, select, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError
 
@@ -36,20 +36,36 @@ class Store:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self.dialect = engine.dialect.name
+        self._upserts: dict[tuple[str, tuple[str, ...]], Any] = {}
+        self._by_keys: dict[str, Any] = {}
 
     # -- writes -----------------------------------------------------------------------------------------
     def upsert(self, table: Table, rows: Sequence[Mapping[str, Any]]) -> None:
-        """Insert rows, or replace the non-key columns of rows whose key exists. Idempotent."""
-        if not rows:
+        """Insert rows, or replace the non-key columns of rows whose key exists. Idempotent.
+
+        Every row has the columns of the first. One statement per table and column set, built once and run
+        for all rows at once (executemany): a multi-row VALUES clause would be compiled anew for each batch."""
+        self.upsert_all([(table, rows)])
+
+    def upsert_all(self, writes: Sequence[tuple[Table, Sequence[Mapping[str, Any]]]]) -> None:
+        """`upsert` into several tables in one transaction, in order: all of it is stored or none."""
+        writes = [(table, rows) for table, rows in writes if rows]
+        if not writes:
             return
-        pk = [c.name for c in table.primary_key.columns]
-        insert = postgresql.insert(table) if self.dialect == "postgresql" else sqlite.insert(table)
-        stmt = insert.values(list(rows))
-        cols = {c: stmt.excluded[c] for c in rows[0] if c not in pk}
-        stmt = stmt.on_conflict_do_update(index_elements=pk, set_=cols) if cols else stmt.on_conflict_do_nothing(
-            index_elements=pk)
         with self.engine.begin() as conn:
-            conn.execute(stmt)
+            for table, rows in writes:
+                conn.execute(self._upsert_statement(table, tuple(rows[0])), list(rows))
+
+    def _upsert_statement(self, table: Table, columns: tuple[str, ...]) -> Any:
+        key = (table.name, columns)
+        stmt = self._upserts.get(key)
+        if stmt is None:
+            pk = [c.name for c in table.primary_key.columns]
+            insert = postgresql.insert(table) if self.dialect == "postgresql" else sqlite.insert(table)
+            cols = {c: insert.excluded[c] for c in columns if c not in pk}
+            stmt = self._upserts[key] = (insert.on_conflict_do_update(index_elements=pk, set_=cols) if cols
+                                         else insert.on_conflict_do_nothing(index_elements=pk))
+        return stmt
 
     def insert_new(self, table: Table, rows: Sequence[Mapping[str, Any]]) -> None:
         """Insert rows whose key is not there yet; existing rows stay as they are."""
@@ -103,11 +119,16 @@ class Store:
     def get_many(self, table: Table, keys: Iterable[str], chunk: int = 500) -> dict[str, dict[str, Any]]:
         """Rows by primary key, in one query per `chunk` keys; missing keys are simply absent."""
         keys = list(dict.fromkeys(keys))
+        if not keys:
+            return {}
         pk = next(iter(table.primary_key.columns))
+        stmt = self._by_keys.get(table.name)
+        if stmt is None:  # built once per table: its keys are bound per call (an expanding IN parameter)
+            stmt = self._by_keys[table.name] = select(table).where(pk.in_(bindparam("keys", expanding=True)))
         out: dict[str, dict[str, Any]] = {}
         with self.engine.connect() as conn:
             for i in range(0, len(keys), chunk):
-                for row in conn.execute(select(table).where(pk.in_(keys[i:i + chunk]))).mappings():
+                for row in conn.execute(stmt, {"keys": keys[i:i + chunk]}).mappings():
                     out[row[pk.name]] = dict(row)
         return out
 
@@ -138,7 +159,9 @@ def open_store(url: str, *, migrate_schema: bool = True) -> Store:
     if scheme not in ("sqlite", "postgresql"):
         raise StoreError(f"unsupported database {scheme!r} in {_redact(url)!r}: use sqlite:///path or postgresql://...")
     try:
-        engine = create_engine(url, pool_pre_ping=True, future=True)
+        # A server connection can drop between uses (pinged on checkout); a SQLite file cannot, and a ping per
+        # transaction is a measurable share of a busy service's time.
+        engine = create_engine(url, pool_pre_ping=scheme == "postgresql", future=True)
     except (ArgumentError, NoSuchModuleError, ValueError, ImportError) as e:
         raise StoreError(f"bad database URL {_redact(url)!r}: {e}") from None
     if engine.dialect.name == "sqlite":
