@@ -189,17 +189,6 @@ def test_on_idle_gets_the_worker_context_and_publishes_add_up() -> None:
     assert handler.contexts == ["settings", "settings"] and worker.stats.published == 3
 
 
-def test_on_batch_sees_the_batch_before_it_is_committed() -> None:
-    seen: list[tuple[list[int], int]] = []
-    bus = InProcBus()
-    for i in ("a", "b"):
-        bus.publish(Outgoing(TOPIC, table_pb2.Table(id=i)))
-    worker = Worker(Announcer(), bus, HandlerContext(store=None, settings=None), poll_timeout_s=0,
-                    on_batch=lambda recs: seen.append(([r.offset for r in recs], bus.lag("livetab-reporter", TOPIC))))
-    worker.run_once()
-    assert seen == [([0, 1], 2)]
-
-
 class PollRecorder(InProcConsumer):
     polls: list[tuple[int, float]] = []
 

@@ -302,8 +302,6 @@ class InFlightWorker(Worker):
         self._unflushed = True  # flushed right before the commit that covers these records (`_commit`)
         for rec, _ in finished:
             self.offsets.finish(rec)
-        if self._on_batch:
-            self._on_batch([rec for rec, _ in finished])
         self._commit(force=force_commit)
         n = len(finished)
         self.stats.batches += 1

@@ -94,8 +94,7 @@ class WorkerStats:
 
 class Worker:
     def __init__(self, handler: AnyHandler, bus: Bus, ctx: HandlerContext, *, group: str | None = None,
-                 max_records: int = 100, poll_timeout_s: float = 0.5,
-                 on_batch: Callable[[list[Record]], None] | None = None) -> None:
+                 max_records: int = 100, poll_timeout_s: float = 0.5) -> None:
         self.handler = handler
         self.bus = bus
         self.ctx = ctx
@@ -117,7 +116,6 @@ class Worker:
         self._m_batch = m.create_histogram("livetab.worker.batch_duration", unit="s",
                                            description="poll-to-commit time of one batch")
         self._stopping = False
-        self._on_batch = on_batch
         self.failure: str | None = None  # why the loop ended on an error it could not handle
         self._runs: Counter[str] = Counter()  # records per run in the current batch, for its log line
 
@@ -201,8 +199,6 @@ class Worker:
         for source, outgoing in groups:
             published += self._publish(source, outgoing)
         self.bus.flush()
-        if self._on_batch:
-            self._on_batch(records)
         self.consumer.commit(records)
         self._m_processed.add(len(records), self._attrs)
         self._m_dead.add(self.stats.dead_lettered - dead0, self._attrs)
