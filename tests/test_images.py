@@ -52,6 +52,21 @@ def test_base_pinned_by_digest_and_final_stages_non_root() -> None:
         assert not [i for i in instructions if re.match(r"ADD\s+https?://", i, re.I)], name
 
 
+def test_compose_file_validates_against_the_compose_specification() -> None:
+    """The Compose Specification's own JSON schema (tests/data, see its NOTICE) accepts the file, and refuses
+    it once broken (so the check can fail)."""
+    import json
+
+    import jsonschema
+
+    schema = json.loads((ROOT / "tests" / "data" / "compose-spec.schema.json").read_text())
+    validator = jsonschema.Draft7Validator(schema)
+    doc = yaml.safe_load(COMPOSE.read_text())
+    assert [e.message for e in validator.iter_errors(doc)] == []
+    broken = {**doc, "services": {**doc["services"], "api": {**doc["services"]["api"], "ports": "8080"}}}
+    assert list(validator.iter_errors(broken))
+
+
 def test_compose_file_holds_together() -> None:
     doc = yaml.safe_load(COMPOSE.read_text())
     services = doc["services"]
