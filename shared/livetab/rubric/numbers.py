@@ -157,8 +157,15 @@ def _approx_first_words(loc: Locale) -> frozenset[str]:
     return frozenset(w.split()[0] for w in loc.approx if w.split())
 
 
+@cache
+def _approx_lengths(loc: Locale) -> tuple[int, ...]:
+    """The numbers of words of the approximation phrases ("around": 1, "close to": 2, "más o menos": 3)."""
+    return tuple(sorted({len(w.split()) for w in loc.approx if w.split()}))
+
+
 def _approximate(folded: str, start: int, loc: Locale) -> bool:
-    """Is the number at `start` introduced by an approximation word ("around 40", "حوالي ٤٠", "~40")?"""
+    """Is the number at `start` introduced by an approximation word ("around 40", "حوالي ٤٠", "~40",
+    "más o menos 40")?"""
     before = folded[max(0, start - 20):start].rstrip()
     if not before:
         return False
@@ -166,7 +173,7 @@ def _approximate(folded: str, start: int, loc: Locale) -> bool:
         return True
     words = before.split()
     approx = _approx_words(loc)
-    return words[-1] in approx or " ".join(words[-2:]) in approx
+    return any(" ".join(words[-n:]) in approx for n in _approx_lengths(loc))
 
 
 @cache
