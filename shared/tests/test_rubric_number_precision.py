@@ -3,6 +3,8 @@ language pack, number words in sequence and in compounds, and the exact edges of
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from livetab.rubric import judge_text
 from livetab.rubric.locale import get_locale
@@ -79,6 +81,7 @@ def test_approximation_marks_the_number_read_after_it() -> None:
     ("ungefär 3 780 000", "sv", "correct"),
     ("حوالي ٣٧٨٠٠٠٠", "ar", "correct"),
     ("ما يقارب 3780000", "ar", "correct"),
+    ("~ ٣٧٨٠٠٠٠", "ar", "correct"),  # the sign, apart from the number (the Arabic pack has no "~" word)
     ("٣٧٨٠٠٠٠", "ar", "incorrect"),
 ])
 def test_approximate_answers_in_every_pack(answer: str, lang: str, verdict: str) -> None:
@@ -103,6 +106,7 @@ def test_rounding_needs_fewer_digits_than_the_gold() -> None:
     ("two million three hundred thousand", "en", [2300000.0]),
     ("خمسة و عشرون", "ar", [25.0]),  # the joiner written apart still joins in Arabic
     ("واحد وعشرون", "ar", [21.0]),
+    ("واحدة", "ar", [1.0]),  # a number word that itself starts with "و"
     ("cent vingt et un", "fr", [121.0]),
     ("deux cent vingt et un", "fr", [221.0]),
     ("quatre-vingt-dix-sept", "fr", [97.0]),
@@ -147,3 +151,22 @@ def test_percent_against_fraction_both_ways() -> None:
     assert numbers_equal(number_from_float(0.25), find_numbers("25%", en)[0])
     assert numbers_equal(number_from_float(25.0, percent=True), find_numbers("0.25", en)[0])
     assert not numbers_equal(number_from_float(25.0, percent=True), find_numbers("0.26", en)[0])
+
+
+def test_rounding_band_is_half_a_unit_of_the_last_written_digit() -> None:
+    en = get_locale("en")
+
+    def rounds_to(gold: NumberMention, answer: str) -> bool:
+        return numbers_equal(gold, find_numbers(answer, en)[0])
+
+    gold = number_from_float(1234567.0)
+    assert rounds_to(gold, "about 1,230,000")
+    assert not rounds_to(gold, "about 1,240,000")  # 0.44% off, but not the gold rounded to 3 digits
+    # exactly half a unit either way is still the gold rounded (half up or half down)
+    assert rounds_to(number_from_float(1235000.0), "about 1,230,000")
+    assert rounds_to(number_from_float(1235000.0), "about 1,240,000")
+    # a gold one unit of binary noise above the half-way point rounds the same
+    assert rounds_to(number_from_float(math.nextafter(12345000.0, math.inf)), "about 12,340,000")
+    # a fraction answering a percent gold: its last digit is worth a hundred times more in percent
+    assert rounds_to(number_from_float(25.2, percent=True), "about 0.25")
+    assert not rounds_to(number_from_float(25.2, percent=True), "about 0.26")
