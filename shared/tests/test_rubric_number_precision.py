@@ -107,6 +107,7 @@ def test_rounding_needs_fewer_digits_than_the_gold() -> None:
     ("خمسة و عشرون", "ar", [25.0]),  # the joiner written apart still joins in Arabic
     ("واحد وعشرون", "ar", [21.0]),
     ("واحدة", "ar", [1.0]),  # a number word that itself starts with "و"
+    ("فاز وخمسة لاعبين", "ar", [5.0]),  # the only number word has "و" written onto it
     ("cent vingt et un", "fr", [121.0]),
     ("deux cent vingt et un", "fr", [221.0]),
     ("quatre-vingt-dix-sept", "fr", [97.0]),
