@@ -59,6 +59,7 @@ def test_approximation_marks_the_number_read_after_it() -> None:
     assert [(n.rounded, n.sig, n.place) for n in read("population ~3,780,000")] == [(True, 3, 10000.0)]
     assert [n.rounded for n in read("~3,780,000")] == [True]
     assert [n.rounded for n in read("~ 3,780,000")] == [True]
+    assert [n.rounded for n in read("≈3,780,000")] == [True]
     assert [n.rounded for n in read("close to 3,780,000")] == [True]
     assert [n.rounded for n in read("3,780,000 fans, close to the record")] == [False]
 
