@@ -172,3 +172,24 @@ def test_rounding_band_is_half_a_unit_of_the_last_written_digit() -> None:
     # a fraction answering a percent gold: its last digit is worth a hundred times more in percent
     assert rounds_to(number_from_float(25.2, percent=True), "about 0.25")
     assert not rounds_to(number_from_float(25.2, percent=True), "about 0.26")
+
+
+@pytest.mark.parametrize(("text", "read_as"), [
+    ("-3 degrees", [(-3.0, 0, 2)]),
+    ("temperature -3", [(-3.0, 12, 14)]),  # the sign is part of the mention
+    ("1, -3", [(1.0, 0, 1), (-3.0, 3, 5)]),
+    ("low of -12.5", [(-12.5, 7, 12)]),
+    ("65-75", [(65.0, 0, 2), (75.0, 3, 5)]),  # a dash between numbers is no sign
+    ("type a-3", [(3.0, 7, 8)]),
+    ("1.-3", [(1.0, 0, 1), (3.0, 3, 4)]),
+    ("x_-3", [(3.0, 3, 4)]),
+    ("5--3", [(5.0, 0, 1), (3.0, 3, 4)]),
+])
+def test_minus_sign_or_dash(text: str, read_as: list[tuple[float, int, int]]) -> None:
+    assert [(n.value, n.start, n.end) for n in read(text)] == read_as
+
+
+def test_rounded_mentions_keep_percent_and_scaled_precision() -> None:
+    assert [(n.value, n.percent, n.sig, n.place, n.rounded) for n in read("about 25%")] == [(25.0, True, 2, 1.0, True)]
+    assert [(n.value, n.sig, n.place, n.rounded) for n in read("3.78 million")] == [(3780000.0, 3, 10000.0, True)]
+    assert [(n.value, n.percent, n.rounded) for n in read("25%")] == [(25.0, True, False)]
