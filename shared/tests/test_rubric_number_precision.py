@@ -172,6 +172,9 @@ def test_rounding_band_is_half_a_unit_of_the_last_written_digit() -> None:
     # a fraction answering a percent gold: its last digit is worth a hundred times more in percent
     assert rounds_to(number_from_float(25.2, percent=True), "about 0.25")
     assert not rounds_to(number_from_float(25.2, percent=True), "about 0.26")
+    # exactly a hundred times: "5.0" rounds 495%..505%, not 505.03%
+    assert rounds_to(number_from_float(504.97, percent=True), "about 5.0")
+    assert not rounds_to(number_from_float(505.03, percent=True), "about 5.0")
 
 
 @pytest.mark.parametrize(("text", "read_as"), [
