@@ -195,4 +195,5 @@ def test_minus_sign_or_dash(text: str, read_as: list[tuple[float, int, int]]) ->
 def test_rounded_mentions_keep_percent_and_scaled_precision() -> None:
     assert [(n.value, n.percent, n.sig, n.place, n.rounded) for n in read("about 25%")] == [(25.0, True, 2, 1.0, True)]
     assert [(n.value, n.sig, n.place, n.rounded) for n in read("3.78 million")] == [(3780000.0, 3, 10000.0, True)]
-    assert [(n.value, n.percent, n.rounded) for n in read("25%")] == [(25.0, True, False)]
+    # a number written exactly carries no precision (sig and place 0: only rounded mentions are read so)
+    assert read("25%") == [NumberMention(25.0, 0, 3, True, 0, 0.0, False)]
