@@ -197,3 +197,27 @@ def test_rounded_mentions_keep_percent_and_scaled_precision() -> None:
     assert [(n.value, n.sig, n.place, n.rounded) for n in read("3.78 million")] == [(3780000.0, 3, 10000.0, True)]
     # a number written exactly carries no precision (sig and place 0: only rounded mentions are read so)
     assert read("25%") == [NumberMention(25.0, 0, 3, True, 0, 0.0, False)]
+
+
+@pytest.mark.parametrize(("text", "lang", "mentions"), [
+    ("forty", "en", [NumberMention(40.0, 0, 5, False, 0, 0.0, False)]),
+    ("twenty-five percent", "en", [NumberMention(25.0, 0, 19, True, 0, 0.0, False)]),
+    ("خمسة وعشرون بالمئة", "ar", [NumberMention(25.0, 0, 18, True, 0, 0.0, False)]),
+    # two numbers in one run of words: the first ends where the run starts, the last carries the percent
+    ("two and three percent", "en", [NumberMention(2.0, 0, 0, False, 0, 0.0, False),
+                                     NumberMention(3.0, 0, 21, True, 0, 0.0, False)]),
+    ("forty or 38", "en", [NumberMention(40.0, 0, 5, False, 0, 0.0, False),
+                           NumberMention(38.0, 9, 11, False, 0, 0.0, False)]),  # in order of appearance
+    ("38 and forty", "en", [NumberMention(38.0, 0, 2, False, 0, 0.0, False),
+                            NumberMention(40.0, 7, 12, False, 0, 0.0, False)]),
+    ("in twenty years about forty", "en", [NumberMention(20.0, 3, 9, False, 0, 0.0, False),
+                                           NumberMention(40.0, 22, 27, False, 1, 10.0, True)]),
+    # the scale word of a digit number is read with it, the number words after it on their own
+    ("3.78 million and forty", "en", [NumberMention(3780000.0, 0, 12, False, 3, 10000.0, True),
+                                      NumberMention(40.0, 17, 22, False, 0, 0.0, False)]),
+    ("5 million people and forty cars", "en", [NumberMention(5000000.0, 0, 9, False, 1, 1000000.0, True),
+                                               NumberMention(40.0, 21, 26, False, 0, 0.0, False)]),
+    ("38 ألف", "ar", [NumberMention(38000.0, 0, 6, False, 2, 1000.0, True)]),
+])
+def test_word_number_mentions(text: str, lang: str, mentions: list[NumberMention]) -> None:
+    assert read(text, lang) == mentions

@@ -267,15 +267,20 @@ def _find_numbers(folded: str, loc: Locale) -> list[NumberMention]:
             else:
                 found.append(NumberMention(value, start, m.end(), pct is not None, 0, 0.0, False))
     if _may_have_number_words(folded, loc, tokens):
-        for m in word_re.finditer(folded):
-            mstart = m.start()
-            if found and any(f.start <= mstart < f.end for f in found):
-                continue  # the scale word of a digit number ("38 ألف") was already read with it
-            run = m.group(0)
+        pos = 0
+        while (wm := word_re.search(folded, pos)) is not None:
+            mstart, pos = wm.start(), wm.end()
+            covered = max((f.end for f in found if f.start <= mstart < f.end), default=-1) if found else -1
+            if covered >= 0:
+                # the scale word of a digit number ("38 ألف", "3.78 million") was already read with it; the
+                # number words after it ("3.78 million and forty") are read on their own
+                pos = min(pos, covered)
+                continue
+            run = wm.group(0)
             values = _word_values(run, loc)
             if not values:
                 continue
-            end = m.end()
+            end = wm.end()
             pm = pct_after.match(folded, end)
             if pm is not None:
                 end = pm.end()
