@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from livetab.rubric import judge_text
+from livetab.rubric.arabic import has_arabic, has_latin
 from livetab.rubric.extract import extract_answer
 from livetab.rubric.locale import get_locale
 from livetab.rubric.text import (
@@ -39,6 +40,7 @@ def extracted(response: str, lang: str = "en") -> tuple[str, str]:
     ("\\boxed{12", "12", "boxed"),  # never closed: the rest of the text
     ("first \\boxed{3} then \\boxed{4}", "4", "boxed"),
     ("\\boxed {\\textbf{Chile}}", "chile", "boxed"),
+    ("{x} so \\boxed 12", "{x} so \\boxed 12", "whole"),  # no brace after \\boxed: nothing boxed
     ('{"final_answer": "Chile"}', "chile", "json"),
     ('{"answer": true}', "true", "json"),
     ('{"answer": false}', "false", "json"),
@@ -132,6 +134,11 @@ def test_allowed_edits_boundaries(k: str, edits: int) -> None:
 ])
 def test_within_edits(a: str, b: str, limit: int, within: bool) -> None:
     assert within_edits(a, b, limit) is within
+
+
+def test_script_tests() -> None:
+    assert has_latin("Riyadh") and has_latin("Ümit") and not has_latin("الرياض")
+    assert has_arabic("الرياض") and not has_arabic("Riyadh")
 
 
 def test_contains_phrase_is_token_bounded() -> None:
