@@ -35,6 +35,7 @@ def extracted(response: str, lang: str = "en") -> tuple[str, str]:
     ("Score 79-75-72-80=306", "score 79-75-72-80=306", "whole"),
     ("10 - 2 × 3 = 24", "10 - 2 × 3 = 24", "whole"),
     ("10/0 = 5", "10/0 = 5", "whole"),
+    ("2.5 × 4 = 10.5", "2.5 × 4 = 10.5", "whole"),  # off by a half: no result either
     ("-19 (65-67-67-70=269)", "-19 (65-67-67-70=269)", "whole"),
     ("\\boxed{\\frac{1}{2}}", "\\frac{1}{2}", "boxed"),
     ("\\boxed{12", "12", "boxed"),  # never closed: the rest of the text
@@ -127,6 +128,8 @@ def test_allowed_edits_boundaries(k: str, edits: int) -> None:
     ("kiev oblats", "kiev oblast", 2, True),  # a swap of two letters is one edit in its word
     ("kiev oblats", "kiev oblast", 1, False),
     ("hotel a", "hotel b", 1, False),  # a short word replaced outright
+    ("hotel cat", "hotel cot", 1, False),  # three letters are short
+    ("grand hotel roma", "grand hotel rome", 2, True),  # four are not: one slip
     ("فندق ا", "فندق ب", 1, False),
     ("route 66", "route 67", 1, False),
     ("المناطق الحضرية القارية", "المناطق الريفية القارية", 3, False),  # urban is not rural
@@ -154,6 +157,8 @@ def test_find_fuzzy_windows() -> None:
     assert find_fuzzy(tokens, "zakarpattia oblast", 2) == "zakarpatia oblast"
     assert find_fuzzy(tokens, "zakarpattia oblast", 0) is None
     assert find_fuzzy([], "zakarpattia oblast", 2) is None
+    assert find_fuzzy("the winner was zakarpattia".split(), "zakarpattia", 0) is None  # no slips: no fuzzy match
+    assert find_fuzzy(["x"], "ab", 3) is None  # never an empty window
     # a word split in two, or two words merged, is still found
     assert find_fuzzy("it was zakar pattia".split(), "zakarpattia", 1) == "zakar pattia"
     assert find_fuzzy("it was newyork city".split(), "new york city", 2) == "newyork city"
