@@ -56,6 +56,9 @@ def extracted(response: str, lang: str = "en") -> tuple[str, str]:
     ("The answer is: **Paris**", "paris", "marker"),
     ("Answer： Lima", "lima", "marker"),  # full-width colon
     ("Let me answer carefully.\nParis", "paris", "last_line"),  # the word alone is no marker
+    ("Let me answer this.\nAnswer: Paris", "paris", "marker"),  # ... and does not hide a later one
+    ("Therefore, the correct answer is Paris.", "paris.", "marker"),
+    ("Answer: my_table", "my_table", "marker"),  # no markdown: underscores stay
     ("Answer Paris", "answer paris", "whole"),
     ("The answer is", "the answer is", "whole"),
     ("Here are the teams:\n- Spain\n- Italy", "- spain\n- italy", "list_block"),
