@@ -65,6 +65,9 @@ def extracted(response: str, lang: str = "en") -> tuple[str, str]:
     ("Teams:\n1. Spain\n2) Italy", "1. spain\n2) italy", "list_block"),
     ("Teams:\n* Spain\n* Italy", "-  spain\n-  italy", "list_block"),
     ("Teams:\n- Spain", "- spain", "last_line"),  # one bullet is just the last line
+    ("Teams:\n  * Spain\n  * Italy", "-    spain\n-    italy", "list_block"),  # indented markdown bullets
+    ("Total =", "total =", "whole"),  # nothing after the "="
+    ("12 + 30 = 42 (goals)", "42 (goals)", "equation"),  # a closed bracket in the tail
     ("x\n\n\ny", "y", "last_line"),
     ("**Paris**", "paris", "whole"),
     ("# Paris", "paris", "whole"),
