@@ -25,7 +25,7 @@ def joined_parts(tokens: list[str], gold: GoldItem, loc: Locale) -> tuple[int, i
     n = len(want)
     if n < 2:
         return None
-    for i in range(len(tokens) - n):
+    for i in range(len(tokens) - n + 1):  # n + 1 tokens with a joiner word; n where "و" is written onto a word
         if tokens[i] != want[0]:
             continue
         for cut in range(1, n):

@@ -10,9 +10,10 @@ import re
 
 __all__ = ["find_durations"]
 
+# "''" (seconds, two apostrophes) comes before "'" (minutes): the first alternative that matches wins
 _UNIT = re.compile(
-    r"(?<![\w.])(\d+(?:\.\d+)?)\s*(hours?|hrs?|h|ساعات|ساعة|ساعه|minutes?|mins?|m|'|دقائق|دقيقة|دقيقه"
-    r"|seconds?|secs?|s|\"|''|ثواني|ثانية|ثانيه)(?![^\W\d_])"
+    r"(?<![\w.])(\d+(?:\.\d+)?)\s*(hours?|hrs?|h|ساعات|ساعة|ساعه|''|minutes?|mins?|m|'|دقائق|دقيقة|دقيقه"
+    r"|seconds?|secs?|s|\"|ثواني|ثانية|ثانيه)(?![^\W\d_])"
 )
 _CLOCK = re.compile(r"(?<![\d:.])(\d{1,2}):(\d{2})(?::(\d{2}(?:\.\d+)?)|(\.\d+))?(?![\d:])")
 _FACTOR = {"h": 3600.0, "m": 60.0, "s": 1.0}

@@ -19,10 +19,14 @@ from typing import NamedTuple
 
 from livetab.reasoning import strip_thinking
 from livetab.rubric.locale import Locale
+from livetab.rubric.text import fold
 
 __all__ = ["Extraction", "extract_answer"]
 
-_JSON_ANSWER = re.compile(r"\{[^{}]*[\"'](?:answer|final_answer|الإجابة)[\"']\s*:[^{}]*\}", re.IGNORECASE)
+# the keys of a JSON answer; extraction runs on folded text, where "الإجابة" is spelled "الاجابه"
+_ANSWER_KEYS = ("answer", "final_answer", "الإجابة", fold("الإجابة"))
+_JSON_ANSWER = re.compile(r"\{[^{}]*[\"'](?:" + "|".join(map(re.escape, _ANSWER_KEYS)) + r")[\"']\s*:[^{}]*\}",
+                          re.IGNORECASE)
 _BOXED = re.compile(r"\\boxed\s*\{")
 _TEXT_CMD = re.compile(r"\\(?:text|textbf|mathrm|mbox)\s*\{([^{}]*)\}")
 _EQUALS_TAIL = re.compile(r"=\s*([^=\n]{1,40}?)\s*\.?\s*$")
@@ -85,7 +89,7 @@ def _json_answer(text: str) -> str | None:
     if not isinstance(obj, dict):
         return None
     for k, v in obj.items():
-        if str(k).lower() in ("answer", "final_answer", "الإجابة"):
+        if str(k).lower() in _ANSWER_KEYS:
             if isinstance(v, list):
                 return ", ".join(str(x) for x in v)
             if isinstance(v, bool):

@@ -157,8 +157,15 @@ def _approx_first_words(loc: Locale) -> frozenset[str]:
     return frozenset(w.split()[0] for w in loc.approx if w.split())
 
 
+@cache
+def _approx_lengths(loc: Locale) -> tuple[int, ...]:
+    """The numbers of words of the approximation phrases ("around": 1, "close to": 2, "más o menos": 3)."""
+    return tuple(sorted({len(w.split()) for w in loc.approx if w.split()}))
+
+
 def _approximate(folded: str, start: int, loc: Locale) -> bool:
-    """Is the number at `start` introduced by an approximation word ("around 40", "حوالي ٤٠", "~40")?"""
+    """Is the number at `start` introduced by an approximation word ("around 40", "حوالي ٤٠", "~40",
+    "más o menos 40")?"""
     before = folded[max(0, start - 20):start].rstrip()
     if not before:
         return False
@@ -166,7 +173,7 @@ def _approximate(folded: str, start: int, loc: Locale) -> bool:
         return True
     words = before.split()
     approx = _approx_words(loc)
-    return words[-1] in approx or " ".join(words[-2:]) in approx
+    return any(" ".join(words[-n:]) in approx for n in _approx_lengths(loc))
 
 
 @cache
@@ -260,15 +267,20 @@ def _find_numbers(folded: str, loc: Locale) -> list[NumberMention]:
             else:
                 found.append(NumberMention(value, start, m.end(), pct is not None, 0, 0.0, False))
     if _may_have_number_words(folded, loc, tokens):
-        for m in word_re.finditer(folded):
-            mstart = m.start()
-            if found and any(f.start <= mstart < f.end for f in found):
-                continue  # the scale word of a digit number ("38 ألف") was already read with it
-            run = m.group(0)
+        pos = 0
+        while (wm := word_re.search(folded, pos)) is not None:
+            mstart, pos = wm.start(), wm.end()
+            covered = max((f.end for f in found if f.start <= mstart < f.end), default=-1) if found else -1
+            if covered >= 0:
+                # the scale word of a digit number ("38 ألف", "3.78 million") was already read with it; the
+                # number words after it ("3.78 million and forty") are read on their own
+                pos = min(pos, covered)
+                continue
+            run = wm.group(0)
             values = _word_values(run, loc)
             if not values:
                 continue
-            end = m.end()
+            end = wm.end()
             pm = pct_after.match(folded, end)
             if pm is not None:
                 end = pm.end()

@@ -34,7 +34,8 @@ def _years(first: str, last: str) -> tuple[int, int] | None:
 
 def find_ranges(folded: str) -> list[tuple[int, int]]:
     """Every year range in `folded` text, as (first year, last year)."""
-    if "-" not in folded and "/" not in folded and " t" not in folded and "ال" not in folded and "حت" not in folded:
+    if ("-" not in folded and "/" not in folded and " t" not in folded and " u" not in folded and "ال" not in folded
+            and "حت" not in folded):  # the dash, the slash, "to"/"through", "until", "إلى", "حتى"
         return []
     out = []
     for m in _RANGE.finditer(folded):
