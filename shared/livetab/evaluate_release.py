@@ -26,20 +26,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from google.protobuf.json_format import ParseDict
-
+from livetab.export_rows import plain, question_from_row, table_from_row
 from livetab.ids import content_id
 from livetab.records import question_row, table_row
 from livetab.settings import QagenSettings, Settings, SourceSettings, StoreSettings
 from livetab.store import Store, open_store, schema
 from livetab.v1 import question_pb2, table_pb2
 
-__all__ = ["BUNDLED_RELEASE", "EXPORT_PROVENANCE", "LoadedRelease", "bundled_cache", "load_export", "load_release",
-           "question_from_export_row", "read_export_rows", "table_from_export_row"]
+__all__ = ["BUNDLED_RELEASE", "LoadedRelease", "bundled_cache", "load_export", "load_release",
+           "read_export_rows"]
 
 BUNDLED_RELEASE = "demo"
 # columns of an exported question row that are its table's provenance, not fields of the Question message
-EXPORT_PROVENANCE = ("licence", "source_uri", "source_title", "source_kind", "attribution")
 
 
 @dataclass
@@ -52,16 +50,6 @@ class LoadedRelease:
 
 # -- an export folder ------------------------------------------------------------------------------------------
 
-def _plain(v: Any) -> Any:
-    """A value read back by pandas/pyarrow as plain Python (arrays -> lists)."""
-    if hasattr(v, "tolist"):
-        v = v.tolist()
-    if isinstance(v, dict):
-        return {k: _plain(x) for k, x in v.items()}
-    if isinstance(v, list | tuple):
-        return [_plain(x) for x in v]
-    return v
-
 
 def read_export_rows(folder: Path, name: str) -> list[dict[str, Any]] | None:
     """Rows of `name`.jsonl (or `name`.parquet) in an export folder; None when neither is there."""
@@ -72,24 +60,8 @@ def read_export_rows(folder: Path, name: str) -> list[dict[str, Any]] | None:
     if path.is_file():
         import pyarrow.parquet as pq
 
-        return [_plain(r) for r in pq.read_table(path).to_pylist()]
+        return [plain(r) for r in pq.read_table(path).to_pylist()]
     return None
-
-
-def question_from_export_row(row: dict[str, Any]) -> question_pb2.Question:
-    doc = {k: v for k, v in row.items() if k not in EXPORT_PROVENANCE}
-    doc["params"] = json.loads(doc.get("params") or "{}")
-    q = question_pb2.Question()
-    ParseDict(_plain(doc), q)
-    return q
-
-
-def table_from_export_row(row: dict[str, Any]) -> table_pb2.Table:
-    doc = dict(row)
-    doc["column_types"] = json.loads(doc.get("column_types") or "{}")
-    t = table_pb2.Table()
-    ParseDict(_plain(doc), t)
-    return t
 
 
 def load_export(folder: Path) -> LoadedRelease:
@@ -98,11 +70,11 @@ def load_export(folder: Path) -> LoadedRelease:
     if qrows is None or trows is None:
         raise ValueError(f"{folder} has no questions.jsonl/.parquet and tables.jsonl/.parquet: a live release's export "
                          "holds counts only; export a retired release (`livetab release`) or use its private copy")
-    questions = [question_from_export_row(r) for r in qrows]
+    questions = [question_from_row(r) for r in qrows]
     names = sorted({q.release for q in questions})
     if len(names) != 1:
         raise ValueError(f"{folder}: the questions name {len(names)} releases ({', '.join(names[:5])}), not one")
-    return LoadedRelease(names[0], questions, [table_from_export_row(r) for r in trows], f"export folder {folder}")
+    return LoadedRelease(names[0], questions, [table_from_row(r) for r in trows], f"export folder {folder}")
 
 
 # -- the bundled sample ----------------------------------------------------------------------------------------

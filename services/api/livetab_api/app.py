@@ -25,6 +25,7 @@ from livetab.ids import content_id
 from livetab.models.spec import model_spec
 from livetab.releases import ReleaseRecord, frozen_questions, get_release, list_releases, not_live_reason
 from livetab.runs import build_run
+from livetab.runtime.health import add_health_routes
 from livetab.settings import (
     MAX_NAME_CHARS,
     MAX_PARAM_CHARS,
@@ -190,26 +191,7 @@ def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, work
                    "type": e.get("type", "")} for e in exc.errors()[:10]]
         return JSONResponse({"detail": errors}, status_code=422)
 
-    def _workers() -> list[dict[str, Any]]:
-        return [{"group": getattr(w, "group", "?"), "alive": bool(w.alive), "failure": w.failure}
-                for w in workers]
-
-    @app.get("/healthz")
-    def healthz() -> JSONResponse:
-        states = _workers()
-        ok = all(s["alive"] for s in states)
-        return JSONResponse({"status": "ok" if ok else "failing", "workers": states}, status_code=200 if ok else 503)
-
-    @app.get("/readyz")
-    def readyz() -> JSONResponse:
-        states = _workers()
-        problems = [f"worker {s['group']} stopped: {s['failure']}" for s in states if not s["alive"]]
-        try:
-            store.count(schema.runs, id="")
-        except Exception as e:  # the store is part of being ready
-            problems.append(f"store unreachable: {type(e).__name__}")
-        body = {"status": "failing" if problems else "ready", "workers": states, "problems": problems}
-        return JSONResponse(body, status_code=503 if problems else 200)
+    add_health_routes(app, workers, store)  # /healthz, /readyz: the runtime's, as every service serves them
 
     def _check_run(req: RunRequest) -> None:
         topic = requests_topic(req.model.pool)

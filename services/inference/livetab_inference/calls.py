@@ -132,7 +132,7 @@ def error_kind(e: BaseException) -> str:
 async def call_model(backend: ModelBackend, request: GenerateRequest, *, model: str, timeout_s: float,
                      stats: ModelStats | None = None) -> CallOutcome:
     """Send `request` to `backend`, waiting at most `timeout_s` (retries included); the completions, or the
-    error that ended the call. A backend bug (any other exception) is logged with its traceback and
+    error that ended the call. A backend bug (any other exception) is logged (its traceback at DEBUG) and
     recorded as the request's error, never lost; cancellation propagates."""
     t0 = time.perf_counter()
     try:
@@ -145,8 +145,9 @@ async def call_model(backend: ModelBackend, request: GenerateRequest, *, model: 
         outcome = CallOutcome([], f"model error: {e}", error_kind(e))
     except (asyncio.CancelledError, KeyboardInterrupt, SystemExit):
         raise
-    except Exception as e:
-        log.exception("backend %s raised", model)
+    except Exception as e:  # the traceback at DEBUG: a client torn down mid-call (Ctrl-C, shutdown) lands here too
+        log.error("backend %s raised %s: %s", model, type(e).__name__, e)
+        log.debug("backend %s traceback", model, exc_info=True)
         outcome = CallOutcome([], f"{type(e).__name__}: {e}", error_kind(e))
     outcome.latency_ms = (time.perf_counter() - t0) * 1000.0
     if stats is not None:

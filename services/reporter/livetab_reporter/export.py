@@ -32,8 +32,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from google.protobuf.json_format import MessageToDict, ParseDict
+from google.protobuf.json_format import MessageToDict
 from livetab.calibration import calibration_markdown
+from livetab.export_rows import plain as _plain
+from livetab.export_rows import question_from_row, table_from_row
 from livetab.ids import judge_name
 from livetab.settings import Settings
 from livetab.store import schema
@@ -44,7 +46,6 @@ from livetab_reporter.answers import COLUMNS, SECRET, answer_records, public_vie
 __all__ = ["Exported", "export_release", "export_release_files", "question_from_row", "read_rows", "release_questions",
            "table_from_row", "write_rows"]
 
-PROVENANCE = ("licence", "source_uri", "source_title", "source_kind", "attribution")
 HF_LICENCES = {"cc by-sa 4.0": "cc-by-sa-4.0", "cc-by-sa-4.0": "cc-by-sa-4.0", "cc by 4.0": "cc-by-4.0",
                "mit": "mit", "apache-2.0": "apache-2.0", "cc0": "cc0-1.0", "cc0 1.0": "cc0-1.0"}
 
@@ -72,37 +73,10 @@ def question_row(q: question_pb2.Question, table: table_pb2.Table | None) -> dic
     return row
 
 
-def question_from_row(row: dict[str, Any]) -> question_pb2.Question:
-    doc = {k: v for k, v in row.items() if k not in PROVENANCE}
-    doc["params"] = json.loads(doc.get("params") or "{}")
-    q = question_pb2.Question()
-    ParseDict(_plain(doc), q)
-    return q
-
-
 def table_row(t: table_pb2.Table) -> dict[str, Any]:
     row = _dict(t)
     row["column_types"] = json.dumps(row.get("column_types", {}), ensure_ascii=False, sort_keys=True)
     return row
-
-
-def table_from_row(row: dict[str, Any]) -> table_pb2.Table:
-    doc = dict(row)
-    doc["column_types"] = json.loads(doc.get("column_types") or "{}")
-    t = table_pb2.Table()
-    ParseDict(_plain(doc), t)
-    return t
-
-
-def _plain(v: Any) -> Any:
-    """A row read back by pandas or datasets as plain Python (numpy arrays -> lists, NaN-free)."""
-    if hasattr(v, "tolist"):
-        v = v.tolist()
-    if isinstance(v, dict):
-        return {k: _plain(x) for k, x in v.items()}
-    if isinstance(v, list | tuple):
-        return [_plain(x) for x in v]
-    return v
 
 
 def write_rows(folder: Path, name: str, rows: list[dict[str, Any]], columns: tuple[str, ...] = ()) -> list[str]:

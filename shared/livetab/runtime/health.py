@@ -17,10 +17,10 @@ __all__ = ["add_health_routes", "health_app", "worker_states"]
 
 
 def worker_states(workers: Sequence[Any]) -> list[dict[str, Any]]:
-    return [{"group": w.group, "alive": w.alive, "failure": w.failure} for w in workers]
+    return [{"group": getattr(w, "group", "?"), "alive": bool(w.alive), "failure": w.failure} for w in workers]
 
 
-def add_health_routes(app: FastAPI, workers: Sequence[Worker], store: Store) -> None:
+def add_health_routes(app: FastAPI, workers: Sequence[Any], store: Store) -> None:
     @app.get("/healthz")
     def healthz() -> JSONResponse:
         states = worker_states(workers)
