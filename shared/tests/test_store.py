@@ -30,14 +30,14 @@ def test_upsert_is_idempotent(store_url: str) -> None:
 
 
 def test_upsert_all_writes_every_table_in_one_transaction_or_nothing(store_url: str) -> None:
-    store = open_store(store_url)
-    store.upsert_all([(schema.effects, [{"id": "a", "kind": "k", "value": "1"}]), (schema.effects, []),
+    store = with_effects(open_store(store_url))
+    store.upsert_all([(effects, [{"id": "a", "kind": "k", "value": "1"}]), (effects, []),
                       (schema.response_cache, [{"key": "c1", "model": "m", "payload": b"x"}])])
-    assert store.count(schema.effects) == 1 and store.count(schema.response_cache) == 1
+    assert store.count(effects) == 1 and store.count(schema.response_cache) == 1
     with pytest.raises(IntegrityError):  # a row the second table refuses (no model): the first table's row is not kept
-        store.upsert_all([(schema.effects, [{"id": "b", "kind": "k", "value": "2"}]),
+        store.upsert_all([(effects, [{"id": "b", "kind": "k", "value": "2"}]),
                           (schema.response_cache, [{"key": "c2", "model": None, "payload": b"y"}])])
-    assert store.ids(schema.effects, ["a", "b"]) == {"a"}
+    assert store.ids(effects, ["a", "b"]) == {"a"}
     store.close()
 
 
