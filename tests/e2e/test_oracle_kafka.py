@@ -7,11 +7,8 @@ judged by the claims the scripted models write (no LLM judge configured) and sho
 
 from __future__ import annotations
 
-import os
-import signal
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -35,6 +32,7 @@ from tests.support.oracle import (
     verdict_cells,
 )
 from tests.support.releases import publish_over_http
+from tests.support.services import start_services, stop_services
 
 pytestmark = [pytest.mark.e2e, pytest.mark.kafka, pytest.mark.postgres]
 PAGES = ["203-733", "203-278"]
@@ -80,18 +78,12 @@ def test_oracle_100_and_anti_oracle_0_over_kafka(tmp_path: Path, e2e_kafka: str,
 
     cfg = _config(tmp_path / "dist.yaml", store_url, e2e_kafka, srcs)
     port = _free_port()
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     procs: dict[str, subprocess.Popen[bytes]] = {}
     logs = {}
     runs: dict[str, str] = {}
     status: dict[str, dict[str, Any]] = {}
     try:
-        for svc in SERVICES:
-            logs[svc] = open(tmp_path / f"{svc}.log", "w")
-            cmd = [sys.executable, "-m", "livetab_cli.main", "serve", svc, "--config", str(cfg)]
-            if svc == "api":
-                cmd += ["--port", str(port)]
-            procs[svc] = subprocess.Popen(cmd, env=env, stdout=logs[svc], stderr=subprocess.STDOUT)
+        start_services(cfg, tmp_path, port, procs, logs)
         api = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 120
         while True:
@@ -145,15 +137,7 @@ def test_oracle_100_and_anti_oracle_0_over_kafka(tmp_path: Path, e2e_kafka: str,
         finally:
             watch.close()
     finally:
-        for p in procs.values():
-            p.send_signal(signal.SIGTERM)
-        for p in procs.values():
-            try:
-                p.wait(30)
-            except subprocess.TimeoutExpired:
-                p.kill()
-        for f in logs.values():
-            f.close()
+        stop_services(procs, logs)
 
     store = open_store(store_url)
     try:

@@ -4,12 +4,9 @@ the real local model, checked against the same inputs run in embedded mode."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import signal
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -23,6 +20,7 @@ from livetab_cli.embedded import run_embedded
 
 from tests.support.releases import publish_over_http
 from tests.support.sample import sample_pages
+from tests.support.services import start_services, stop_services
 
 pytestmark = [pytest.mark.e2e, pytest.mark.kafka, pytest.mark.postgres, pytest.mark.model]
 PAGES = ["203-733", "203-278", "203-831"]  # a cycling race, a golfer's results, a list of office holders
@@ -90,16 +88,10 @@ def test_six_services_over_kafka_match_embedded(tmp_path: Path, e2e_kafka: str, 
     # 2. distributed: six processes over Kafka and PostgreSQL
     cfg = _config(tmp_path, store_url, e2e_kafka, str(tmp_path / "dist"))
     port = _free_port()
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     procs: dict[str, subprocess.Popen] = {}
     logs = {}
     try:
-        for svc in ("api", "scraper", "qagen", "inference", "judge", "reporter"):
-            logs[svc] = open(tmp_path / f"{svc}.log", "w")
-            cmd = [sys.executable, "-m", f"livetab_{svc}", "--config", str(cfg)]  # the runtime's entry point
-            if svc == "api":
-                cmd += ["--port", str(port)]
-            procs[svc] = subprocess.Popen(cmd, env=env, stdout=logs[svc], stderr=subprocess.STDOUT)
+        start_services(cfg, tmp_path, port, procs, logs)
         api = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 90
         while True:
@@ -148,15 +140,7 @@ def test_six_services_over_kafka_match_embedded(tmp_path: Path, e2e_kafka: str, 
         overall = next(row for row in status["leaderboard"] if row["slice"] == "all")
         assert overall["n"] == len(emb_questions)
     finally:
-        for p in procs.values():
-            p.send_signal(signal.SIGTERM)
-        for p in procs.values():
-            try:
-                p.wait(30)
-            except subprocess.TimeoutExpired:
-                p.kill()
-        for f in logs.values():
-            f.close()
+        stop_services(procs, logs)
 
     dist = open_store(store_url)
     assert {r["id"] for r in dist.select(schema.questions)} == emb_questions
