@@ -75,7 +75,7 @@ def test_question_relations(question: str, lang: str, asked: tuple[tuple[str, st
 ])
 def test_relation_side(sentence: str, sides: list[str | None]) -> None:
     t = tokens(sentence)
-    assert [relation_side(t, i) for i in range(len(t))] == sides
+    assert [relation_side(t, i, EN) for i in range(len(t))] == sides
 
 
 @pytest.mark.parametrize(("answer", "doubt", "doubt_with_table"), [

@@ -3,7 +3,9 @@
 "Who is older, Thaddeus Bell or Klaus Jürgen Schneider?" answered "Thaddeus Bell is younger than Klaus
 Jürgen Schneider" names both alternatives; the answer is the one the comparative points at. Each
 comparative word has an axis (amount, time, size) and a direction; the question's own word sets the
-direction asked, and the answer's word must have the same axis. The subject of the answer's comparative (the alternative named last before
+direction asked, and the answer's word must have the same axis. The words are each language pack's
+"comparison" section (de "älter als", fr "plus âgé que", ru "старше, чем" ...), with every inflected
+form listed there (gender, case, number), so a language is added by data. The subject of the answer's comparative (the alternative named last before
 it) is the answer when the two directions agree, the other alternative when they are opposite
 ("younger" answers "older" with the object). A negation between subject and comparative flips it
 ("did not achieve a higher number" = fewer). A generic word (more, greater, higher / أكثر, أكبر) takes
@@ -21,78 +23,40 @@ scored 87 points and the Saracens scored 78") answers with the larger (or smalle
 from __future__ import annotations
 
 import re
-from functools import cache, lru_cache
+from functools import lru_cache
 
 from livetab.rubric.context import QuestionContext
 from livetab.rubric.locale import Locale
-from livetab.rubric.text import fold, key
+from livetab.rubric.relations import name_base
+from livetab.rubric.text import key
 
 __all__ = ["comparative", "compare_alternatives"]
 
 CORRECT, INCORRECT = "correct", "incorrect"
 GENERIC = "amount"
+EITHER = "amount_or_time"  # es "mayor": "más goles" or "de más edad"; read as age only against an age word
 
-# word -> (axis, direction). English words are matched on comparison keys (lower case, no punctuation).
-_EN: dict[str, tuple[str, int]] = {}
-for _words, _axis, _sign in (
-    ("more most greater greatest higher highest larger largest bigger biggest outscored outscore outsold "
-     "outnumbered exceeded exceeds surpassed topped", GENERIC, 1),
-    ("fewer fewest less least lower lowest smaller smallest trailed", GENERIC, -1),
-    ("older oldest elder eldest earlier earliest sooner soonest before prior faster fastest quicker quickest "
-     "ahead", "time", 1),
-    ("younger youngest later latest newer newest after slower slowest behind recent", "time", -1),
-    ("longer longest taller tallest heavier heaviest wider widest deeper deepest farther farthest further "
-     "furthest", "size", 1),
-    ("shorter shortest lighter lightest narrower narrowest shallower closer closest nearer nearest", "size", -1),
-):
-    for _w in _words.split():
-        _EN[_w] = (_axis, _sign)
-
-_AR_RAW: dict[str, tuple[str, int]] = {
-    "أكثر": (GENERIC, 1), "أكبر": (GENERIC, 1), "أعلى": (GENERIC, 1), "أعظم": (GENERIC, 1), "تفوق": (GENERIC, 1),
-    "أقل": (GENERIC, -1), "أصغر": (GENERIC, -1), "أدنى": (GENERIC, -1),
-    "أقدم": ("time", 1), "أسبق": ("time", 1), "أبكر": ("time", 1), "أسرع": ("time", 1), "قبل": ("time", 1),
-    "أحدث": ("time", -1), "أبطأ": ("time", -1), "بعد": ("time", -1),
-    "أطول": ("size", 1), "أثقل": ("size", 1), "أبعد": ("size", 1), "أعرض": ("size", 1), "أعمق": ("size", 1),
-    "أقصر": ("size", -1), "أخف": ("size", -1), "أقرب": ("size", -1),
-}
-_AR = {fold(k): v for k, v in _AR_RAW.items()}
-# Nouns that give a generic word its axis: "a greater length" = longer, "أكبر سنا" = older.
-_AXIS_NOUNS: dict[str, str] = {
-    **dict.fromkeys(("length", "height", "distance", "width", "depth", "weight", "size"), "size"),
-    **dict.fromkeys(("age", "years"), "time"),
-    **{fold(w): "size" for w in ("طولا", "طول", "ارتفاعا", "ارتفاع", "مسافة", "وزنا", "حجما")},
-    **{fold(w): "time" for w in ("سنا", "سن", "عمرا", "عمر")},
-}
-_MORE_LESS = {"more": 1, "most": 1, "less": -1, "least": -1, fold("أكثر"): 1, fold("أقل"): -1}
+# The words (comparatives, "more"/"less", axis nouns, "than", negations) are the language pack's
+# "comparison" section (locales/<lang>.json), folded: Locale.comparatives etc.
 _QUOTED = re.compile(r"\"[^\"]{1,80}\"")
-_THAN_WORDS = frozenset({"than", fold("من")})
-_NEGATIONS = frozenset({"not", "never", "no", "didnt", "doesnt", "dont", "wasnt", "isnt", "werent", "arent",
-                        "hasnt", "havent", "hadnt", "cannot", "cant", "wont", "neither",
-                        *(fold(w) for w in ("لا", "لم", "لن", "ليس", "ليست", "غير"))})
-
-
-@cache
-def _lexicon(loc: Locale) -> dict[str, tuple[str, int]]:
-    return _AR if loc.arabic else _EN
 
 
 def comparative(tokens: list[str], loc: Locale) -> tuple[int, str, int] | None:
     """The first comparative word of `tokens`: (index, axis, direction); "more recent" is one word."""
-    lex = _lexicon(loc)
+    lex = loc.comparatives
     for i, t in enumerate(tokens):
         found = lex.get(t)
         if found is None and loc.arabic and len(t) > 3 and t[0] in "وف":
             found = lex.get(t[1:])
         if found is None:
             continue
-        sign = _MORE_LESS.get(t)
+        sign = loc.more_less.get(t)
         if sign is not None and i + 1 < len(tokens):  # "more recent", "less expensive"
             nxt = lex.get(tokens[i + 1])
             if nxt is not None and nxt[0] != GENERIC:
                 return i, nxt[0], nxt[1] * sign
-        if found[0] == GENERIC:  # "a greater length", "أكبر سنا"
-            noun = next((_AXIS_NOUNS[x] for x in tokens[i + 1:i + 3] if x in _AXIS_NOUNS), None)
+        if found[0] in (GENERIC, EITHER):  # "a greater length", "أكبر سنا"
+            noun = next((loc.axis_nouns[x] for x in tokens[i + 1:i + 3] if x in loc.axis_nouns), None)
             if noun is not None:
                 return i, noun, found[1]
         return i, found[0], found[1]
@@ -104,23 +68,24 @@ def _asked(question_folded: str, loc: Locale) -> tuple[tuple[str, int] | None, s
     """The question's comparative (axis, direction) and the first word after its "than", if any; no
     comparative when the question is negated outside its quoted names ("which did not have more ...")."""
     tokens = key(question_folded, folded=True).split()
-    if _negated(key(_QUOTED.sub(" ", question_folded), folded=True).split()):
+    if _negated(key(_QUOTED.sub(" ", question_folded), folded=True).split(), loc):
         return None, None
     found = comparative(tokens, loc)
     than = None
     for i in range(found[0] + 1 if found else len(tokens), len(tokens)):
-        if tokens[i] in _THAN_WORDS:
+        if tokens[i] in loc.than_words:
             than = next((x for x in tokens[i + 1:i + 4] if x not in loc.stopwords), None)
             break
     return (None if found is None else (found[1], found[2])), than
 
 
 def _axes_fit(a: str, b: str) -> bool:
-    return a == b
+    """Same axis; "mayor" (greater or older) fits an age word only, never a generic "more" (not sure)."""
+    return a == b or {a, b} == {EITHER, "time"}
 
 
-def _negated(tokens: list[str]) -> bool:
-    return any(t in _NEGATIONS for t in tokens)
+def _negated(tokens: list[str], loc: Locale) -> bool:
+    return any(t in loc.comparison_negations for t in tokens)
 
 
 def compare_alternatives(tokens: list[str], gold_tokens: frozenset[str], ctx: QuestionContext,
@@ -131,7 +96,7 @@ def compare_alternatives(tokens: list[str], gold_tokens: frozenset[str], ctx: Qu
     asked, than = _asked(ctx.numbers_text, loc)
     if asked is None:
         return None
-    lex = _lexicon(loc)
+    lex = loc.comparatives
     if len(gold_tokens) == 1 and next(iter(gold_tokens)) in lex:  # "more or less?" answered with a comparative
         return _direction(tokens, next(iter(gold_tokens)), than, loc)
     sides = [(a, b) if a in gold_tokens else (b, a) for a, b in ctx.competitor_sides
@@ -141,6 +106,8 @@ def compare_alternatives(tokens: list[str], gold_tokens: frozenset[str], ctx: Qu
     others = {o for _, o in sides}
     marks_gold = {g for g, _ in sides} | {t for t in gold_tokens if t not in loc.stopwords and len(t) > 1
                                            and t not in others}
+    if loc.name_endings:  # "младше Бориса Петрова": the names in another case
+        tokens = [name_base(t, marks_gold | others, loc) for t in tokens]
     kinds = [(i, t in marks_gold) for i, t in enumerate(tokens) if t in marks_gold or t in others]
     if not any(g for _, g in kinds) or all(g for _, g in kinds):
         return None  # the answer does not name both alternatives
@@ -154,7 +121,7 @@ def compare_alternatives(tokens: list[str], gold_tokens: frozenset[str], ctx: Qu
     if not before or not _axes_fit(axis, asked[0]):
         return None
     subject_at, subject_is_gold = before[-1]
-    if _negated(tokens[subject_at + 1:c]):
+    if _negated(tokens[subject_at + 1:c], loc):
         sign = -sign
     picks_gold = subject_is_gold == (sign == asked[1])
     if picks_gold:
@@ -171,9 +138,9 @@ def _direction(tokens: list[str], gold_word: str, than: str | None, loc: Locale)
     c, _, sign = found
     if than not in tokens[c + 1:c + 8]:
         return None  # compared with something else than the question's "than"
-    if _negated(tokens[max(0, c - 4):c]):
+    if _negated(tokens[max(0, c - 4):c], loc):
         sign = -sign
-    wanted = _lexicon(loc)[gold_word][1]
+    wanted = loc.comparatives[gold_word][1]
     if sign == wanted:
         return CORRECT, f"the answer's comparative ({tokens[c]!r}) has the gold's direction"
     return INCORRECT, f"the answer's comparative ({tokens[c]!r}) has the opposite direction"

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 
@@ -69,6 +69,25 @@ class Locale:
     date_fillers: frozenset[str] = frozenset()  # words between a date's parts ("17 de marzo de 2025")
     # words, as written (not folded), that fold into an "or" but are none: French "où" (where) -> "ou" (or)
     or_lookalikes: tuple[str, ...] = ()
+    # the pack's "comparison": folded word -> (axis, direction) of each comparative ("older": ("time", 1)),
+    # the words that turn a following comparative round ("more"/"less" recent), the nouns that give a
+    # generic "greater" an axis ("a greater length"), the words of "than", and the negations that flip one
+    comparatives: dict[str, tuple[str, int]] = field(default_factory=dict)
+    more_less: dict[str, int] = field(default_factory=dict)
+    axis_nouns: dict[str, str] = field(default_factory=dict)
+    than_words: frozenset[str] = frozenset()
+    comparison_negations: frozenset[str] = frozenset()
+    name_endings: tuple[str, ...] = ()  # case endings of a name in an answer (ru "Бориса" for "Борис")
+    # the pack's "relation": words putting their subject before / after their object, the verbs among
+    # them that a following passive marker ("by", "von", "par") turns round, words skipped between a
+    # relation word and its object, and words that may open a verb-first clause (Arabic)
+    rel_before: frozenset[str] = frozenset()
+    rel_after: frozenset[str] = frozenset()
+    rel_verbs: frozenset[str] = frozenset()
+    rel_passive: frozenset[str] = frozenset()
+    rel_skip: frozenset[str] = frozenset()
+    rel_openers: frozenset[str] = frozenset()
+    rel_object_endings: frozenset[str] = frozenset()  # endings only an object has (ru accusative "-у", "-ю")
 
     @property
     def arabic(self) -> bool:
@@ -115,6 +134,42 @@ def _mapping(data: dict[str, object], field: str) -> dict[str, float]:
     if not isinstance(raw, dict):
         raise ValueError(f"locale field {field!r} must be an object")
     return {fold(str(k)): float(v) for k, v in raw.items()}
+
+
+# "comparison" lists: (axis, direction) of each; "earlier" is the direction of "older"
+_COMPARATIVE_LISTS = {"greater": ("amount", 1), "smaller": ("amount", -1), "earlier": ("time", 1),
+                      "later": ("time", -1), "longer": ("size", 1), "shorter": ("size", -1),
+                      # es "mayor" / "menor": greater or older, smaller or younger
+                      "greater_or_older": ("amount_or_time", 1), "smaller_or_younger": ("amount_or_time", -1)}
+
+
+def _section(data: dict[str, object], name: str) -> dict[str, list[str]]:
+    raw = data.get(name, {})
+    if not isinstance(raw, dict) or not all(isinstance(v, list) for v in raw.values()):
+        raise ValueError(f"locale field {name!r} must map names to lists of words")
+    return {str(k): [fold(str(w)) for w in v] for k, v in raw.items()}
+
+
+def _comparison(data: dict[str, object]) -> dict[str, object]:
+    comp = _section(data, "comparison")
+    lexicon: dict[str, tuple[str, int]] = {}
+    for name, found in _COMPARATIVE_LISTS.items():
+        for w in comp.get(name, []):
+            lexicon.setdefault(w, found)
+    return {
+        "comparatives": lexicon,
+        "more_less": {**dict.fromkeys(comp.get("less", []), -1), **dict.fromkeys(comp.get("more", []), 1)},
+        "axis_nouns": {**dict.fromkeys(comp.get("time_nouns", []), "time"),
+                       **dict.fromkeys(comp.get("size_nouns", []), "size")},
+        "than_words": frozenset(comp.get("than", [])),
+        "comparison_negations": frozenset(comp.get("negations", [])),
+        "name_endings": tuple(comp.get("name_endings", [])),
+    }
+
+
+def _relation(data: dict[str, object]) -> dict[str, frozenset[str]]:
+    rel = _section(data, "relation")
+    return {f"rel_{k}": frozenset(rel.get(k, [])) for k in ("before", "after", "verbs", "passive", "skip", "openers", "object_endings")}
 
 
 @dataclass(frozen=True)
@@ -179,4 +234,5 @@ def get_locale(language: str) -> Locale:
         month_alt=_alternation(list(months)), percent_alt=_alternation(percent),
         approx=tuple(_words(words, "approx")), date_fillers=frozenset(_words(words, "date_fillers")),
         or_lookalikes=tuple(w.lower() for w in _raw_words(words, "or_lookalikes")),
+        **_comparison(words), **_relation(words),  # type: ignore[arg-type]
     )

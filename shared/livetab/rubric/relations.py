@@ -10,45 +10,36 @@ an anchor. The relation is read the same way in the question and in the answer:
 * Arabic: قبل / بعد, سبق (preceded), تلا / خلف (followed, succeeded), with the verb before its subject
   when it opens the sentence ("خلف زيد عمرا": Zaid succeeded Amr).
 
+The words are each language pack's "relation" section (locales/<lang>.json): "before" / "after" words
+with every inflected form (ru "сменил/сменила/сменили"), the verbs a passive marker ("by", "von",
+"par", "por", "door", "av") turns round, the words skipped before the object ("à", "auf", "de"), and a
+passive that carries its own side is listed on that side (ru "сменён", sv "efterträddes").
+
 `question_relations` lists (side, anchor word) asked; `relation_doubt` checks an answer's sentence.
 """
 
 from __future__ import annotations
 
 from livetab.rubric.locale import Locale
-from livetab.rubric.text import fold
 
-__all__ = ["AFTER", "BEFORE", "question_relations", "relation_doubt", "relation_side"]
+__all__ = ["AFTER", "BEFORE", "name_base", "question_relations", "relation_doubt", "relation_side"]
 
 BEFORE, AFTER = "before", "after"
 UNCERTAIN, INCORRECT = "uncertain", "incorrect"
-_BEFORE = frozenset({"before", "prior", "previous", "preceding", "preceded", "precedes", "precede", "earlier",
-                     "ahead", *(fold(w) for w in ("قبل", "السابق", "سبق", "سبقت", "يسبق", "تسبق"))})
-_AFTER = frozenset({"after", "next", "following", "followed", "follows", "follow", "succeeded", "succeeds",
-                    "succeed", "superseded", "supersedes", "superceded", "replaced", "replaces", "later", "behind",
-                    *(fold(w) for w in ("بعد", "التالي", "تلا", "تلت", "يلي", "تلي", "خلف", "خلفت", "يخلف"))})
-_VERBS = frozenset({"preceded", "precedes", "precede", "followed", "follows", "follow", "succeeded", "succeeds",
-                    "succeed", "superseded", "supersedes", "superceded", "replaced", "replaces",
-                    *(fold(w) for w in ("سبق", "سبقت", "يسبق", "تسبق", "تلا", "تلت", "يلي", "تلي", "خلف", "خلفت",
-                                        "يخلف"))})
-_PASSIVE = frozenset({"by", fold("من قبل").split()[0]})
-_SKIP = frozenset({"the", "to", "by", "than", "a", "an", "of"})
-_ARABIC_OPENERS = frozenset({fold(w) for w in ("و", "ثم", "فقد", "قد", "لقد")})
 
-
-def relation_side(tokens: list[str], i: int) -> str | None:
+def relation_side(tokens: list[str], i: int, loc: Locale) -> str | None:
     """The side relation word tokens[i] puts its subject on, the passive "R by" turned round."""
     t = tokens[i]
-    side = BEFORE if t in _BEFORE else AFTER if t in _AFTER else None
+    side = BEFORE if t in loc.rel_before else AFTER if t in loc.rel_after else None
     if side is None:
         return None
-    if i + 1 < len(tokens) and tokens[i + 1] in _PASSIVE and t in _VERBS:
+    if i + 1 < len(tokens) and tokens[i + 1] in loc.rel_passive and t in loc.rel_verbs:
         side = AFTER if side == BEFORE else BEFORE
     return side
 
 
 def _content(tokens: list[str], loc: Locale) -> list[str]:
-    return [t for t in tokens if t not in loc.stopwords and t not in _SKIP and len(t) > 1 and not t.isdigit()]
+    return [t for t in tokens if t not in loc.stopwords and t not in loc.rel_skip and len(t) > 1 and not t.isdigit()]
 
 
 def question_relations(tokens: list[str], loc: Locale) -> tuple[tuple[str, str], ...]:
@@ -56,7 +47,7 @@ def question_relations(tokens: list[str], loc: Locale) -> tuple[tuple[str, str],
     "who came after X" asks the after side of X; "who was succeeded by X" asks the before side."""
     out = []
     for i in range(len(tokens)):
-        side = relation_side(tokens, i)
+        side = relation_side(tokens, i, loc)
         if side is None:
             continue
         anchor = _content(tokens[i + 1:i + 5], loc)
@@ -65,8 +56,30 @@ def question_relations(tokens: list[str], loc: Locale) -> tuple[tuple[str, str],
     return tuple(out)
 
 
+def name_base(t: str, names: set[str] | frozenset[str], loc: Locale) -> str:
+    """`t` as the name word of `names` it inflects ("бориса" -> "борис", "анны" -> "анна"; the pack's
+    `name_endings`), else `t`."""
+    if t in names or not loc.name_endings:
+        return t
+    for w in names:
+        if len(w) >= 4 and any(t in (w + e, w[:-1] + e) for e in loc.name_endings):
+            return w
+    return t
+
+
+def _object_case(t: str, loc: Locale) -> bool:
+    """A name word in a case only an object has (ru accusative "Анну", "Орлову")."""
+    return any(t.endswith(e) for e in loc.rel_object_endings)
+
+
+def _object_leads(raw: list[str], tokens: list[str], i: int, names: set[str] | frozenset[str], loc: Locale) -> bool:
+    """The name just before the verb at `i` is in the object's case: object, verb, subject."""
+    j = next((j for j in range(i - 1, max(-1, i - 4), -1) if tokens[j] in names), None)
+    return j is not None and _object_case(raw[j], loc)
+
+
 def _opens_clause(tokens: list[str], i: int, loc: Locale) -> bool:
-    return loc.arabic and all(t in _ARABIC_OPENERS for t in tokens[:i])
+    return bool(loc.rel_openers) and all(t in loc.rel_openers for t in tokens[:i])
 
 
 def relation_doubt(tokens: list[str], gold_tokens: frozenset[str], relations: tuple[tuple[str, str], ...],
@@ -82,17 +95,23 @@ def relation_doubt(tokens: list[str], gold_tokens: frozenset[str], relations: tu
     the remaining 3 contestants for the final") — only when a table has ruled out other candidates, and
     R follows the gold (ending at `mention_end`) within three words.
     """
+    raw = tokens
+    if loc.name_endings:  # the anchor and the gold in another case than the question's ("Анна" for "Анну")
+        names = {a for _, a in relations} | gold_tokens
+        tokens = [name_base(t, names, loc) for t in tokens]
     asked = {anchor: side for side, anchor in relations if anchor in tokens and anchor not in gold_tokens}
     if not asked:
         return None
     for i in range(len(tokens)):
-        side = relation_side(tokens, i)
+        side = relation_side(tokens, i, loc)
         if side is None:
             continue
-        rest = [x for x in tokens[i + 1:i + 5] if x not in _SKIP and not x.isdigit()]
-        if loc.arabic and tokens[i] in _VERBS and _opens_clause(tokens, i, loc):
+        rest = [x for x in tokens[i + 1:i + 5] if x not in loc.rel_skip and not x.isdigit()]
+        if tokens[i] in loc.rel_verbs and _opens_clause(tokens, i, loc):
             rest = rest[1:]  # verb-subject-object: the object follows the subject
         obj = rest[0] if rest else None
+        if tokens[i] in loc.rel_verbs and _object_leads(raw, tokens, i, set(asked) | gold_tokens, loc):
+            side = AFTER if side == BEFORE else BEFORE  # "Анну Орлову сменила Вера": object, verb, subject
         if obj in asked:  # "<gold> R <anchor>": the gold is R of the anchor
             if side == asked[obj]:
                 return None
