@@ -12,6 +12,8 @@ from __future__ import annotations
 import pytest
 from livetab.rubric import judge_text
 from livetab.rubric.locale import get_locale
+from livetab.rubric.relations import question_relations
+from livetab.rubric.text import fold, key
 
 LANGS = ("de", "es", "fr", "nl", "ru", "sv")
 
@@ -118,7 +120,8 @@ REL: dict[str, list[tuple[str, str, list[tuple[str, str]]]]] = {
         ("Bram Lemmens is de opvolger van Gerard Kok.", "correct"), ("Gerard Kok volgde Bram Lemmens op.", "incorrect"),
         ("Bram Lemmens werd opgevolgd door Gerard Kok.", "incorrect"), ("Bram Lemmens was de voorganger van Gerard Kok.", "incorrect")]),
         ("Wie eindigde achter Anna de Vries?", "Bram Jansen", [("Bram Jansen eindigde achter Anna de Vries.", "correct"),
-         ("Anna de Vries eindigde voor Bram Jansen.", "correct"), ("Bram Jansen eindigde voor Anna de Vries.", "incorrect")])],
+         ("Anna de Vries eindigde eerder dan Bram Jansen.", "correct"), ("Bram Jansen eindigde eerder dan Anna de Vries.", "incorrect"),
+         ("Bram Jansen eindigde voor Anna de Vries.", "uncertain")])],
  "ru": [("Кто сменил Max Verstappen?", "Lando Norris", [
         ("Lando Norris сменил Max Verstappen.", "correct"), ("Max Verstappen был сменён Lando Norris.", "correct"),
         ("Max Verstappen предшествовал Lando Norris.", "correct"), ("Max Verstappen сменил Lando Norris.", "incorrect"),
@@ -189,3 +192,14 @@ def test_no_reversed_sentence_is_accepted(lang: str) -> None:
                     assert verdict(swapped, g, q, lang) != "correct", swapped
                     swapped_any += 1
     assert swapped_any >= 5
+
+
+def test_fixed_phrases_are_no_relation() -> None:
+    # nl "op een na hoogste" (second highest) and ru "после запятой" (after the decimal point) name no anchor
+    def asked(q: str, lang: str) -> tuple[tuple[str, str], ...]:
+        return question_relations(key(fold(q), folded=True).split(), get_locale(lang))
+
+    assert asked("Welke rij heeft de op een na hoogste waarde in de kolom Punten?", "nl") == ()
+    assert asked("Wie eindigde na Ajax?", "nl") == (("after", "ajax"),)
+    assert asked("Чему равно среднее значение столбца Очки с округлением до одного знака после запятой?", "ru") == ()
+    assert asked("Кто финишировал после Зенита?", "ru") == (("after", "зенита"),)

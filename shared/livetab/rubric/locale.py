@@ -20,7 +20,7 @@ from functools import cache
 from importlib import resources
 
 from livetab.numbers import separators
-from livetab.rubric.text import fold
+from livetab.rubric.text import fold, key
 
 __all__ = ["AnswerForms", "Locale", "answer_forms", "available_packs", "get_locale"]
 
@@ -87,7 +87,8 @@ class Locale:
     rel_passive: frozenset[str] = frozenset()
     rel_skip: frozenset[str] = frozenset()
     rel_openers: frozenset[str] = frozenset()
-    rel_object_endings: frozenset[str] = frozenset()  # endings only an object has (ru accusative "-у", "-ю")
+    rel_object_endings: frozenset[str] = frozenset()
+    rel_fixed: tuple[tuple[str, ...], ...] = ()  # phrases whose relation word is none ("op een na")  # endings only an object has (ru accusative "-у", "-ю")
 
     @property
     def arabic(self) -> bool:
@@ -167,9 +168,12 @@ def _comparison(data: dict[str, object]) -> dict[str, object]:
     }
 
 
-def _relation(data: dict[str, object]) -> dict[str, frozenset[str]]:
+def _relation(data: dict[str, object]) -> dict[str, object]:
     rel = _section(data, "relation")
-    return {f"rel_{k}": frozenset(rel.get(k, [])) for k in ("before", "after", "verbs", "passive", "skip", "openers", "object_endings")}
+    out: dict[str, object] = {f"rel_{k}": frozenset(rel.get(k, [])) for k in
+                               ("before", "after", "verbs", "passive", "skip", "openers", "object_endings")}
+    out["rel_fixed"] = tuple(tuple(key(p, folded=True).split()) for p in rel.get("fixed_phrases", []))
+    return out
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,10 @@ def relation_side(tokens: list[str], i: int, loc: Locale) -> str | None:
     side = BEFORE if t in loc.rel_before else AFTER if t in loc.rel_after else None
     if side is None:
         return None
+    for phrase in loc.rel_fixed:  # nl "op een na hoogste" (second highest), ru "после запятой": no relation
+        k = phrase.index(t) if t in phrase else -1
+        if k >= 0 and i >= k and tuple(tokens[i - k:i - k + len(phrase)]) == phrase:
+            return None
     if i + 1 < len(tokens) and tokens[i + 1] in loc.rel_passive and t in loc.rel_verbs:
         side = AFTER if side == BEFORE else BEFORE
     return side
