@@ -45,6 +45,12 @@ def dates(text: str, lang: str = "en") -> list[tuple[tuple[tuple[int | None, ...
      [(((2004, 5, 3),), 16, 26), (((2005, 6, 7),), 31, 41)]),
     ("2005-06-07 replaced 3 May 2004", "en", [(((2005, 6, 7),), 0, 10), (((2004, 5, 3),), 20, 30)]),
     ("no dates here", "en", []),
+    ("31 May 2004", "en", [(((2004, 5, 31),), 0, 11)]),  # the last day of a month
+    ("31/12/2004", "en", [(((2004, 12, 31),), 0, 10)]),
+    ("2004-05-xx", "en", [(((2004, 5, None),), 0, 10)]),  # WikiTableQuestions' month gold: no day
+    ("xxxx-xx-13", "en", [(((None, None, 13),), 0, 10)]),
+    # "May 2004" inside the first date is part of it; "June 2005" after it is a date of its own
+    ("from 3 May 2004 to June 2005", "en", [(((2004, 5, 3),), 5, 15), (((2005, 6, None),), 19, 28)]),
     ("route 66 in 1926", "en", []),
 ])
 def test_find_dates(text: str, lang: str, found: list[object]) -> None:
@@ -143,6 +149,8 @@ def test_content_polarity(question: str, content: str, value: bool | None) -> No
     ("Paris", "en", None),
     ("لا توجد معلومات كافية", "ar", "insufficient"),
     ("البيانات متناقضة", "ar", "contradictory"),
+    ("لا جواب بسبب القيم المتناقضة", "ar", "contradictory"),  # the article written onto the word
+    ("السعر هو القيمة المفقودة", "ar", "insufficient"),
     ("جدة", "ar", None),
     ("Nicht genügend Informationen", "de", "insufficient"),
     ("Información insuficiente", "es", "insufficient"),
@@ -177,6 +185,11 @@ def test_refusal_kind(text: str, lang: str, kind: str | None) -> None:
      ["lewis and clark river bridge", "astoria bridge"]),
     ("January 9, 1987 and March 3, 1990", "en", ("january 9, 1987", "march 3, 1990"),
      ["january 9 1987", "march 3 1990"]),
+    # a gold item inside a longer one: the longer is kept first, whatever their alphabetical order
+    ("Rock and Roll, Part 2; Rock and Roll", "en", ("rock and roll", "rock and roll, part 2"),
+     ["rock and roll part 2", "rock and roll"]),
+    ("Heaven and Hell / Black Sabbath, Heaven and Hell", "en", ("heaven and hell", "black sabbath, heaven and hell"),
+     ["heaven and hell", "black sabbath heaven and hell"]),
     ("Tom and Jerry and Spike", "en", ("tom and jerry", "jerry and spike xx"), ["tom and jerry", "spike"]),
 ])
 def test_split_items(text: str, lang: str, keep: tuple[str, ...], items: list[str]) -> None:
@@ -191,6 +204,10 @@ def test_match_item() -> None:
     (hotel,) = spec_from_strings("فندق أ", language="ar").items
     assert match_item("وفندق ا", hotel)  # the Arabic "and" attached to the item
     assert not match_item("فندق ب", hotel)
+    (oman,) = spec_from_strings("عمان", language="ar").items  # too short for a slip: only the "و" is dropped
+    assert match_item("وعمان", oman)
+    assert not match_item("وقطر", oman)
+    assert not match_item("ومان", oman)
     (ohio,) = spec_from_strings("Ohio").items
     assert not match_item("iowa", ohio)  # too short for a slip
     (number,) = spec_from_strings("1500").items

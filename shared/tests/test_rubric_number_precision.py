@@ -221,3 +221,14 @@ def test_rounded_mentions_keep_percent_and_scaled_precision() -> None:
 ])
 def test_word_number_mentions(text: str, lang: str, mentions: list[NumberMention]) -> None:
     assert read(text, lang) == mentions
+
+
+@pytest.mark.parametrize(("lang", "text"), [
+    ("en", "40 per cent"), ("en", "40 percent"), ("de", "40 Prozent"), ("es", "40 por ciento"),
+    ("fr", "40 pour cent"), ("nl", "40 procent"), ("sv", "40 procent"), ("ar", "40 بالمائة"),
+    # Russian writes the word in three case forms, and "проц" short: the mention takes the whole word
+    ("ru", "40 процентов"), ("ru", "40 процента"), ("ru", "40 процент"), ("ru", "40 проц"),
+])
+def test_a_percent_word_is_read_whole(lang: str, text: str) -> None:
+    (n,) = find_numbers(fold(text), get_locale(lang))
+    assert (n.value, n.percent, n.start, n.end) == (40.0, True, 0, len(text))

@@ -52,7 +52,7 @@ def polarity(folded: str, loc: Locale) -> bool | None:
         assert match is not None
         rest = folded[match.end():]
         negatives = any_false.findall(rest)
-        positives = any_true.findall(any_false.sub(" ", rest)) if negatives else any_true.findall(rest)
+        positives = any_true.findall(any_false.sub(" ", rest))
         opposite = negatives if lead else positives
         return None if opposite else lead  # "True or false: ..." hedges
     return _scan(folded, any_true, any_false)
@@ -60,8 +60,7 @@ def polarity(folded: str, loc: Locale) -> bool | None:
 
 def _scan(text: str, any_true: re.Pattern[str], any_false: re.Pattern[str]) -> bool | None:
     negatives = any_false.findall(text)
-    rest = any_false.sub(" ", text) if negatives else text
-    positives = any_true.findall(rest)
+    positives = any_true.findall(any_false.sub(" ", text))  # "true" inside "not true" is not counted
     if negatives and not positives:
         return False
     if positives and not negatives:
