@@ -34,6 +34,7 @@ NULL_MARKERS = frozenset({"", "—", "–", "-", "−", "‒", "―", "n/a", "N/
                           # "no data" as the FreshTab languages write it (ru, de, es, fr/es, nl)
                           "н/д", "н. д.", "k. A.", "k.A.", "s/d", "n.d.", "n.v.t."})
 
+ACCOUNTING_SOURCES = frozenset({"local_files", "local_csv"})
 _HAS_DIGIT = re.compile(r"\d")
 _DURATION = re.compile(
     r"^(?:\d{1,3}:)?\d{1,2}:\d{2}(?:[.,]\d+)?$"
@@ -68,7 +69,7 @@ def is_null(text: str) -> bool:
 
 
 @lru_cache(maxsize=65536)
-def value_type(text: str, language: str = "en") -> str:
+def value_type(text: str, language: str = "en", accounting: bool = False) -> str:
     """The type of one value: integer, decimal, percentage, currency, date, duration or text."""
     t = numbers.normalise_digits(text.strip())
     if not t:
@@ -79,7 +80,7 @@ def value_type(text: str, language: str = "en") -> str:
         return "duration"
     if _DATE.match(t):
         return "date"
-    reading = numbers.read_number(t, language, units=True)
+    reading = numbers.read_number(t, language, units=True, accounting=accounting)
     if reading is None:
         return "text"
     if reading.percent:
@@ -91,6 +92,9 @@ def value_type(text: str, language: str = "en") -> str:
 
 def detect_column_types(table: Table, *, min_share: float = 0.8) -> dict[str, str]:
     language = table.language or "en"
+    # Files as companies publish them print losses in parentheses ("(872,454)"); on web pages a bracketed
+    # number is a note or a grid slot, so only file tables are read in accounting mode.
+    accounting = table.source.kind in ACCOUNTING_SOURCES
     out: dict[str, str] = {}
     for c, key in enumerate(unique_columns(table.columns)):  # the keys of Table.column_types
         counts: Counter[str] = Counter()
@@ -98,7 +102,7 @@ def detect_column_types(table: Table, *, min_share: float = 0.8) -> dict[str, st
             v = row[c] if c < len(row) else ""
             if is_null(v):
                 continue
-            counts[value_type(v, language)] += 1
+            counts[value_type(v, language, accounting)] += 1
         total = sum(counts.values())
         if not total:
             out[key] = "empty"
