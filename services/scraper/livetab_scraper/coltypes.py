@@ -6,7 +6,8 @@ number reader every service shares, with the page language's conventions (`1,234
 adds what a number is not: dates and durations.
 
 A column gets a type when at least `min_share` (default 0.8) of its non-empty, non-null values
-have it; integers and decimals together make a decimal column. Everything else is `text`, and a
+have it; integers and decimals together make a decimal column, and plain numbers under a currency
+printed on some rows only (as reports print it) a currency column. Everything else is `text`, and a
 column with no values at all is `empty`.
 """
 
@@ -32,7 +33,9 @@ COLUMN_TYPES = ("integer", "decimal", "percentage", "currency", "date", "duratio
 NULL_MARKERS = frozenset({"", "—", "–", "-", "−", "‒", "―", "n/a", "N/A", "n.a.", "N.A.", "na", "NA", "?", "none",
                           "None", "null", "nil", "—*", "TBD", "TBA", "tbd", "tba", "..", "...", "…", "×", "∅",
                           # "no data" as the FreshTab languages write it (ru, de, es, fr/es, nl)
-                          "н/д", "н. д.", "k. A.", "k.A.", "s/d", "n.d.", "n.v.t."})
+                          "н/д", "н. д.", "k. A.", "k.A.", "s/d", "n.d.", "n.v.t.",
+                          # "not meaningful", as annual reports write it (lower case: "NM" is New Mexico)
+                          "nm", "n.m."})
 
 ACCOUNTING_SOURCES = frozenset({"local_files", "local_csv"})
 _HAS_DIGIT = re.compile(r"\d")
@@ -109,6 +112,12 @@ def detect_column_types(table: Table, *, min_share: float = 0.8) -> dict[str, st
             continue
         if counts["decimal"] and counts["integer"]:
             counts["decimal"] += counts.pop("integer")
+        if counts["currency"] and (counts["decimal"] or counts["integer"]):
+            # Reports print the currency on the first and the total row only ("$1,452.4", "44.1", ...).
+            counts["currency"] += counts.pop("decimal", 0) + counts.pop("integer", 0)
         kind, n = counts.most_common(1)[0]
+        measured = sum(counts[k] for k in ("integer", "decimal", "percentage", "currency"))
+        if n < min_share * total and measured >= min_share * total:
+            kind, n = "decimal", measured  # amounts of mixed measures ("$1,910" over "4%"): numeric still
         out[key] = kind if n >= min_share * total else "text"
     return out

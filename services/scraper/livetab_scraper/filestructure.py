@@ -102,10 +102,9 @@ def _value_row(row: list[str], language: str) -> bool:
     rest = [v.strip() for v in row[1:] if v.strip()]
     years = [int(re.sub(r"\D", "", v)[:4]) for v in rest if _YEAR.match(v)]
     # Years are column labels when the row has no label of its own or they run year by year (2019, 2018,
-    # 2017); "n1 | 1920 | 1980" is a row of amounts.
-    if years and row[0].strip() and not (len(set(years)) == len(years) and len(years) > 1 and all(
-            abs(a - b) == 1 for a, b in zip(years, years[1:], strict=False))) and not (
-            len(years) == 1 and len(rest) > 1):
+    # 2017; repeated under two groups); "n1 | 1920 | 1980" is a row of amounts.
+    run = len(set(years)) > 1 and max(years) - min(years) == len(set(years)) - 1
+    if years and row[0].strip() and not run and not is_unit_phrase(row[0]) and not (len(years) == 1 and len(rest) > 1):
         return True
     return any(_amount(v, language) is not None or v in _NULLS for v in rest)
 
@@ -135,6 +134,12 @@ def read_file_structure(grid: list[list[str]], language: str = "en", default_hea
     for r in range(h):
         cells = [(c, v.strip()) for c, v in enumerate(grid[r]) if v.strip()]
         rest = [(c, v) for c, v in cells if c > 0]
+        repeated = (r > 0 and len(rest) >= 2 and len({v for _, v in rest}) == 1 and not _YEAR.match(rest[0][1])
+                    and all(v.strip() for v in grid[r][1:]))
+        if repeated and not any(c == 0 for c, _ in cells):  # "$M | $M", "Number | Number" under the years
+            s.units.update({c: v for c, v in rest})
+            s.unit_rows.append(r)
+            continue
         if rest and all(is_unit_token(v) or is_unit_phrase(v) for _, v in rest) and (
                 not any(c == 0 for c, _ in cells) or len(rest) >= 1):
             if len(rest) == 1 and is_unit_phrase(rest[0][1]) and width > 2:
@@ -143,6 +148,8 @@ def read_file_structure(grid: list[list[str]], language: str = "en", default_hea
                 for c, v in rest:
                     s.units[c] = v
             s.unit_rows.append(r)
+        elif rest and any(is_unit_token(v) for _, v in rest):
+            s.units.update({c: v for c, v in rest if is_unit_token(v)})  # "Amount | Amount | ($) | (%)"
         elif len(cells) == 1 and is_unit_phrase(cells[0][1]):
             table_unit = table_unit or cells[0][1]
             s.unit_rows.append(r)
@@ -165,16 +172,50 @@ def read_file_structure(grid: list[list[str]], language: str = "en", default_hea
         if _label_only(grid[r]) and r + 1 < n:  # a heading of the rows under it (not a last-line note)
             if not TOTAL_WORDS.get(language.split("-")[0], TOTAL_WORDS["en"]).search(grid[r][0]):
                 s.sections[r] = grid[r][0].strip()
-    # Units of the columns that state amounts, from a table-wide unit phrase.
+    # A column label that ends in its unit: "2019 €m", "Change (%)".
+    for r in range(h):
+        if r in s.unit_rows:
+            continue
+        for c in range(1, width):
+            words = grid[r][c].split()
+            if c not in s.units and len(words) > 1 and is_unit_token(words[-1]):
+                s.units[c] = words[-1]
+    # Units of the columns that state amounts, from a table-wide unit phrase (not a column of percentages).
     if table_unit:
         for c in range(1, width):
-            if c not in s.units and any(_amount(grid[r][c], language) is not None for r in body):
+            readings = [read_number(grid[r][c].strip(), language, units=True, accounting=True) for r in body
+                        if _amount(grid[r][c], language) is not None]
+            if c not in s.units and readings and not all(x is not None and x.percent for x in readings):
                 s.units[c] = table_unit
     s.totals = _totals(grid, h, s.sections, language)
     return s
 
 
+def _sums_to(grid: list[list[str]], r: int, block: list[int], language: str) -> bool:
+    """Row r's amounts are the sums of the block's rows: in every column where two or more of them state
+    amounts, within the rounding of the figures shown, in at least half of those columns (a roll-forward's
+    price column is no sum); a small amount off by its rounding proves nothing."""
+    matched = checked = 0
+    for c in range(1, len(grid[r])):
+        v = _amount(grid[r][c], language)
+        if v is None:
+            continue
+        vals = [p for k in block if (p := _amount(grid[k][c], language)) is not None]
+        if len(vals) < 2:
+            continue
+        checked += 1
+        d = _decimals(grid[r][c], language)
+        tol = 10.0 ** -d * (len(vals) // 2 + 1) * 0.5
+        diff = abs(sum(vals) - v)
+        if diff <= tol + 1e-9 and (diff < 1e-9 or abs(v) > 10 * tol) and v != 0 and any(x != v for x in vals):
+            matched += 1
+    return matched > 0 and 2 * matched >= checked
+
+
 def _totals(grid: list[list[str]], h: int, sections: dict[int, str], language: str) -> list[int]:
+    """Rows whose label says total, or whose amounts sum the rows since the last boundary (section or
+    total), the rows from the last total on ("Net deferred tax assets" = gross total + "Less valuation
+    allowance"), the totals so far (the net of two sections' totals), or every row that is no total."""
     words = TOTAL_WORDS.get(language.split("-")[0], TOTAL_WORDS["en"])
     out: list[int] = []
     start = h  # first row of the current block
@@ -183,30 +224,15 @@ def _totals(grid: list[list[str]], h: int, sections: dict[int, str], language: s
             start = r + 1
             continue
         row = grid[r]
-        if any(words.search(v) for v in row[:1] if v.strip()):
+        if row[0].strip() and words.search(row[0]):
             out.append(r)
             start = r + 1
             continue
-        block = [k for k in range(start, r) if k not in sections]
-        if len(block) < 2:
-            continue
-        matched = checked = 0
-        for c in range(1, len(row)):
-            v = _amount(row[c], language)
-            if v is None:
-                continue
-            parts = [_amount(grid[k][c], language) for k in block]
-            if any(p is None for p in parts if p is not None) or all(p is None for p in parts):
-                continue
-            vals = [p for p in parts if p is not None]
-            if len(vals) < 2:
-                continue
-            checked += 1
-            d = max(_decimals(row[c], language), 0)
-            tol = 10 ** -d * (len(vals) // 2 + 1) if d or any(abs(x) >= 1 for x in vals) else 1e-9
-            if abs(sum(vals) - v) <= tol + 1e-9 and v != 0:
-                matched += 1
-        if checked and matched == checked:
+        plain = [k for k in range(start, r) if k not in sections]
+        since_total = [k for k in range(out[-1], r) if k not in sections] if out else []
+        everything = [k for k in range(h, r) if k not in sections and k not in out]
+        blocks = [b for b in (plain, since_total, list(out), everything) if len(b) >= 2]
+        if any(_sums_to(grid, r, b, language) for b in blocks):
             out.append(r)
             start = r + 1
     return out
