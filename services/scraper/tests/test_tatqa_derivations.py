@@ -24,7 +24,6 @@ from pathlib import Path
 import pytest
 from livetab.numbers import parse_number
 from livetab.tables import Table
-
 from livetab_scraper.sources.files import LocalFilesConfig, read_table_file
 
 DATA = Path(__file__).resolve().parents[3] / ".." / "shared" / "data" / "tatqa" / "dev_sample.jsonl"
@@ -109,7 +108,7 @@ def test_tatqa_derivations_re_executed_on_livetab_cells(tmp_path: Path, capsys: 
             if missing:
                 wrong.append(f"table {i} {q['derivation']!r}: {missing} not a body cell of livetab's table")
                 continue
-            expr = _LITERAL.sub(lambda m: repr(values.get(m.group(0), float(m.group(0).replace(",", "")))),
+            expr = _LITERAL.sub(lambda m, vals=values: repr(vals.get(m.group(0)) or float(m.group(0).replace(",", ""))),
                                 q["derivation"])
             try:
                 result = _evaluate(expr)
