@@ -9,8 +9,11 @@ thousands in any language), Arabic-Indic and Extended Arabic-Indic digits with t
 currency symbol or code before or after the number (`$5`, `5 €`, `USD 3`) and a scale word after it
 (`3 million`, `120k`, `1,5 Mio.`, `2 млн`, `٣ مليون`), which is applied; a bare `m` counts as a million
 only beside a currency (`$5m`), since `100 m` and `4.60 m` in a sports table are metres.
-Anything else (words, ranges, dates, two numbers in one cell) is not a number: the reader returns
-None instead of guessing. `read_decimal` and `exact_number` read the same way but exactly (Decimal,
+With `accounting=True` (tables from financial files: annual reports, spreadsheets) a number in
+parentheses is negative, as accountants print losses: `(872,454)` is -872,454, `$(1,234)`, `($1,234)`
+and `(3.2)%` too; on Wikipedia pages a bracketed number is a note or a grid slot ("(18)"), so the
+default reads it as no number. Anything else (words, ranges, dates, two numbers in one cell) is not a
+number: the reader returns None instead of guessing. `read_decimal` and `exact_number` read the same way but exactly (Decimal,
 Fraction), for claims over tables and GSM8K arithmetic; `first_decimal` takes the first number of a
 value that carries more words ("12 km", "24.3 (est.)"), each candidate read by the same reader.
 
@@ -139,18 +142,32 @@ class _Parts(NamedTuple):
     scale: float
 
 
-def _parts(text: str, language: str, units: bool) -> _Parts | None:
+def _unbracket(s: str) -> tuple[str, bool]:
+    """An accounting negative's inside: "(872,454)" -> ("872,454", True); anything else unchanged."""
+    if len(s) > 2 and s[0] == "(" and s[-1] == ")" and "(" not in s[1:-1] and ")" not in s[1:-1]:
+        return s[1:-1].strip(), True
+    return s, False
+
+
+def _parts(text: str, language: str, units: bool, accounting: bool = False) -> _Parts | None:
     """The pieces of the one number a cell states (see the module docstring); None unless exactly one."""
     s = normalise_digits(text.strip())
     if not s or len(s) > _MAX_CHARS:
         return None
     s = _FOOTNOTE.sub("", s)
+    bracketed = False
+    if accounting:
+        s, bracketed = _unbracket(s)
     percent = bool(_PERCENT.search(s))
     if percent:
         s = _PERCENT.sub("", s)
+        if accounting and not bracketed:
+            s, bracketed = _unbracket(s)  # "(3.2)%"
     currency, scale = "", 1.0
     if units:
         s, currency = _strip_currency(s)
+        if accounting and not bracketed:
+            s, bracketed = _unbracket(s.strip())  # "$(1,234)"
         if (m := _SCALE.search(s) or (_MILLION_ABBR.search(s) if currency else None)) and m.start() > 0:
             scale = _SCALES.get(m.group(1).lower(), 1e6)
             s = s[: m.start()]
@@ -160,12 +177,16 @@ def _parts(text: str, language: str, units: bool) -> _Parts | None:
     whole = m.group("whole") or ""
     if m.group("g"):
         whole = whole.replace(m.group("g"), "")
-    return _Parts(m.group("sign") in ("-", "‒"), whole, m.group("frac") or "", percent, currency, scale)
+    negative = m.group("sign") in ("-", "‒")
+    if bracketed and m.group("sign"):
+        return None  # "(-5)": not how anyone prints a number
+    return _Parts(negative or bracketed, whole, m.group("frac") or "", percent, currency, scale)
 
 
-def read_number(text: str, language: str = "en", *, units: bool = False) -> NumberReading | None:
+def read_number(text: str, language: str = "en", *, units: bool = False,
+                accounting: bool = False) -> NumberReading | None:
     """The number a table cell states, read with the language's separators; None unless it is exactly one."""
-    p = _parts(text, language, units)
+    p = _parts(text, language, units, accounting)
     if p is None:
         return None
     value = float(f"{p.whole or '0'}.{p.frac or '0'}") * p.scale
@@ -176,9 +197,10 @@ def read_number(text: str, language: str = "en", *, units: bool = False) -> Numb
     return NumberReading(value=value, decimals=len(p.frac), percent=p.percent, currency=p.currency, scale=p.scale)
 
 
-def read_decimal(text: str, language: str = "en", *, units: bool = False) -> Decimal | None:
+def read_decimal(text: str, language: str = "en", *, units: bool = False,
+                 accounting: bool = False) -> Decimal | None:
     """`read_number`'s reading as an exact Decimal ("24.30" keeps its two decimals); None when it has none."""
-    p = _parts(text, language, units)
+    p = _parts(text, language, units, accounting)
     if p is None:
         return None
     value = Decimal(f"{'-' if p.negative else ''}{p.whole or '0'}.{p.frac}" if p.frac else
@@ -256,7 +278,8 @@ def _strip_currency(s: str) -> tuple[str, str]:
     return s, ""
 
 
-def parse_number(text: object, language: str = "en", *, units: bool = False) -> float | None:
+def parse_number(text: object, language: str = "en", *, units: bool = False,
+                 accounting: bool = False) -> float | None:
     """The number a table cell states, or None when the cell is not exactly one number.
 
     Numbers pass through (NaN is None, a bool is not a number); text is read by `read_number`.
@@ -267,7 +290,7 @@ def parse_number(text: object, language: str = "en", *, units: bool = False) -> 
         return None if isinstance(text, float) and math.isnan(text) else float(text)
     if not isinstance(text, str):
         return None
-    reading = read_number(text, language, units=units)
+    reading = read_number(text, language, units=units, accounting=accounting)
     return None if reading is None else reading.value
 
 

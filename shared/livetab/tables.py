@@ -80,6 +80,8 @@ class Table:
     column_types: dict[str, str] = field(default_factory=dict)
     release: str = ""
     group_column: str = ""  # the column of row groups read from section rows ("" when none)
+    total_rows: list[int] = field(default_factory=list)  # body rows that total the rows above them
+    column_units: dict[str, str] = field(default_factory=dict)  # column name -> unit ("$m", "%", "in thousands")
 
     @property
     def columns(self) -> list[str]:
@@ -122,6 +124,8 @@ class Table:
             column_types=self.column_types,
             release=self.release,
             group_column=self.group_column,
+            total_rows=self.total_rows,
+            column_units=self.column_units,
         )
 
     @classmethod
@@ -147,4 +151,6 @@ class Table:
             column_types=dict(m.column_types),
             release=m.release,
             group_column=m.group_column,
+            total_rows=list(m.total_rows),
+            column_units=dict(m.column_units),
         )

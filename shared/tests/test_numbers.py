@@ -204,3 +204,14 @@ def test_the_same_text_reads_the_same_in_cells_claims_and_answers(text: str, val
     assert decimals_in(text) == [exact]
     reading = read_number(text)
     assert (reading.value if reading else None) == (value if cell else None)
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("(872,454)", -872454.0), ("$(1,234)", -1234.0), ("($1,234)", -1234.0), ("(3.2)%", -3.2), ("(14.1%)", -14.1),
+    ("$ (26.8)", -26.8), ("$1,193,066", 1193066.0), ("12.5%", 12.5), ("(-5)", None), ("((5))", None), ("—", None),
+])
+def test_accounting_negatives_are_read_only_when_asked(text: str, value: float | None) -> None:
+    """Annual reports print losses in parentheses; on a web page "(18)" is a note, so it is no number there."""
+    assert parse_number(text, units=True, accounting=True) == value
+    if text.startswith(("(", "$ (", "$(")):
+        assert parse_number(text, units=True) is None

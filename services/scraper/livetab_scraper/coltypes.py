@@ -6,7 +6,8 @@ number reader every service shares, with the page language's conventions (`1,234
 adds what a number is not: dates and durations.
 
 A column gets a type when at least `min_share` (default 0.8) of its non-empty, non-null values
-have it; integers and decimals together make a decimal column. Everything else is `text`, and a
+have it; integers and decimals together make a decimal column, and plain numbers under a currency
+printed on some rows only (as reports print it) a currency column. Everything else is `text`, and a
 column with no values at all is `empty`.
 """
 
@@ -32,8 +33,11 @@ COLUMN_TYPES = ("integer", "decimal", "percentage", "currency", "date", "duratio
 NULL_MARKERS = frozenset({"", "—", "–", "-", "−", "‒", "―", "n/a", "N/A", "n.a.", "N.A.", "na", "NA", "?", "none",
                           "None", "null", "nil", "—*", "TBD", "TBA", "tbd", "tba", "..", "...", "…", "×", "∅",
                           # "no data" as the FreshTab languages write it (ru, de, es, fr/es, nl)
-                          "н/д", "н. д.", "k. A.", "k.A.", "s/d", "n.d.", "n.v.t."})
+                          "н/д", "н. д.", "k. A.", "k.A.", "s/d", "n.d.", "n.v.t.",
+                          # "not meaningful", as annual reports write it (lower case: "NM" is New Mexico)
+                          "nm", "n.m."})
 
+ACCOUNTING_SOURCES = frozenset({"local_files", "local_csv"})
 _HAS_DIGIT = re.compile(r"\d")
 _DURATION = re.compile(
     r"^(?:\d{1,3}:)?\d{1,2}:\d{2}(?:[.,]\d+)?$"
@@ -68,7 +72,7 @@ def is_null(text: str) -> bool:
 
 
 @lru_cache(maxsize=65536)
-def value_type(text: str, language: str = "en") -> str:
+def value_type(text: str, language: str = "en", accounting: bool = False) -> str:
     """The type of one value: integer, decimal, percentage, currency, date, duration or text."""
     t = numbers.normalise_digits(text.strip())
     if not t:
@@ -79,7 +83,7 @@ def value_type(text: str, language: str = "en") -> str:
         return "duration"
     if _DATE.match(t):
         return "date"
-    reading = numbers.read_number(t, language, units=True)
+    reading = numbers.read_number(t, language, units=True, accounting=accounting)
     if reading is None:
         return "text"
     if reading.percent:
@@ -91,6 +95,9 @@ def value_type(text: str, language: str = "en") -> str:
 
 def detect_column_types(table: Table, *, min_share: float = 0.8) -> dict[str, str]:
     language = table.language or "en"
+    # Files as companies publish them print losses in parentheses ("(872,454)"); on web pages a bracketed
+    # number is a note or a grid slot, so only file tables are read in accounting mode.
+    accounting = table.source.kind in ACCOUNTING_SOURCES
     out: dict[str, str] = {}
     for c, key in enumerate(unique_columns(table.columns)):  # the keys of Table.column_types
         counts: Counter[str] = Counter()
@@ -98,13 +105,19 @@ def detect_column_types(table: Table, *, min_share: float = 0.8) -> dict[str, st
             v = row[c] if c < len(row) else ""
             if is_null(v):
                 continue
-            counts[value_type(v, language)] += 1
+            counts[value_type(v, language, accounting)] += 1
         total = sum(counts.values())
         if not total:
             out[key] = "empty"
             continue
         if counts["decimal"] and counts["integer"]:
             counts["decimal"] += counts.pop("integer")
+        if counts["currency"] and (counts["decimal"] or counts["integer"]):
+            # Reports print the currency on the first and the total row only ("$1,452.4", "44.1", ...).
+            counts["currency"] += counts.pop("decimal", 0) + counts.pop("integer", 0)
         kind, n = counts.most_common(1)[0]
+        measured = sum(counts[k] for k in ("integer", "decimal", "percentage", "currency"))
+        if n < min_share * total and measured >= min_share * total:
+            kind, n = "decimal", measured  # amounts of mixed measures ("$1,910" over "4%"): numeric still
         out[key] = kind if n >= min_share * total else "text"
     return out

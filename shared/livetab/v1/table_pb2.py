@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16livetab/v1/table.proto\x12\nlivetab.v1\"`\n\x04\x43\x65ll\x12\x0b\n\x03row\x18\x01 \x01(\x05\x12\x0b\n\x03\x63ol\x18\x02 \x01(\x05\x12\x0f\n\x07rowspan\x18\x03 \x01(\x05\x12\x0f\n\x07\x63olspan\x18\x04 \x01(\x05\x12\x0c\n\x04text\x18\x05 \x01(\t\x12\x0e\n\x06header\x18\x06 \x01(\x08\"\xa9\x01\n\x06Source\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\x0b\n\x03uri\x18\x02 \x01(\t\x12\r\n\x05title\x18\x03 \x01(\t\x12\x10\n\x08revision\x18\x04 \x01(\t\x12\x13\n\x0btable_index\x18\x05 \x01(\x05\x12\x12\n\ncreated_at\x18\x06 \x01(\t\x12\x14\n\x0cretrieved_at\x18\x07 \x01(\t\x12\x0f\n\x07licence\x18\x08 \x01(\t\x12\x13\n\x0b\x61ttribution\x18\t \x01(\t\"\xa2\x01\n\x10StructureProfile\x12\x12\n\nsize_class\x18\x01 \x01(\t\x12\x1a\n\x12multi_level_header\x18\x02 \x01(\x08\x12\x14\n\x0cgrouped_rows\x18\x03 \x01(\x08\x12\x11\n\tfootnotes\x18\x04 \x01(\x08\x12\x15\n\rcontent_types\x18\x05 \x03(\t\x12\x0e\n\x06n_rows\x18\x06 \x01(\x05\x12\x0e\n\x06n_cols\x18\x07 \x01(\x05\"\xa8\x03\n\x05Table\x12\n\n\x02id\x18\x01 \x01(\t\x12\"\n\x06source\x18\x02 \x01(\x0b\x32\x12.livetab.v1.Source\x12\x10\n\x08language\x18\x03 \x01(\t\x12\x0e\n\x06\x64omain\x18\x04 \x01(\t\x12\x0f\n\x07\x63\x61ption\x18\x05 \x01(\t\x12%\n\x06header\x18\x06 \x03(\x0b\x32\x15.livetab.v1.HeaderRow\x12\x1d\n\x04rows\x18\x07 \x03(\x0b\x32\x0f.livetab.v1.Row\x12\x1f\n\x05\x63\x65lls\x18\x08 \x03(\x0b\x32\x10.livetab.v1.Cell\x12\x11\n\tfootnotes\x18\t \x03(\t\x12-\n\x07profile\x18\n \x01(\x0b\x32\x1c.livetab.v1.StructureProfile\x12\x38\n\x0c\x63olumn_types\x18\x0b \x03(\x0b\x32\".livetab.v1.Table.ColumnTypesEntry\x12\x0f\n\x07release\x18\x0c \x01(\t\x12\x14\n\x0cgroup_column\x18\r \x01(\t\x1a\x32\n\x10\x43olumnTypesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x1b\n\tHeaderRow\x12\x0e\n\x06values\x18\x01 \x03(\t\"\x15\n\x03Row\x12\x0e\n\x06values\x18\x01 \x03(\t\"\xc9\x01\n\rScrapeCommand\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0e\n\x06source\x18\x02 \x01(\t\x12\x10\n\x08location\x18\x03 \x01(\t\x12\x0f\n\x07release\x18\x04 \x01(\t\x12\x10\n\x08language\x18\x05 \x01(\t\x12\x37\n\x07options\x18\x06 \x03(\x0b\x32&.livetab.v1.ScrapeCommand.OptionsEntry\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16livetab/v1/table.proto\x12\nlivetab.v1\"`\n\x04\x43\x65ll\x12\x0b\n\x03row\x18\x01 \x01(\x05\x12\x0b\n\x03\x63ol\x18\x02 \x01(\x05\x12\x0f\n\x07rowspan\x18\x03 \x01(\x05\x12\x0f\n\x07\x63olspan\x18\x04 \x01(\x05\x12\x0c\n\x04text\x18\x05 \x01(\t\x12\x0e\n\x06header\x18\x06 \x01(\x08\"\xa9\x01\n\x06Source\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\x0b\n\x03uri\x18\x02 \x01(\t\x12\r\n\x05title\x18\x03 \x01(\t\x12\x10\n\x08revision\x18\x04 \x01(\t\x12\x13\n\x0btable_index\x18\x05 \x01(\x05\x12\x12\n\ncreated_at\x18\x06 \x01(\t\x12\x14\n\x0cretrieved_at\x18\x07 \x01(\t\x12\x0f\n\x07licence\x18\x08 \x01(\t\x12\x13\n\x0b\x61ttribution\x18\t \x01(\t\"\xa2\x01\n\x10StructureProfile\x12\x12\n\nsize_class\x18\x01 \x01(\t\x12\x1a\n\x12multi_level_header\x18\x02 \x01(\x08\x12\x14\n\x0cgrouped_rows\x18\x03 \x01(\x08\x12\x11\n\tfootnotes\x18\x04 \x01(\x08\x12\x15\n\rcontent_types\x18\x05 \x03(\t\x12\x0e\n\x06n_rows\x18\x06 \x01(\x05\x12\x0e\n\x06n_cols\x18\x07 \x01(\x05\"\xaa\x04\n\x05Table\x12\n\n\x02id\x18\x01 \x01(\t\x12\"\n\x06source\x18\x02 \x01(\x0b\x32\x12.livetab.v1.Source\x12\x10\n\x08language\x18\x03 \x01(\t\x12\x0e\n\x06\x64omain\x18\x04 \x01(\t\x12\x0f\n\x07\x63\x61ption\x18\x05 \x01(\t\x12%\n\x06header\x18\x06 \x03(\x0b\x32\x15.livetab.v1.HeaderRow\x12\x1d\n\x04rows\x18\x07 \x03(\x0b\x32\x0f.livetab.v1.Row\x12\x1f\n\x05\x63\x65lls\x18\x08 \x03(\x0b\x32\x10.livetab.v1.Cell\x12\x11\n\tfootnotes\x18\t \x03(\t\x12-\n\x07profile\x18\n \x01(\x0b\x32\x1c.livetab.v1.StructureProfile\x12\x38\n\x0c\x63olumn_types\x18\x0b \x03(\x0b\x32\".livetab.v1.Table.ColumnTypesEntry\x12\x0f\n\x07release\x18\x0c \x01(\t\x12\x14\n\x0cgroup_column\x18\r \x01(\t\x12\x12\n\ntotal_rows\x18\x0e \x03(\x05\x12\x38\n\x0c\x63olumn_units\x18\x0f \x03(\x0b\x32\".livetab.v1.Table.ColumnUnitsEntry\x1a\x32\n\x10\x43olumnTypesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x1a\x32\n\x10\x43olumnUnitsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x1b\n\tHeaderRow\x12\x0e\n\x06values\x18\x01 \x03(\t\"\x15\n\x03Row\x12\x0e\n\x06values\x18\x01 \x03(\t\"\xc9\x01\n\rScrapeCommand\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0e\n\x06source\x18\x02 \x01(\t\x12\x10\n\x08location\x18\x03 \x01(\t\x12\x0f\n\x07release\x18\x04 \x01(\t\x12\x10\n\x08language\x18\x05 \x01(\t\x12\x37\n\x07options\x18\x06 \x03(\x0b\x32&.livetab.v1.ScrapeCommand.OptionsEntry\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,6 +33,8 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_TABLE_COLUMNTYPESENTRY']._loaded_options = None
   _globals['_TABLE_COLUMNTYPESENTRY']._serialized_options = b'8\001'
+  _globals['_TABLE_COLUMNUNITSENTRY']._loaded_options = None
+  _globals['_TABLE_COLUMNUNITSENTRY']._serialized_options = b'8\001'
   _globals['_SCRAPECOMMAND_OPTIONSENTRY']._loaded_options = None
   _globals['_SCRAPECOMMAND_OPTIONSENTRY']._serialized_options = b'8\001'
   _globals['_CELL']._serialized_start=38
@@ -42,15 +44,17 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_STRUCTUREPROFILE']._serialized_start=309
   _globals['_STRUCTUREPROFILE']._serialized_end=471
   _globals['_TABLE']._serialized_start=474
-  _globals['_TABLE']._serialized_end=898
-  _globals['_TABLE_COLUMNTYPESENTRY']._serialized_start=848
-  _globals['_TABLE_COLUMNTYPESENTRY']._serialized_end=898
-  _globals['_HEADERROW']._serialized_start=900
-  _globals['_HEADERROW']._serialized_end=927
-  _globals['_ROW']._serialized_start=929
-  _globals['_ROW']._serialized_end=950
-  _globals['_SCRAPECOMMAND']._serialized_start=953
-  _globals['_SCRAPECOMMAND']._serialized_end=1154
-  _globals['_SCRAPECOMMAND_OPTIONSENTRY']._serialized_start=1108
-  _globals['_SCRAPECOMMAND_OPTIONSENTRY']._serialized_end=1154
+  _globals['_TABLE']._serialized_end=1028
+  _globals['_TABLE_COLUMNTYPESENTRY']._serialized_start=926
+  _globals['_TABLE_COLUMNTYPESENTRY']._serialized_end=976
+  _globals['_TABLE_COLUMNUNITSENTRY']._serialized_start=978
+  _globals['_TABLE_COLUMNUNITSENTRY']._serialized_end=1028
+  _globals['_HEADERROW']._serialized_start=1030
+  _globals['_HEADERROW']._serialized_end=1057
+  _globals['_ROW']._serialized_start=1059
+  _globals['_ROW']._serialized_end=1080
+  _globals['_SCRAPECOMMAND']._serialized_start=1083
+  _globals['_SCRAPECOMMAND']._serialized_end=1284
+  _globals['_SCRAPECOMMAND_OPTIONSENTRY']._serialized_start=1238
+  _globals['_SCRAPECOMMAND_OPTIONSENTRY']._serialized_end=1284
 # @@protoc_insertion_point(module_scope)

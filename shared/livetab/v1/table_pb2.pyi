@@ -63,8 +63,15 @@ class StructureProfile(_message.Message):
     def __init__(self, size_class: _Optional[str] = ..., multi_level_header: _Optional[bool] = ..., grouped_rows: _Optional[bool] = ..., footnotes: _Optional[bool] = ..., content_types: _Optional[_Iterable[str]] = ..., n_rows: _Optional[int] = ..., n_cols: _Optional[int] = ...) -> None: ...
 
 class Table(_message.Message):
-    __slots__ = ("id", "source", "language", "domain", "caption", "header", "rows", "cells", "footnotes", "profile", "column_types", "release", "group_column")
+    __slots__ = ("id", "source", "language", "domain", "caption", "header", "rows", "cells", "footnotes", "profile", "column_types", "release", "group_column", "total_rows", "column_units")
     class ColumnTypesEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    class ColumnUnitsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
         VALUE_FIELD_NUMBER: _ClassVar[int]
@@ -84,6 +91,8 @@ class Table(_message.Message):
     COLUMN_TYPES_FIELD_NUMBER: _ClassVar[int]
     RELEASE_FIELD_NUMBER: _ClassVar[int]
     GROUP_COLUMN_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_ROWS_FIELD_NUMBER: _ClassVar[int]
+    COLUMN_UNITS_FIELD_NUMBER: _ClassVar[int]
     id: str
     source: Source
     language: str
@@ -97,7 +106,9 @@ class Table(_message.Message):
     column_types: _containers.ScalarMap[str, str]
     release: str
     group_column: str
-    def __init__(self, id: _Optional[str] = ..., source: _Optional[_Union[Source, _Mapping]] = ..., language: _Optional[str] = ..., domain: _Optional[str] = ..., caption: _Optional[str] = ..., header: _Optional[_Iterable[_Union[HeaderRow, _Mapping]]] = ..., rows: _Optional[_Iterable[_Union[Row, _Mapping]]] = ..., cells: _Optional[_Iterable[_Union[Cell, _Mapping]]] = ..., footnotes: _Optional[_Iterable[str]] = ..., profile: _Optional[_Union[StructureProfile, _Mapping]] = ..., column_types: _Optional[_Mapping[str, str]] = ..., release: _Optional[str] = ..., group_column: _Optional[str] = ...) -> None: ...
+    total_rows: _containers.RepeatedScalarFieldContainer[int]
+    column_units: _containers.ScalarMap[str, str]
+    def __init__(self, id: _Optional[str] = ..., source: _Optional[_Union[Source, _Mapping]] = ..., language: _Optional[str] = ..., domain: _Optional[str] = ..., caption: _Optional[str] = ..., header: _Optional[_Iterable[_Union[HeaderRow, _Mapping]]] = ..., rows: _Optional[_Iterable[_Union[Row, _Mapping]]] = ..., cells: _Optional[_Iterable[_Union[Cell, _Mapping]]] = ..., footnotes: _Optional[_Iterable[str]] = ..., profile: _Optional[_Union[StructureProfile, _Mapping]] = ..., column_types: _Optional[_Mapping[str, str]] = ..., release: _Optional[str] = ..., group_column: _Optional[str] = ..., total_rows: _Optional[_Iterable[int]] = ..., column_units: _Optional[_Mapping[str, str]] = ...) -> None: ...
 
 class HeaderRow(_message.Message):
     __slots__ = ("values",)

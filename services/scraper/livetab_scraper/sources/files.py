@@ -22,6 +22,7 @@ from typing import Literal
 from livetab.tables import Table
 from pydantic import Field
 
+from livetab_scraper.filestructure import read_file_structure, shape_grid
 from livetab_scraper.sources.base import Failure, Fetched, Item, SourceConfig, SourceMeta, register_source
 from livetab_scraper.sources.cellgrid import FileReadError, ParsedFile, build_table
 from livetab_scraper.sources.office import read_docx, read_xlsx
@@ -86,6 +87,25 @@ def _extract_html(data: bytes, meta: SourceMeta,
     return tables, problems, notes, {"encoding": used}
 
 
+def read_structure_of(table: Table, header_rows: int) -> tuple[Table, list[str]]:
+    """The table with the structure read from its content (header depth, units, sections, totals):
+    `livetab_scraper.filestructure`; unchanged when the content shows none beyond the reader's default."""
+    grid = [*table.header, *table.rows]
+    if any(c.rowspan > 1 or c.colspan > 1 for c in table.cells if not c.header):
+        return table, []  # merged body cells: the document's own structure, kept as read
+    found = read_file_structure(grid, table.language, default_header=header_rows)
+    if any(c.colspan > 1 for c in table.cells):
+        found.spans = {}  # the document merged its header cells itself
+    if (found.header_rows == header_rows and not found.unit_rows and not found.sections and not found.totals
+            and not found.units and not found.spans):
+        return table, []
+    header, rows, cells, group, totals, units = shape_grid(grid, found, table.language)
+    if not rows:
+        return table, []
+    return replace(table, header=header, rows=rows, cells=cells, group_column=group, total_rows=totals,
+                   column_units=units), found.notes()
+
+
 def read_table_file(path: Path, cfg: LocalFilesConfig, root: Path,
                     now: Callable[[], datetime] = lambda: datetime.now(UTC)) -> list[Item]:
     """One file: a `Fetched` with its tables (if any) and a `Failure` for each part that gave nothing."""
@@ -123,8 +143,12 @@ def read_table_file(path: Path, cfg: LocalFilesConfig, root: Path,
             for i, pt in enumerate(parsed.tables):
                 title = f"{path.stem} — {pt.name}" if FORMATS[suffix] == "xlsx" and pt.name else path.stem
                 tmeta = replace(meta, table_index=i, title=title)
-                tables.append(build_table(pt.cells, pt.header_rows, meta=tmeta, language=cfg.language,
-                                          domain=cfg.domain, caption=pt.caption, footnotes=pt.footnotes))
+                table = build_table(pt.cells, pt.header_rows, meta=tmeta, language=cfg.language,
+                                    domain=cfg.domain, caption=pt.caption, footnotes=pt.footnotes)
+                if cfg.header_rows is None and FORMATS[suffix] != "markdown":
+                    table, found = read_structure_of(table, pt.header_rows)
+                    notes += found
+                tables.append(table)
     except FileReadError as e:
         return [Failure(where, str(e), "local_files")]
     items: list[Item] = [Failure(where, p, "local_files") for p in problems]
