@@ -6,7 +6,7 @@ import importlib
 import sys
 import traceback
 
-MODULES = ["bus", "scraper", "qagen", "judge", "inference", "inference_service", "reporter", "eval"]
+MODULES = ["bus", "scraper", "qagen", "judge", "inference", "inference_service", "reporter", "eval", "pipeline"]
 
 
 def main() -> int:

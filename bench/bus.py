@@ -73,7 +73,9 @@ HEADERS = [("message-type", b"livetab.v1.InferenceRequest"), ("message-id", b"01
            ("produced-at", b"1796014634897"), ("traceparent", b"00-" + b"a" * 32 + b"-" + b"b" * 16 + b"-01")]
 
 
-def bench_raw(bootstrap: str, headers: list[tuple[str, bytes]] | None = None, **producer_settings: object) -> float:
+def bench_raw(bootstrap: str, headers: list[tuple[str, bytes]] | None = None, n: int = N,
+              **producer_settings: object) -> float:
+    """Messages per second of `n` messages produced and consumed back (bench/pipeline.py's baseline too)."""
     topic = f"bench-raw-{uuid.uuid4().hex[:6]}"
     _fresh_topic(bootstrap, topic)
     prod = KafkaProducer(bootstrap_servers=bootstrap, acks="all", **producer_settings)
@@ -82,11 +84,11 @@ def bench_raw(bootstrap: str, headers: list[tuple[str, bytes]] | None = None, **
                          max_poll_records=2000)
     cons.poll(timeout_ms=1000)
     t0 = time.perf_counter()
-    for i in range(N):
+    for i in range(n):
         prod.send(topic, value=_message(i).SerializeToString(), key=str(i % 64).encode(), headers=headers)
     prod.flush(120)
     got = 0
-    while got < N:
+    while got < n:
         batch = cons.poll(timeout_ms=1000, max_records=2000)
         got += sum(len(v) for v in batch.values())
         if batch:
@@ -94,7 +96,7 @@ def bench_raw(bootstrap: str, headers: list[tuple[str, bytes]] | None = None, **
     dt = time.perf_counter() - t0
     cons.close()
     prod.close()
-    return N / dt
+    return n / dt
 
 
 def bench_recording(bootstrap: str) -> float:

@@ -1,0 +1,306 @@
+"""The distributed pipeline end to end: the six services as separate processes (`python -m livetab_<svc>`, as
+an orchestrator starts them) over a real Kafka broker and real PostgreSQL, a run submitted to the api
+(`POST /runs`), answered by the inference service against the fixed-latency fake model server, judged by the
+judge service and counted by the reporter into the leaderboard that `GET /runs/{id}` shows.
+
+Measured, in the same run:
+- judged answers per second: a run's planned requests / seconds from `POST /runs` until the leaderboard's
+  "all" row counts every one of them;
+- `ratio`: that rate over raw kafka-python produce->consume of the same number of ~1 KB messages on the same
+  broker (bench/bus.py's `bench_raw`: acks=all, otherwise its defaults, manual commit), rounds interleaved;
+- latency from request to leaderboard: each answer's latency is the time from `POST /runs` until the bench's
+  poll of `GET /runs/{id}` first saw the leaderboard count it (p50/p95 over the run's answers, polls every
+  0.2 s), for a burst run (every request submitted at once) and for single-question runs on an idle pipeline;
+- backpressure: one burst run of `--burst` requests (default 100,000): each service's peak RSS
+  (/proc/<pid>/status VmHWM) before and after it and its RSS sampled during it, and every consumer group's
+  lag once the leaderboard is complete (it must drain to 0).
+
+    python -m bench pipeline       # or: python -m bench.pipeline [--requests 2000 --rounds 3 --burst 100000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+__all__ = ["main", "percentile", "proc_memory_mb"]
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = 16  # samples per question: a run of N requests is N / SAMPLES questions
+
+
+def percentile(xs: list[float], q: float) -> float:
+    """The q-th percentile (0..100) of `xs`, nearest rank."""
+    if not xs:
+        return float("nan")
+    s = sorted(xs)
+    k = max(0, min(len(s) - 1, math.ceil(q / 100 * len(s)) - 1))
+    return s[k]
+
+
+def proc_memory_mb(pid: int) -> dict[str, float]:
+    """VmRSS and VmHWM (peak RSS) of process `pid` in MiB, from /proc/<pid>/status; {} once it is gone."""
+    try:
+        text = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return {}
+    out = {}
+    for line in text.splitlines():
+        key, _, rest = line.partition(":")
+        if key in ("VmRSS", "VmHWM"):
+            out[key] = int(rest.split()[0]) / 1024
+    return out
+
+
+def _up(script: str, state: Path) -> str:
+    return subprocess.run([str(ROOT / "deploy" / script), "up", str(state)], check=True, text=True,
+                          capture_output=True).stdout.strip().splitlines()[-1]
+
+
+def _lag(bootstrap: str) -> dict[str, int]:
+    """Every consumer group's total lag (end offset - committed offset) over the partitions it committed."""
+    from kafka import KafkaAdminClient, KafkaConsumer
+
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+    probe = KafkaConsumer(bootstrap_servers=bootstrap, group_id=None)
+    try:
+        out = {}
+        for entry in admin.list_groups():
+            group = entry["group_id"] if isinstance(entry, dict) else entry[0]
+            offsets = admin.list_group_offsets(group).get(group, {})
+            if not offsets:
+                continue
+            ends = probe.end_offsets(list(offsets))
+            out[group] = sum(max(0, ends[tp] - meta.offset) for tp, meta in offsets.items() if meta.offset >= 0)
+        return out
+    finally:
+        probe.close()
+        admin.close()
+
+
+def _proc_cpu_s(pid: int) -> float:
+    """User + system CPU seconds of process `pid` so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class _Pipeline:
+    def __init__(self, procs: dict[str, Any], api: str, spec: dict[str, Any], release: str, folder: Path) -> None:
+        self.procs, self.api, self.spec, self.release, self.folder = procs, api, spec, release, folder
+        self.seed = 1000
+
+    def check_alive(self) -> None:
+        for svc, p in self.procs.items():
+            if p.poll() is not None:
+                raise RuntimeError(f"{svc} exited {p.returncode}: " + (self.folder / f"{svc}.log").read_text()[-3000:])
+
+    def cpu(self) -> dict[str, float]:
+        return {svc: _proc_cpu_s(p.pid) for svc, p in self.procs.items()}
+
+    def memory(self) -> dict[str, dict[str, float]]:
+        return {svc: proc_memory_mb(p.pid) for svc, p in self.procs.items()}
+
+    def run(self, questions: int, samples: int, timeout_s: float, sample_memory: bool = False) -> dict[str, Any]:
+        """Submit one run over the first `questions` questions x `samples`; wait until the leaderboard counts
+        every planned request. Returns its figures."""
+        import httpx
+
+        self.seed += 1
+        body = {"team": "bench", "release": self.release, "model": self.spec,
+                "settings": {"max_tokens": 8, "temperature": 0.0, "seed": self.seed, "samples": samples,
+                             "limit": questions}}
+        peak_rss: dict[str, float] = {}
+        cpu0 = self.cpu()
+        t0 = time.perf_counter()
+        r = httpx.post(f"{self.api}/runs", json=body, timeout=60)
+        if r.status_code != 202:
+            raise RuntimeError(f"POST /runs: {r.status_code} {r.text[:500]}")
+        rid = r.json()["run_id"]
+        seen = 0
+        latencies: list[float] = []
+        planned = None
+        deadline = time.monotonic() + timeout_s
+        status: dict[str, Any] = {}
+        while True:
+            resp = httpx.get(f"{self.api}/runs/{rid}", timeout=60)
+            now = time.perf_counter() - t0
+            if resp.status_code == 200:
+                status = resp.json()
+                planned = status["planned"] or None
+                n = next((row["n"] for row in status["leaderboard"] if row["slice"] == "all"), 0)
+                if n > seen:
+                    latencies += [now] * (n - seen)
+                    seen = n
+                if planned and seen + status["failed"] + status["dead_lettered"] >= planned:
+                    break
+            if sample_memory:
+                for svc, m in self.memory().items():
+                    peak_rss[svc] = max(peak_rss.get(svc, 0.0), m.get("VmRSS", 0.0))
+            self.check_alive()
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"run {rid} incomplete after {timeout_s:.0f}s: {str(status)[:1500]}")
+            time.sleep(0.2)
+        seconds = time.perf_counter() - t0
+        cpu = {svc: round(1000 * (c - cpu0[svc]) / max(1, seen), 3) for svc, c in self.cpu().items()}
+        return {"cpu_ms_per_judged": cpu, "run_id": rid, "planned": planned, "judged": seen, "failed": status["failed"],
+                "dead_lettered": status["dead_lettered"], "seconds": round(seconds, 3),
+                "judged_per_s": round(seen / seconds, 2), "latency_p50_s": round(percentile(latencies, 50), 3),
+                "latency_p95_s": round(percentile(latencies, 95), 3),
+                "rss_peak_sampled_mb": {k: round(v, 1) for k, v in peak_rss.items()},
+                "load_average_1m": round(os.getloadavg()[0], 2)}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--requests", type=int, default=2000, help="requests per throughput round")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--burst", type=int, default=100_000, help="requests of the backpressure burst (0: none)")
+    parser.add_argument("--latency-ms", type=float, default=5.0, help="the fake model server's fixed latency")
+    parser.add_argument("--concurrency", type=int, default=64)
+    parser.add_argument("--kafka", default=os.environ.get("LIVETAB_BENCH_KAFKA", ""),
+                        help="a running broker (default: start one under .state/bench-kafka)")
+    parser.add_argument("--store", default=os.environ.get("LIVETAB_BENCH_STORE", ""),
+                        help="a PostgreSQL URL (default: start one under .state/bench-postgres)")
+    parser.add_argument("--out-name", default="pipeline")
+    args = parser.parse_args(sys.argv[1:] if argv is None and __name__ == "__main__" else (argv or []))
+
+    import httpx
+    import yaml
+    from livetab.store import open_store
+
+    from bench.bus import bench_raw
+    from bench.common import write_result
+    from bench.inference import _start_server
+    from bench.inference_service import seed_release
+    from tests.support.services import start_services, stop_services
+
+    kstate, pstate = ROOT / ".state" / "bench-kafka", ROOT / ".state" / "bench-postgres"
+    bootstrap = args.kafka or _up("kafka.sh", kstate)
+    store_url = args.store or _up("postgres.sh", pstate)
+    tmp = Path(tempfile.mkdtemp(prefix="livetab-bench-pipeline-"))
+    release = f"bench{uuid.uuid4().hex[:6]}"
+    questions = max(args.requests, args.burst, 1) // SAMPLES + 1
+    store = open_store(store_url)
+    t_seed = time.perf_counter()
+    seed_release(store, release, questions)
+    seed_s = time.perf_counter() - t_seed
+    store.close()
+    server, url = _start_server(args.latency_ms)
+    spec = {"name": "bench-fixed-latency", "backend": "openai", "base_url": url, "model": "bench",
+            "params": {"concurrency": str(args.concurrency), "timeout_s": "30"}}
+    cfg = tmp / "pipeline.yaml"
+    cfg.write_text(yaml.safe_dump({
+        "out_dir": str(tmp / "out"), "store": {"url": store_url}, "log_level": "INFO",
+        "kafka": {"bootstrap_servers": bootstrap, "session_timeout_ms": 6000, "heartbeat_interval_ms": 1000},
+        "inference": {"max_in_flight": args.concurrency},
+        "models": [{**spec, "timeout_s": 30}]}))
+    sock_port = _free_port()
+    procs: dict[str, Any] = {}
+    logs: dict[str, Any] = {}
+    rounds: list[dict[str, Any]] = []
+    raw: list[float] = []
+    single: list[dict[str, Any]] = []
+    burst: dict[str, Any] = {}
+    try:
+        start_services(cfg, tmp, sock_port, procs, logs)
+        api = f"http://127.0.0.1:{sock_port}"
+        pipe = _Pipeline(procs, api, spec, release, tmp)
+        deadline = time.monotonic() + 180
+        while True:
+            try:
+                if httpx.get(f"{api}/readyz", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            pipe.check_alive()
+            if time.monotonic() > deadline:
+                raise RuntimeError("the api is not ready: " + (tmp / "api.log").read_text()[-3000:])
+            time.sleep(0.5)
+        per_round = max(1, args.requests // SAMPLES)
+        pipe.run(min(per_round, 20), SAMPLES, 300)  # warm-up, not counted: groups joined, connections open
+        for r in range(args.rounds):  # pipeline and raw alternate, the order rotated, so load hits both alike
+            steps = ["pipe", "raw"] if r % 2 == 0 else ["raw", "pipe"]
+            for step in steps:
+                if step == "pipe":
+                    rounds.append(pipe.run(per_round, SAMPLES, 1200))
+                else:
+                    raw.append(bench_raw(bootstrap, n=per_round * SAMPLES))
+            print(f"pipeline round {r}: {rounds[-1]} raw {raw[-1]:.1f} msg/s", flush=True)
+        for _ in range(5):  # one question, one sample, on an idle pipeline
+            single.append(pipe.run(1, 1, 120))
+        if args.burst:
+            before = pipe.memory()
+            burst = pipe.run(args.burst // SAMPLES, SAMPLES, 7200, sample_memory=True)
+            after = pipe.memory()
+            lag = _lag(bootstrap)
+            waited = 0.0
+            while any(lag.values()) and waited < 60:  # the last commits may trail the leaderboard by a poll
+                time.sleep(2)
+                waited += 2
+                lag = _lag(bootstrap)
+            burst |= {"vm_hwm_before_mb": {k: round(v.get("VmHWM", 0), 1) for k, v in before.items()},
+                      "vm_hwm_after_mb": {k: round(v.get("VmHWM", 0), 1) for k, v in after.items()},
+                      "vm_rss_after_mb": {k: round(v.get("VmRSS", 0), 1) for k, v in after.items()},
+                      "consumer_lag_after": lag, "lag_drained": not any(lag.values())}
+            print(f"burst: {burst}", flush=True)
+    finally:
+        stop_services(procs, logs)
+        server.terminate()
+        server.wait(timeout=20)
+        if not args.kafka:
+            subprocess.run([str(ROOT / "deploy" / "kafka.sh"), "down", str(kstate)], check=False)
+        if not args.store:
+            subprocess.run([str(ROOT / "deploy" / "postgres.sh"), "down", str(pstate)], check=False)
+
+    rates = [r["judged_per_s"] for r in rounds]
+    paired = [p / q for p, q in zip(rates, raw, strict=True)]
+    write_result(args.out_name, statistics.median(paired), 0.5,
+                 "raw kafka-python produce->consume of the same number of ~1 KB messages on the same broker "
+                 "(bench/bus.py bench_raw: acks=all, otherwise its defaults, manual commit), alternating with the "
+                 "pipeline rounds in the same run; the ratio is the median of the per-round ratios", {
+                     "pipeline": "python -m livetab_{api,scraper,qagen,inference,judge,reporter} as separate "
+                                 "processes, real Kafka, real PostgreSQL; POST /runs -> planner -> inference "
+                                 "(OpenAI-compatible backend) -> judge -> reporter leaderboard, polled on "
+                                 "GET /runs/{id}",
+                     "server": f"tests/fakes/fault_server.py, fixed latency {args.latency_ms:g} ms, separate process",
+                     "concurrency": args.concurrency, "samples_per_question": SAMPLES,
+                     "requests_per_round": rounds[0]["planned"] if rounds else 0, "rounds": len(rounds),
+                     "judged_per_s_median": round(statistics.median(rates), 2) if rates else None,
+                     "judged_per_s_rounds": rates,
+                     "raw_msgs_per_s_rounds": [round(x, 1) for x in raw],
+                     "ratio_rounds": [round(x, 4) for x in paired],
+                     "latency_burst_p50_s": statistics.median(r["latency_p50_s"] for r in rounds) if rounds else None,
+                     "latency_burst_p95_s": statistics.median(r["latency_p95_s"] for r in rounds) if rounds else None,
+                     "latency_note": "from POST /runs until GET /runs/{id} first shows the answer counted on the "
+                                     "leaderboard (polled every 0.2 s); burst: every request of a round submitted "
+                                     "at once; single: a one-request run on an idle pipeline",
+                     "latency_single_p50_s": round(percentile([s["seconds"] for s in single], 50), 3),
+                     "latency_single_p95_s": round(percentile([s["seconds"] for s in single], 95), 3),
+                     "cpu_ms_per_judged_median": {svc: statistics.median(r["cpu_ms_per_judged"][svc] for r in rounds)
+                                                  for svc in rounds[0]["cpu_ms_per_judged"]} if rounds else {},
+                     "round_details": rounds,
+                     "burst_requests": args.burst, "burst": burst,
+                     "seed_questions": questions, "seed_seconds": round(seed_s, 1),
+                     "cpu_count": os.cpu_count(), "load_average_1m_at_end": round(os.getloadavg()[0], 2),
+                 })
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,54 @@
+"""The pipeline bench's own arithmetic and the capacity script over a bench result (no broker: seconds)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from bench.pipeline import percentile, proc_memory_mb
+
+_spec = importlib.util.spec_from_file_location("capacity", Path(__file__).resolve().parents[1] / "deploy" / "capacity.py")
+assert _spec is not None and _spec.loader is not None
+capacity = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(capacity)
+
+
+def test_percentile_is_nearest_rank() -> None:
+    xs = [float(x) for x in range(1, 101)]
+    assert percentile(xs, 50) == 50.0
+    assert percentile(xs, 95) == 95.0
+    assert percentile([3.0], 95) == 3.0
+
+
+def test_peak_memory_comes_from_proc_and_is_at_least_the_current() -> None:
+    m = proc_memory_mb(os.getpid())
+    assert m["VmHWM"] >= m["VmRSS"] > 1
+    assert proc_memory_mb(2**22 + 12345) == {}  # no such process
+
+
+def _doc(cpu_ms: dict[str, float]) -> dict[str, object]:
+    return {"figures": {"cpu_ms_per_judged_median": cpu_ms, "judged_per_s_median": 400.0}}
+
+
+def test_capacity_sizes_each_stage_from_its_measured_cost(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = _doc({"api": 0.5, "inference": 1.0, "judge": 2.0, "reporter": 4.0, "scraper": 0.0, "qagen": 0.0})
+    out = capacity.capacity(doc, teams=100, models=3, questions=10_000, samples=16, window_days=1,
+                            cores_per_pod=1, utilisation=0.5, partition_headroom=2, gpu_req_per_s=10)
+    assert out["requests"] == 48_000_000
+    rate = 48_000_000 / 86400  # 555.6 answers/s
+    assert out["required_answers_per_s"] == pytest.approx(rate, abs=0.01)
+    assert out["stages"]["reporter"]["answers_per_s_per_pod"] == 125.0  # 1000/4 ms x 0.5
+    assert out["stages"]["reporter"]["pods"] == 5 and out["stages"]["judge"]["pods"] == 3
+    assert out["partitions"]["livetab.judgments.v1"] == 10
+    assert out["gpus"] == 56 and out["first_bottleneck"] == "gpu (per GPU)"
+    fast_gpu = capacity.capacity(doc, teams=100, models=3, questions=10_000, samples=16, window_days=1,
+                                 cores_per_pod=1, utilisation=0.5, partition_headroom=2, gpu_req_per_s=1000)
+    assert fast_gpu["first_bottleneck"] == "reporter"
+    path = tmp_path / "pipeline.json"
+    path.write_text(json.dumps(doc))
+    assert capacity.main(["--bench", str(path)]) == 0
+    assert json.loads(capsys.readouterr().out)["requests"] == 48_000_000
