@@ -3,12 +3,13 @@ SHELL := /bin/bash
 PY := .venv/bin/python
 export PYTHONUNBUFFERED := 1
 
-.PHONY: install run test test-fast proto proto-check lint bench mutation kafka-up kafka-down pg-up pg-down clean help
+.PHONY: install run test test-fast chaos proto proto-check lint bench mutation kafka-up kafka-down pg-up pg-down clean help
 
 help:
 	@echo "make run         embedded benchmark cycle on the bundled sample -> out/demo/"
 	@echo "make test        install, start Kafka + PostgreSQL, run every test"
 	@echo "make bench       benchmarks -> out/bench/*.json"
+	@echo "make chaos       the long fault-injection run (2,000 requests, 3 kill rounds; make test runs a bounded one)"
 	@echo "make mutation    mutation testing of the scoring core -> out/mutation/summary.{md,json} (long; not in make test)"
 	@echo "                 MUTATION_ARGS='ids metrics' for some groups, '--fresh' to forget earlier results"
 	@echo "make proto       regenerate protobuf stubs; make proto-check fails on a diff"
@@ -38,6 +39,11 @@ test: install proto-check
 test-fast: install
 	@deploy/chromium.sh
 	$(PY) -m pytest -m "not e2e and not model and not kafka and not postgres and not k8s"
+
+# The fault-injection suite at full size (tests/chaos): make test runs it bounded (~250 requests, one round).
+chaos: install
+	LIVETAB_CHAOS_REQUESTS=$${LIVETAB_CHAOS_REQUESTS:-2000} LIVETAB_CHAOS_ROUNDS=$${LIVETAB_CHAOS_ROUNDS:-3} \
+	  $(PY) -m pytest tests/chaos -m chaos -s
 
 lint: install
 	.venv/bin/ruff check .

@@ -27,6 +27,7 @@ from livetab.models.base import GenerateRequest, ModelBackend, SamplingParams
 from livetab.questions import Question
 from livetab.reasoning import split_reasoning
 from livetab.records import load_question, load_table, result_row
+from livetab.run_progress import RunProgress
 from livetab.store import schema
 from livetab.tables import Table
 from livetab.topics import requests_topic
@@ -81,6 +82,7 @@ class InferenceHandler:
         self.calls = 0
         self.cache_hits = 0
         self.stats: dict[str, ModelStats] = {}  # per model name: calls, errors by kind, latency percentiles
+        self.progress = RunProgress(self.service)  # answered/failed per run: OTel counters, a log line per batch
         from livetab_inference.shots import PromptBuilder
 
         self._prompts = PromptBuilder()  # chat or completion prompts, per the model spec's prompt_mode
@@ -144,6 +146,7 @@ class InferenceHandler:
         cache_rows = [row for _, row in answers if row is not None]
         results = [r for r, _ in answers]
         ctx.store.upsert_all([(schema.response_cache, cache_rows), (schema.results, [result_row(r) for r in results])])
+        self.progress.answered((r.run_id, r.error) for r in results)
         return [[Outgoing(TOPIC_OUT, r, key=r.question_id, message_id=r.id)] for r in results]
 
     def _prepare(self, req: inference_pb2.InferenceRequest, questions: dict[str, Question | None],

@@ -26,6 +26,7 @@ from livetab.models.spec import model_spec
 from livetab.questions import Question
 from livetab.records import judgment_row, load_question, load_table
 from livetab.rubric.columns import table_view
+from livetab.run_progress import RunProgress
 from livetab.settings import JudgeSettings, ModelSettings
 from livetab.store import schema
 from livetab.v1 import inference_pb2, judgment_pb2
@@ -78,6 +79,7 @@ class JudgeHandler:
         else:  # no LLM insight judge: the claims the model wrote decide what they can
             self.insights = InsightAnswerJudge(InsightJudge(None, name=CLAIMS_ONLY))
         self.name = judge_name(s)  # part of the judgment id; the reporter counts this judge's verdicts only
+        self.progress = RunProgress(self.service)  # judged per run: an OTel counter, a log line per batch
         self._loop = BackgroundLoop("judge-loop")
 
     def handle(self, message: Message, ctx: HandlerContext) -> list[Outgoing]:
@@ -126,4 +128,5 @@ class JudgeHandler:
             self._loop.run(self.insights.judge_many(
                 [InsightCase(j, q, response, tables.get(q.table_id)) for j, q, response in insight_cases]))
         ctx.store.upsert(schema.judgments, [judgment_row(j, fam) for j, fam in judgments])
+        self.progress.judged(j.run_id for j, _ in judgments)
         return [Outgoing(TOPIC_OUT, j, key=j.run_id, message_id=j.id) for j, _ in judgments]

@@ -1,0 +1,48 @@
+"""Data does not move between releases (issue 16: "scraping the same pages into release B relabels release
+A's tables and questions: A goes from 30 questions to 0 and re-submitting A's run rewrites its planned count
+from 30 to 0"). Which releases hold a question is a relation of its own (release_members): the same
+questions stored again for release B leave release A's members, its runs' plans and its manifest alone,
+and B, once published, holds them too."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from livetab import releases as rel
+from livetab.bus import HandlerContext
+from livetab.records import question_row
+from livetab.runs import build_run
+from livetab.store import open_store, schema
+from livetab.v1 import common_pb2, question_pb2
+from livetab_api.app import run_progress
+from livetab_api.planner import PlannerHandler
+
+from tests.support.releases import publish
+
+SPEC = common_pb2.ModelSpec(name="m", backend="openai", model="m")
+
+
+def _questions(release: str) -> list[question_pb2.Question]:  # the same content ids whatever the release
+    return [question_pb2.Question(id=f"q{i}", table_id=f"t{i}", family="direct", text=f"q{i}?", status="verified",
+                                  release=release) for i in range(30)]
+
+
+def test_the_same_pages_in_a_second_release_are_a_second_membership_never_a_move(tmp_path: Path) -> None:
+    store = open_store(f"sqlite:///{tmp_path / 'm.db'}")
+    store.upsert(schema.questions, [question_row(q) for q in _questions("A")])
+    publish(store, "A")
+    manifest = rel.get_release(store, "A").manifest_hash  # type: ignore[union-attr]
+    run_a = build_run("team", "A", SPEC)
+    ctx = HandlerContext(store=store, settings=None)
+    assert len(PlannerHandler().handle(run_a, ctx)) == 30
+
+    store.upsert(schema.questions, [question_row(q) for q in _questions("B")])  # scraped again into B
+    assert rel.frozen_questions(store, "A") == sorted(f"q{i}" for i in range(30))
+    assert len(PlannerHandler().handle(run_a, ctx)) == 30  # re-submitted: still planned over A's 30
+    assert store.get(schema.runs, run_a.id)["planned"] == 30  # type: ignore[index]
+    assert run_progress(store, run_a.id)["planned"] == 30  # type: ignore[index]
+    publish(store, "B")
+    assert rel.frozen_questions(store, "B") == rel.frozen_questions(store, "A")
+    assert rel.get_release(store, "A").manifest_hash == manifest  # type: ignore[union-attr]
+    assert len(PlannerHandler().handle(build_run("team", "B", SPEC), ctx)) == 30
+    store.close()
