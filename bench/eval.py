@@ -21,7 +21,7 @@ from typing import Any
 
 from bench.common import peak_rss_mb, write_result
 from bench.inference import _start_server
-from bench.inference_service import _seed
+from bench.inference_service import seed_release
 
 RELEASE = "bench-eval"
 
@@ -41,8 +41,9 @@ def main(argv: list[str] | None = None) -> None:
     try:
         store_url = f"sqlite:///{work / 'livetab.db'}"
         store = open_store(store_url)
-        _seed(store, RELEASE, args.questions)
+        seed_release(store, RELEASE, args.questions)
         store.close()
+        load0 = os.getloadavg()[0]
         t0, cpu0 = time.perf_counter(), time.process_time()
         res = livetab.evaluate("openai:" + url, release=RELEASE, concurrency=args.concurrency, store=store_url,
                                output=work / "out", model_args={"timeout_s": 60})
@@ -56,7 +57,7 @@ def main(argv: list[str] | None = None) -> None:
         "questions": args.questions, "answered": row["n"], "errors": row["errors"],
         "samples_rows": len(res.sample_rows), "concurrency": args.concurrency, "latency_ms": args.latency_ms,
         "wall_s": round(wall, 3), "ideal_s": round(ideal, 3), "process_cpu_s": round(cpu, 3),
-        "load_avg_1min_at_end": round(os.getloadavg()[0], 2), "cpus": os.cpu_count(), "peak_rss_mb": round(peak_rss_mb(), 1),
+        "load_avg_1min_at_start": round(load0, 2), "load_avg_1min_at_end": round(os.getloadavg()[0], 2), "cpus": os.cpu_count(), "peak_rss_mb": round(peak_rss_mb(), 1),
         "server": f"tests/fakes/fault_server.py, fixed latency {args.latency_ms:g} ms, separate process",
         "timed": "livetab.evaluate: probe, release published, run planned, answered, judged, reported, files written",
     }

@@ -60,7 +60,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     configure_logging("INFO" if args.verbose else "WARNING", "text", "livetab")
     console = Console(stderr=True)
     bar = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
-                   TextColumn("answered {task.fields[answered]}/{task.total}, judged {task.completed}"),
+                   TextColumn("answered {task.fields[answered]}/{task.total}, judged {task.completed}, "
+                              "{task.fields[tok_s]:.0f} tok/s"),
                    TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), console=console,
                    transient=True, disable=args.quiet)
     task: list[Any] = []
@@ -68,8 +69,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     def progress(p: Any) -> None:
         if not task:  # started with the first question, so a probe's one line stands alone
             bar.start()
-            task.append(bar.add_task("eval", total=p.planned, answered=0))
-        bar.update(task[0], completed=p.judged, answered=p.answered)
+            task.append(bar.add_task("eval", total=p.planned, answered=0, tok_s=0.0))
+        bar.update(task[0], completed=p.judged, answered=p.answered, tok_s=p.tokens_per_s)
 
     try:
         try:

@@ -437,6 +437,9 @@ def parser() -> argparse.ArgumentParser:
     from livetab_cli.eval import add_parser as add_eval
 
     add_eval(sub)
+    from livetab_cli.compare import add_parser as add_compare
+
+    add_compare(sub)
     s = sub.add_parser("scrape", help="find fresh tables (live: --source wikipedia --since DATE --lang en)")
     s.add_argument("--source", default="wikipedia")
     s.add_argument("--since", default="")

@@ -201,6 +201,11 @@ def score_file(settings: Settings, path: Path, release: str, *, model: str = "ex
     try:
         run_ids = score_predictions(p, release, preds, report, model=model, fmt=fmt, setting=setting)
         doc, out_dir = p.write_reports(run_ids)
+        from livetab.evaluate_samples import sample_rows, write_samples
+        from livetab.ids import judge_name
+
+        # the per-sample log, as `livetab eval` writes it (what `livetab compare` pairs)
+        write_samples(out_dir, sample_rows(p.store, run_ids, judge_name(settings.judge)))
     finally:
         p.close()
     (out_dir / "score_report.json").write_text(json.dumps(report.doc(), indent=2, ensure_ascii=False) + "\n",

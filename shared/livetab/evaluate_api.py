@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -51,6 +52,11 @@ class Progress:
     answered: int
     judged: int
     elapsed_s: float
+    tokens: int = 0  # completion tokens generated so far by this evaluation's calls (cached answers excluded)
+
+    @property
+    def tokens_per_s(self) -> float:
+        return self.tokens / self.elapsed_s if self.elapsed_s > 0 else 0.0
 
 
 @dataclass
@@ -97,6 +103,11 @@ def _models(model: str | Sequence[str], model_name: str, model_args: Any) -> lis
     return models
 
 
+# the services an evaluation runs: the release made live (api), answered, judged; no scraping or generation, and no
+# reporter service (its live leaderboard rows serve the api; `_write_reports` writes the files once, at the end)
+EVAL_SERVICES = ("api", "inference", "judge")
+
+
 def _settings(models: list[EvalModel], output: Path, store: str, concurrency: int, knowledge_cutoff: str) -> Settings:
     for m in models:
         if knowledge_cutoff:
@@ -106,8 +117,10 @@ def _settings(models: list[EvalModel], output: Path, store: str, concurrency: in
     window = max(concurrency, 1) if any(m.settings.backend != "llama_local" for m in models) else 4
     inference = InferenceSettings(max_in_flight=max(window, 1), embedded_max_in_flight=window)
     # nobody reads the live leaderboard rows during a batch evaluation: recompute them when the judged count has
-    # doubled (and, as always, once the run is complete) instead of every 10%
-    reporter = ReporterSettings(refresh_growth=1.0, refresh_s=600.0)
+    # doubled (and, as always, once the run is complete) instead of every 10%; the report files are written once,
+    # at the end, by `_write_reports` (the reporter service would write each run's folder and the release's
+    # files, figures included, as runs complete: seconds of drawing while requests wait)
+    reporter = ReporterSettings(refresh_growth=1.0, refresh_s=600.0, write_files=False)
     return Settings(out_dir=str(output), store=StoreSettings(url=store or f"sqlite:///{output / 'livetab.db'}"),
                     models=[m.settings for m in models], inference=inference, reporter=reporter)
 
@@ -136,6 +149,25 @@ def _publish_release(services: Any, release: str) -> None:
     reason = not_live_reason(services.store, release)
     if reason is not None:
         raise EvalError(f"could not publish the release: {reason}")
+
+
+def _warm_writers() -> threading.Thread:
+    """Import the report writer (matplotlib) and the Parquet writer in a thread while the requests are in flight:
+    the event loop mostly waits on the network then, and the files are written at once when the last answer is
+    judged instead of after a second or two of imports."""
+    def load() -> None:
+        try:
+            from importlib.metadata import entry_points
+
+            for ep in entry_points(group="livetab.reports", name="write_reports"):
+                ep.load()
+            import pyarrow.parquet  # noqa: F401
+        except Exception:  # reported, if at all, where the writers are used
+            log.debug("warming the file writers failed", exc_info=True)
+
+    t = threading.Thread(target=load, name="livetab-warm-writers", daemon=True)
+    t.start()
+    return t
 
 
 def _write_reports(services: Any, settings: Settings, run_ids: list[str], release: str, started: float) -> None:
@@ -224,7 +256,7 @@ def _evaluate(model: str | Sequence[str], *, release: str, model_name: str, mode
         raise EvalError(str(e)) from None
     cfg = cfg.model_copy(update={"run": cfg.run.model_copy(update={"release": name, "team": TEAM})})
     log.info("release %s from %s", name, origin)
-    services = Embedded(cfg, store=db)
+    services = Embedded(cfg, store=db, services=EVAL_SERVICES)
     try:
         _publish_release(services, name)
         runs = []
@@ -251,10 +283,13 @@ def _evaluate(model: str | Sequence[str], *, release: str, model_name: str, mode
             st = services.store
             progress(Progress(planned=planned, answered=sum(st.count(schema.results, run_id=r) for r in run_ids),
                               judged=sum(st.count(schema.judgments, run_id=r, judge=judge) for r in run_ids),
-                              elapsed_s=time.monotonic() - t0))
+                              elapsed_s=time.monotonic() - t0,
+                              tokens=sum(int(getattr(h, "completion_tokens", 0)) for h in services.handlers("inference"))))
 
+        warm = _warm_writers()
         tick()
         services.drive(tick=tick)
+        warm.join()
         _write_reports(services, cfg, run_ids, name, started)
         rows = sample_rows(services.store, run_ids, judge)
     finally:

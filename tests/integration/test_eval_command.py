@@ -157,11 +157,18 @@ def test_evaluate_from_a_running_event_loop_and_save(cache: Path, fake: Threaded
 
     import livetab
 
+    seen: list[livetab.Progress] = []
+
     async def notebook_cell() -> livetab.Results:
-        return livetab.evaluate("openai:" + fake.url(), limit=2, output=tmp_path / "out")
+        return livetab.evaluate("openai:" + fake.url(), limit=2, output=tmp_path / "out", progress=seen.append)
 
     res = asyncio.run(notebook_cell())
     assert res.leaderboard["models"][0]["n"] == 2 and len(res.samples) == 2
+    # the progress bar's figures: answered and judged counts, and the tokens generated (the fake's usage: 4 a call)
+    last = seen[-1]
+    assert (last.planned, last.answered, last.judged, last.tokens) == (2, 2, 2, 8)
+    assert last.tokens_per_s == pytest.approx(8 / last.elapsed_s)
+    assert [p.answered for p in seen] == sorted(p.answered for p in seen) and seen[0].tokens == 0
     saved = res.save(tmp_path / "saved")
     assert sorted(p.name for p in saved) == ["leaderboard.json", "samples.jsonl", "samples.parquet"]
     assert _leaderboard(tmp_path / "saved") == res.leaderboard
@@ -196,6 +203,42 @@ def test_livetab_score_on_the_same_responses_gives_the_same_verdicts(cache: Path
             row["verdict"], row["extracted_answer"], row["score"]), qid
 
 
+def test_compare_two_real_runs_pairs_samples_and_tests_with_mcnemar_exact(cache: Path, fake: ThreadedFaultServer,
+                                                                         tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """Run A: `livetab eval` against the fake server; run B: `livetab score` on predictions made elsewhere (the
+    gold answer for the first five questions, A's response for the rest). `livetab compare A B` pairs the samples
+    and gives McNemar's exact p-value, checked against the binomial sum computed here."""
+    import math
+
+    a_out, b_out = tmp_path / "a", tmp_path / "b"
+    assert main(["eval", "--model", "openai:" + fake.url(), "--limit", "8", "--output", str(a_out), "-q"]) == 0
+    a_rows = _samples(a_out)
+    preds = tmp_path / "predictions.jsonl"
+    preds.write_text("".join(json.dumps({"question_id": r["question_id"], "response": r["gold"] if i < 5 else r["response"]})
+                             + "\n" for i, r in enumerate(a_rows)), encoding="utf-8")
+    cfg = tmp_path / "score.yaml"
+    cfg.write_text(f"out_dir: {b_out}\nstore:\n  url: sqlite:///{a_out / 'livetab.db'}\n")
+    assert main(["score", "--config", str(cfg), "--release", "demo", str(preds)]) == 0
+    b_rows = {r["question_id"]: r for r in _samples(b_out)}
+    assert len(b_rows) == 8 and all(b_rows[r["question_id"]]["verdict"] == "correct" for r in a_rows[:5])
+    capsys.readouterr()
+    assert main(["compare", str(a_out), str(b_out), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    ok_a = {r["question_id"]: r["verdict"] == "correct" for r in a_rows}
+    ok_b = {q: r["verdict"] == "correct" for q, r in b_rows.items()}
+    b = sum(ok_a[q] and not ok_b[q] for q in ok_a)
+    c = sum(ok_b[q] and not ok_a[q] for q in ok_a)
+    assert c >= 1 and (doc["paired"], doc["a_correct_b_not"], doc["b_correct_a_not"]) == (8, b, c)
+    assert doc["difference_b_minus_a"] == pytest.approx((c - b) / 8)
+    p_exact = min(1.0, 2 * sum(math.comb(b + c, i) for i in range(min(b, c) + 1)) / 2 ** (b + c))
+    assert doc["p_value"] == pytest.approx(p_exact) and doc["ci95"][0] < doc["difference_b_minus_a"] < doc["ci95"][1]
+    assert main(["compare", str(a_out), str(b_out)]) == 0
+    assert f"McNemar exact p = {p_exact:.4g}" in capsys.readouterr().out
+    assert main(["compare", str(a_out), str(tmp_path)]) == 2  # a folder without samples: one line, exit 2
+    assert "no samples.jsonl" in capsys.readouterr().err
+
+
 def test_ctrl_c_stops_and_the_same_command_resumes(cache: Path, tmp_path: Path) -> None:
     with ThreadedFaultServer(Scenario(latency_ms=250)) as slow:
         out = tmp_path / "out"
@@ -220,7 +263,10 @@ def test_ctrl_c_stops_and_the_same_command_resumes(cache: Path, tmp_path: Path) 
         asked_again = slow.count() - first
         # only what the first run had not stored is asked (an answer in flight at Ctrl-C may be asked twice)
         assert 24 - first <= asked_again <= 24 - first + 2
-        assert _leaderboard(out)["models"][0]["n"] == 24
+        row = _leaderboard(out)["models"][0]
+        # the requests cut off by Ctrl-C were not stored as failed answers: all 24 answered, none an error
+        assert row["n"] == 24 and row["errors"] == 0
+        assert not [r for r in _samples(out) if r["error"]]
 
 
 def test_a_retired_release_export_folder_is_a_release(cache: Path, fake: ThreadedFaultServer, tmp_path: Path) -> None:
@@ -331,6 +377,92 @@ def test_eval_against_llama_cpp_python_openai_server(cache: Path, tmp_path: Path
                                 "--output", str(tmp_path / "wrong")], capture_output=True, text=True, timeout=120)
         assert wrong.returncode == 2 and "does not serve a model named 'gpt-4'" in wrong.stderr
     finally:
+        server.terminate()
+        server.wait(timeout=30)
+        log.close()
+
+
+class _Recorder(http.server.BaseHTTPRequestHandler):
+    """A pass-through proxy in front of the llama-cpp-python server that keeps every chat request body: what
+    `livetab eval` sent, for the other program to send again."""
+
+    upstream = ""
+    bodies: list[dict] = []  # type: ignore[type-arg]
+
+    def _forward(self, body: bytes | None) -> None:
+        r = httpx.request(self.command, self.upstream + self.path, content=body, timeout=300,
+                          headers={"Content-Type": self.headers.get("Content-Type", "application/json")})
+        self.send_response(r.status_code)
+        self.send_header("Content-Type", r.headers.get("content-type", "application/json"))
+        self.send_header("Content-Length", str(len(r.content)))
+        self.end_headers()
+        self.wfile.write(r.content)
+
+    def do_GET(self) -> None:
+        self._forward(None)
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        if self.path.endswith("/chat/completions"):
+            type(self).bodies.append(json.loads(body))
+        self._forward(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.mark.model
+def test_score_of_predictions_made_with_the_openai_client_matches_eval(cache: Path, tmp_path: Path) -> None:
+    """`livetab eval --model openai:URL` against llama-cpp-python's own server (through a recording proxy); then a
+    different program, the `openai` Python client, sends the same chat requests to the same server and writes a
+    predictions file; `livetab score` on it gives, for every response equal to eval's, eval's verdict."""
+    import openai
+
+    port = _closed_port()
+    log = (tmp_path / "server.log").open("w")
+    server = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(_gguf()), "--model_alias",
+                               "smollm2", "--port", str(port), "--n_ctx", "4096", "--n_threads", "2"],
+                              stdout=log, stderr=subprocess.STDOUT)
+    proxy = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
+    try:
+        upstream = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(upstream + "/v1/models", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.5)
+        _Recorder.upstream, _Recorder.bodies = upstream, []
+        threading.Thread(target=proxy.serve_forever, daemon=True).start()
+        out = tmp_path / "eval"
+        proc = subprocess.run([str(LIVETAB), "eval", "--model", f"openai:http://127.0.0.1:{proxy.server_address[1]}/v1",
+                               "--model-name", "smollm2", "--limit", "4", "--model-args", "max_tokens=16",
+                               "--concurrency", "1", "--output", str(out), "-q"],
+                              capture_output=True, text=True, timeout=600, env={**os.environ, "LIVETAB_CACHE": str(cache)})
+        assert proc.returncode == 0, proc.stderr
+        evaluated = _samples(out)
+        assert len(evaluated) == 4 and len(_Recorder.bodies) == 4
+        # the other program: the openai client, the same requests, its own file
+        client = openai.OpenAI(base_url=upstream + "/v1", api_key="unused")
+        preds = tmp_path / "predictions.jsonl"
+        with preds.open("w", encoding="utf-8") as f:
+            for body in _Recorder.bodies:
+                (row,) = [r for r in evaluated if r["question"] in body["messages"][-1]["content"]]
+                sampling = {k: body[k] for k in ("max_tokens", "temperature", "top_p", "seed") if body.get(k) is not None}
+                reply = client.chat.completions.create(model="smollm2", messages=body["messages"], **sampling)
+                f.write(json.dumps({"question_id": row["question_id"], "response": reply.choices[0].message.content,
+                                    "model": "openai-client"}) + "\n")
+        cfg = tmp_path / "score.yaml"
+        cfg.write_text(f"out_dir: {tmp_path / 'scored'}\nstore:\n  url: sqlite:///{out / 'livetab.db'}\n")
+        assert main(["score", "--config", str(cfg), "--release", "demo", str(preds)]) == 0
+        scored = {r["question_id"]: r for r in _samples(tmp_path / "scored")}
+        same = [r for r in evaluated if scored[r["question_id"]]["response"] == r["response"]]
+        assert len(same) >= 3, [(r["response"], scored[r["question_id"]]["response"]) for r in evaluated]
+        key = ["response", "extracted_answer", "verdict", "score"]
+        assert [{k: scored[r["question_id"]][k] for k in key} for r in same] == [{k: r[k] for k in key} for r in same]
+    finally:
+        proxy.shutdown()
         server.terminate()
         server.wait(timeout=30)
         log.close()

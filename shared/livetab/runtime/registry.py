@@ -20,17 +20,25 @@ def declared() -> dict[str, Service]:
     """Every installed service declaration by name."""
     out: dict[str, Service] = {}
     for ep in entry_points(group=GROUP):
-        svc = ep.load()
-        if not isinstance(svc, Service):
-            raise TypeError(f"entry point {ep.name} = {ep.value} is a {type(svc).__name__}, not a Service")
-        if svc.name != ep.name:
-            raise ValueError(f"entry point {ep.name} declares service {svc.name!r}")
+        svc = _checked(ep.name, ep.value, ep.load())
         out[svc.name] = svc
     return out
 
 
+def _checked(name: str, value: str, svc: object) -> Service:
+    if not isinstance(svc, Service):
+        raise TypeError(f"entry point {name} = {value} is a {type(svc).__name__}, not a Service")
+    if svc.name != name:
+        raise ValueError(f"entry point {name} declares service {svc.name!r}")
+    return svc
+
+
+@cache
 def service(name: str) -> Service:
-    """The declaration of service `name`; a clear error when it is not installed."""
+    """The declaration of service `name`; a clear error when it is not installed. Only that service's entry
+    point is loaded (a command that runs three services does not import the other three)."""
+    for ep in entry_points(group=GROUP, name=name):
+        return _checked(ep.name, ep.value, ep.load())
     found = declared()
     if name not in found:
         raise KeyError(f"no service {name!r} is installed (entry points {GROUP}: {', '.join(sorted(found)) or 'none'};"
