@@ -210,15 +210,25 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return serve(args.service, _settings(args), port=args.port, pool=args.pool or "")
 
 
+def _auth_headers(args: argparse.Namespace) -> dict[str, str]:
+    """The api token: --token, else $LIVETAB_TOKEN (none: the api must run with api.auth off)."""
+    import os
+
+    token = args.token or os.environ.get("LIVETAB_TOKEN", "")
+    return {"Authorization": f"Bearer {token}"} if token else {}
+
+
 def cmd_submit(args: argparse.Namespace) -> int:
     import json
 
     import httpx
 
     body = json.loads(Path(args.request).read_text()) if args.request else {
-        "team": args.team, "release": args.release, "model": {"name": args.model, "backend": args.backend,
+        "release": args.release, "model": {"name": args.model, "backend": args.backend,
                                                                "base_url": args.base_url, "model": args.model}}
-    r = httpx.post(args.api.rstrip("/") + "/runs", json=body, timeout=30)
+    if args.team:
+        body["team"] = args.team
+    r = httpx.post(args.api.rstrip("/") + "/runs", json=body, headers=_auth_headers(args), timeout=30)
     if r.status_code >= 400:
         print(f"livetab submit: the api answered {r.status_code}: {r.text}", file=sys.stderr)
         return 1
@@ -244,7 +254,7 @@ def cmd_cycle(args: argparse.Namespace) -> int:
     for cmd in scrape_commands(settings):
         body = {"source": cmd.source, "location": cmd.location, "release": release, "language": cmd.language or "en",
                 "options": dict(cmd.options)}
-        r = httpx.post(args.api.rstrip("/") + "/scrapes", json=body, timeout=30)
+        r = httpx.post(args.api.rstrip("/") + "/scrapes", json=body, headers=_auth_headers(args), timeout=30)
         if r.status_code >= 400:
             print(f"livetab cycle: the api refused scrape {cmd.source} {cmd.location}: {r.status_code} {r.text}",
                   file=sys.stderr)
@@ -412,6 +422,13 @@ def cmd_review(args: argparse.Namespace) -> int:
     return review_command(_settings(args), args)
 
 
+def cmd_accounts(args: argparse.Namespace) -> int:
+    """Teams, members and API tokens in the store (livetab_cli.accounts)."""
+    from livetab_cli.accounts import accounts_command
+
+    return accounts_command(_settings(args), args)
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
     """Move a consumer group's committed offsets back so its service re-reads a topic (idempotently)."""
     from livetab_cli.dlq import replay_command
@@ -480,7 +497,8 @@ def parser() -> argparse.ArgumentParser:
     sm = sub.add_parser("submit", help="submit a run to a livetab api over HTTP")
     sm.add_argument("--api", default="http://127.0.0.1:8080")
     sm.add_argument("--request", help="JSON file with the run request")
-    sm.add_argument("--team", default="local")
+    sm.add_argument("--team", default="", help="only with api.auth off: the run's team (else the token's)")
+    sm.add_argument("--token", help="API token (default: $LIVETAB_TOKEN; livetab token create)")
     sm.add_argument("--release", default="demo")
     sm.add_argument("--model", default="smollm2-135m")
     sm.add_argument("--backend", default="llama_local")
@@ -490,6 +508,7 @@ def parser() -> argparse.ArgumentParser:
                                     "configured source into a new release (the chart's CronJob)"))
     cy.add_argument("--api", default="http://127.0.0.1:8080")
     cy.add_argument("--release", help="default: the current month, YYYY-MM")
+    cy.add_argument("--token", help="an admin's API token (default: $LIVETAB_TOKEN)")
     cy.set_defaults(func=cmd_cycle)
     rl = with_config(sub.add_parser("release", help="move a release (freeze|publish|retire NAME), see releases "
                                     "(list, show NAME), or export one as files (export, the default): JSONL + "
@@ -539,6 +558,9 @@ def parser() -> argparse.ArgumentParser:
             da.add_argument("--all", action="store_true", help="every dead letter matching the filters")
             da.add_argument("--again", action="store_true", help="also those already redriven")
         da.set_defaults(func=cmd_dlq, service=None, run=None, topic=None)
+    from livetab_cli.accounts import add_parsers as add_accounts
+
+    add_accounts(sub, cmd_accounts)
     rv = sub.add_parser("review", help="the human review queue: list, accept, reject or edit questions the "
                         "validator got right only sometimes (accepted ones join their draft release)")
     rsub = rv.add_subparsers(dest="action", required=True, metavar="ACTION")

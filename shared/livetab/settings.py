@@ -280,6 +280,20 @@ class ApiSettings(_Strict):
     error_excerpt_chars: int = Field(default=80, ge=0, le=1000)
     # A run may plan at most this many inference requests (questions x formats x settings x samples).
     max_run_requests: int = Field(default=200000, ge=1)
+    # Bearer tokens on every route but /healthz and /readyz (livetab_api.auth). On by default, so `livetab serve
+    # api` is never open; the embedded commands (`livetab run`, `livetab eval`) serve no API and need none. Off
+    # only for a private test harness (LIVETAB_API__AUTH=false).
+    auth: bool = True
+    # A new token lives this many days unless `livetab token create --days` says fewer (never more).
+    token_max_days: int = Field(default=90, ge=1, le=3650)
+    # Per-token rate limit: a bucket of `rate_burst` requests refilled at `rate_per_minute`; past it, 429 with
+    # Retry-After.
+    rate_per_minute: float = Field(default=600.0, gt=0)
+    rate_burst: int = Field(default=60, ge=1)
+    # Per-team quotas checked when a run is submitted (429 when over a count, 403 over a size).
+    runs_per_day: int = Field(default=50, ge=0)
+    concurrent_runs: int = Field(default=4, ge=0)
+    team_run_requests: int = Field(default=50000, ge=1)  # requests one team's run may plan
 
 
 class HealthSettings(_Strict):

@@ -33,6 +33,7 @@ from tests.support.oracle import (
 )
 from tests.support.releases import publish_over_http
 from tests.support.services import start_services, stop_services
+from tests.support.tokens import bearer
 
 pytestmark = [pytest.mark.e2e, pytest.mark.kafka, pytest.mark.postgres]
 PAGES = ["203-733", "203-278"]
@@ -83,6 +84,10 @@ def test_oracle_100_and_anti_oracle_0_over_kafka(tmp_path: Path, e2e_kafka: str,
     runs: dict[str, str] = {}
     status: dict[str, dict[str, Any]] = {}
     try:
+        boot = open_store(store_url)  # the first admin token, as `livetab token create` makes it
+        auth = bearer(boot, team="oracle")
+        boot.close()
+        http = httpx.Client(headers=auth, timeout=30)
         start_services(cfg, tmp_path, port, procs, logs)
         api = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 120
@@ -97,20 +102,20 @@ def test_oracle_100_and_anti_oracle_0_over_kafka(tmp_path: Path, e2e_kafka: str,
             time.sleep(0.5)
 
         for s in srcs:
-            r = httpx.post(f"{api}/scrapes", json={"source": s["kind"], "location": s["location"], "release": RELEASE,
+            r = http.post(f"{api}/scrapes", json={"source": s["kind"], "location": s["location"], "release": RELEASE,
                                                    "language": s.get("language", "en")})
             assert r.status_code == 202, r.text
         deadline = time.monotonic() + 180
-        while httpx.get(f"{api}/releases/{RELEASE}").json().get("questions", 0) < len(expected):
+        while http.get(f"{api}/releases/{RELEASE}").json().get("questions", 0) < len(expected):
             assert time.monotonic() < deadline, "questions did not arrive"
             _alive(procs, tmp_path)
             time.sleep(0.5)
-        early = httpx.post(f"{api}/runs", json={"team": "oracle", "release": RELEASE, "model": models("rotate")[0]})
+        early = http.post(f"{api}/runs", json={"team": "oracle", "release": RELEASE, "model": models("rotate")[0]})
         assert early.status_code == 409 and "is a draft" in early.text, early.text  # refused with its reason
-        publish_over_http(api, RELEASE)
+        publish_over_http(api, RELEASE, headers=auth)
 
         for m in models("rotate"):
-            r = httpx.post(f"{api}/runs", json={"team": "oracle", "release": RELEASE, "model": m,
+            r = http.post(f"{api}/runs", json={"team": "oracle", "release": RELEASE, "model": m,
                                                 "settings": {"formats": FORMATS, "settings": SETTINGS}})
             assert r.status_code == 202, r.text
             runs[m["name"]] = r.json()["run_id"]
@@ -119,7 +124,7 @@ def test_oracle_100_and_anti_oracle_0_over_kafka(tmp_path: Path, e2e_kafka: str,
         try:
             while len(status) < len(runs):
                 for name, rid in runs.items():
-                    resp = httpx.get(f"{api}/runs/{rid}")
+                    resp = http.get(f"{api}/runs/{rid}")
                     if resp.status_code != 200 or not 0 < resp.json()["planned"] == resp.json()["judged"]:
                         continue
                     # every answer judged: the reporter's rows are complete when "all" counts the QA answers

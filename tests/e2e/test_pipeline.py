@@ -21,6 +21,7 @@ from livetab_cli.embedded import run_embedded
 from tests.support.releases import publish_over_http
 from tests.support.sample import sample_pages
 from tests.support.services import start_services, stop_services
+from tests.support.tokens import bearer
 
 pytestmark = [pytest.mark.e2e, pytest.mark.kafka, pytest.mark.postgres, pytest.mark.model]
 PAGES = ["203-733", "203-278", "203-831"]  # a cycling race, a golfer's results, a list of office holders
@@ -91,6 +92,10 @@ def test_six_services_over_kafka_match_embedded(tmp_path: Path, e2e_kafka: str, 
     procs: dict[str, subprocess.Popen] = {}
     logs = {}
     try:
+        boot = open_store(store_url)  # the first admin token, as `livetab token create` makes it
+        auth = bearer(boot, team="e2e")
+        boot.close()
+        http = httpx.Client(headers=auth, timeout=30)
         start_services(cfg, tmp_path, port, procs, logs)
         api = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 90
@@ -105,28 +110,28 @@ def test_six_services_over_kafka_match_embedded(tmp_path: Path, e2e_kafka: str, 
                 assert p.poll() is None, f"{svc} exited: " + (tmp_path / f"{svc}.log").read_text()
             time.sleep(0.5)
 
-        r = httpx.post(f"{api}/scrapes", json={"source": "local_html", "location": str(pages), "release": "e2e"})
+        r = http.post(f"{api}/scrapes", json={"source": "local_html", "location": str(pages), "release": "e2e"})
         assert r.status_code == 202, r.text
         deadline = time.monotonic() + 180
-        while httpx.get(f"{api}/releases/e2e").json().get("questions", 0) < len(emb_questions):
+        while http.get(f"{api}/releases/e2e").json().get("questions", 0) < len(emb_questions):
             assert time.monotonic() < deadline, "questions did not arrive"
             time.sleep(1)
         time.sleep(2)  # let qagen finish the last table of the batch
         run_req = {"team": "e2e", "release": "e2e",
                    "model": {"name": "smollm2-135m", "backend": "llama_local", "n_ctx": 4096, "n_threads": 2},
                    "settings": {"max_tokens": 16, "temperature": 0.0, "seed": 7}}
-        draft = httpx.post(f"{api}/runs", json=run_req)  # the release is still a draft: refused, with why
+        draft = http.post(f"{api}/runs", json=run_req)  # the release is still a draft: refused, with why
         assert draft.status_code == 409 and "draft" in draft.text, draft.text
-        published = publish_over_http(api, "e2e")  # runs are planned against a live release only
+        published = publish_over_http(api, "e2e", headers=auth)  # runs are planned against a live release only
         assert published["frozen_questions"] == len(emb_questions)
-        r = httpx.post(f"{api}/runs", json=run_req)
+        r = http.post(f"{api}/runs", json=run_req)
         assert r.status_code == 202, r.text
         rid = r.json()["run_id"]
         assert rid == summary.run_ids[0], "the same run settings must give the same run id in both modes"
         deadline = time.monotonic() + 600
         status = {}
         while time.monotonic() < deadline:
-            resp = httpx.get(f"{api}/runs/{rid}")
+            resp = http.get(f"{api}/runs/{rid}")
             if resp.status_code == 200:
                 status = resp.json()
                 overall = [row for row in status["leaderboard"] if row["slice"] == "all"]

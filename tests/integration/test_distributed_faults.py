@@ -24,6 +24,7 @@ from livetab_api.app import run_progress
 from livetab_api.planner import PlannerHandler
 
 from tests.support.releases import publish
+from tests.support.tokens import bearer
 
 pytestmark = [pytest.mark.kafka, pytest.mark.postgres]
 
@@ -145,6 +146,7 @@ def test_livetab_serve_api_refuses_at_the_door_and_reports_ready(kafka_bootstrap
                    f"api:\n  port: {port}\n")
     store = open_store(f"sqlite:///{tmp_path / 'api.db'}")
     _questions(store, "door", 2)
+    auth = bearer(store, team="door")  # the first admin token, as `livetab token create` makes it
     store.close()
     log = (tmp_path / "api.log").open("w")
     proc = subprocess.Popen([sys.executable, "-m", "livetab_cli.main", "serve", "api", "--config", str(cfg)],
@@ -162,18 +164,20 @@ def test_livetab_serve_api_refuses_at_the_door_and_reports_ready(kafka_bootstrap
         assert ready is not None and ready.status_code == 200, (tmp_path / "api.log").read_text()
         assert ready.json()["workers"] == [{"group": g, "alive": True, "failure": None}
                                            for g in ("livetab-api", "livetab-api-releases")]
-        ghost = httpx.post(f"{url}/runs", json={"release": "door", "model": {"name": "m", "pool": "nowhere"}})
+        assert httpx.post(f"{url}/runs", json={"release": "door", "model": {"name": "m"}}).status_code == 401
+        http = httpx.Client(headers=auth, timeout=30)
+        ghost = http.post(f"{url}/runs", json={"release": "door", "model": {"name": "m", "pool": "nowhere"}})
         assert ghost.status_code == 422 and "no request topic" in ghost.text
-        empty = httpx.post(f"{url}/runs", json={"release": "no-such", "model": {"name": "m"}})
+        empty = http.post(f"{url}/runs", json={"release": "no-such", "model": {"name": "m"}})
         assert empty.status_code == 409 and "is unknown" in empty.text
-        draft = httpx.post(f"{url}/runs", json={"release": "door", "model": {"name": "m"}})
+        draft = http.post(f"{url}/runs", json={"release": "door", "model": {"name": "m"}})
         assert draft.status_code == 409 and "is a draft" in draft.text
-        assert httpx.post(f"{url}/releases/door/publish").status_code == 202
+        assert http.post(f"{url}/releases/door/publish").status_code == 202
         deadline = time.monotonic() + 60  # the release worker joins its group, reads the command, applies it
-        while time.monotonic() < deadline and httpx.get(f"{url}/releases/door").json()["status"] != "live":
+        while time.monotonic() < deadline and http.get(f"{url}/releases/door").json()["status"] != "live":
             time.sleep(0.3)
-        assert httpx.get(f"{url}/releases/door").json()["status"] == "live", (tmp_path / "api.log").read_text()
-        assert httpx.post(f"{url}/runs", json={"release": "door", "model": {"name": "m"}}).status_code == 202
+        assert http.get(f"{url}/releases/door").json()["status"] == "live", (tmp_path / "api.log").read_text()
+        assert http.post(f"{url}/runs", json={"release": "door", "model": {"name": "m"}}).status_code == 202
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(60)

@@ -20,18 +20,19 @@ def publish(store: Store, *names: str, settings: Any = None) -> list[release_pb2
     return events
 
 
-def publish_over_http(api: str, release: str, timeout_s: float = 60.0) -> dict[str, Any]:
+def publish_over_http(api: str, release: str, timeout_s: float = 60.0,
+                      headers: dict[str, str] | None = None) -> dict[str, Any]:
     """POST /releases/{release}/publish to a running api service and wait until it reports the release live;
     returns its GET /releases/{release} document."""
     import time
 
     import httpx
 
-    r = httpx.post(f"{api}/releases/{release}/publish")
+    r = httpx.post(f"{api}/releases/{release}/publish", headers=headers)
     assert r.status_code == 202, r.text
     deadline = time.monotonic() + timeout_s
     while True:
-        doc: dict[str, Any] = httpx.get(f"{api}/releases/{release}").json()
+        doc: dict[str, Any] = httpx.get(f"{api}/releases/{release}", headers=headers).json()
         if doc.get("status") == "live":
             return doc
         assert time.monotonic() < deadline, f"release {release} is not live after {timeout_s:.0f}s: {doc}"

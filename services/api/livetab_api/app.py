@@ -8,15 +8,27 @@ requests than `api.max_run_requests`. The limits live in `livetab.settings`.
 
 Releases: GET /releases and /releases/{name} show each one's status, manifest hash, frozen question count
 and history; POST /releases/{name}/freeze|publish|retire sends the command to the release handler.
+
+Who may do what (livetab_api.auth, a Bearer token on every route but /healthz and /readyz):
+- GET /me, /releases, /releases/{name}: any valid token with the `read` scope (counts only: no question
+  text, no gold answer is served by any route).
+- POST /runs: `submit` (a team-admin or member); the run's team is the token's, never the body's. Quotas per
+  team: runs per day and concurrent runs (429), requests per run (403).
+- GET /runs, /runs/{id}: `read`; a team sees only its own runs (another team's is 404, as if absent);
+  admins see all.
+- POST /scrapes, POST /releases/{name}/{action}, GET /dead-letters: admins (`admin` scope) only: they decide
+  what goes into a release, and a dead letter's error may quote a question.
+Every non-GET request, allowed or not, is written to the audit log.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from typing import Any
 
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import Depends, FastAPI, HTTPException, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from livetab import topics as topic_names
@@ -42,7 +54,9 @@ from livetab.topics import INFERENCE_REQUESTS, requests_topic
 from livetab.v1 import run_pb2, table_pb2
 from pydantic import Field, field_validator
 
+from livetab_api.auth import Authenticator, require
 from livetab_api.releases import ACTIONS, release_command
+from livetab_api.teams import Principal, audit
 
 __all__ = ["BodyLimit", "RunRequest", "ScrapeRequest", "create_app", "run_progress"]
 
@@ -56,7 +70,8 @@ Send = Callable[[Message], Awaitable[None]]
 
 
 class RunRequest(StrictModel):
-    team: str = Field(default="local", min_length=1, max_length=MAX_NAME_CHARS)
+    # With auth on the run's team is the token's: a body naming another team is refused (403).
+    team: str = Field(default="", max_length=MAX_NAME_CHARS)
     release: str = Field(min_length=1, max_length=MAX_NAME_CHARS)
     model: ModelSettings
     settings: RunKnobs = Field(default_factory=RunKnobs)
@@ -130,8 +145,8 @@ def _excerpt(value: Any, n: int) -> str:
     return text if len(text) <= n else text[:n] + f"… ({len(text)} characters)"
 
 
-def run_from_request(req: RunRequest) -> run_pb2.Run:
-    return build_run(req.team, req.release, model_spec(req.model), **req.settings.model_dump())
+def run_from_request(req: RunRequest, team: str = "") -> run_pb2.Run:
+    return build_run(team or req.team or "local", req.release, model_spec(req.model), **req.settings.model_dump())
 
 
 def run_progress(store: Store, rid: str) -> dict[str, Any] | None:
@@ -183,6 +198,29 @@ def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, work
     limits = settings or ApiSettings()
     app = FastAPI(title="livetab", version="0.1.0")
     app.add_middleware(BodyLimit, limit=limits.max_body_bytes)
+    auth = Authenticator(store, limits)
+    reader = Depends(require(auth, "read"))
+    submitter = Depends(require(auth, "submit"))
+    admin = Depends(require(auth, "admin", admin=True))
+
+    @app.middleware("http")
+    async def audited(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+        """Every write (any method but GET/HEAD/OPTIONS), allowed or refused, goes to the audit log."""
+        if request.method in ("GET", "HEAD", "OPTIONS"):
+            return await call_next(request)
+        status = 500
+        try:
+            response = await call_next(request)
+            status = response.status_code
+            return response
+        finally:
+            who: Principal | None = getattr(request.state, "principal", None)
+            try:
+                audit(store, actor=who.member if who else "anonymous", token_id=who.token_id if who else "",
+                      team=who.team if who else "", action=f"{request.method} {request.url.path}"[:200],
+                      target=str(getattr(request.state, "audit_target", "")), status=status)
+            except Exception as e:  # the answer stands; the operator sees the failure in the log
+                log.error("audit log write failed: %s: %s", type(e).__name__, e)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
@@ -193,7 +231,30 @@ def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, work
 
     add_health_routes(app, workers, store)  # /healthz, /readyz: the runtime's, as every service serves them
 
-    def _check_run(req: RunRequest) -> None:
+    def _team_runs(team: str) -> list[dict[str, Any]]:
+        return [r for r in store.select(schema.runs, team=team)]
+
+    def _check_quota(team: str, requests: int) -> None:
+        """The team's quotas (api.runs_per_day, concurrent_runs, team_run_requests), counted from the audit
+        log's accepted submissions, so runs not planned yet count too."""
+        if requests > limits.team_run_requests:
+            raise HTTPException(403, f"the run would plan {requests} requests, over this team's quota of "
+                                     f"{limits.team_run_requests} per run (api.team_run_requests)")
+        since = time.time() - 86400
+        accepted = [a for a in store.select(schema.audit_log, team=team, action="POST /runs", status=202)
+                    if a["at"] >= since]
+        if len(accepted) >= limits.runs_per_day:
+            raise HTTPException(429, f"team quota: {limits.runs_per_day} runs a day (api.runs_per_day) already "
+                                     "submitted; try again tomorrow", headers={"Retry-After": "3600"})
+        running = 0
+        for rid in {a["target"] for a in accepted}:
+            progress = run_progress(store, rid)
+            running += progress is None or progress["status"] == "running"
+        if running >= limits.concurrent_runs:
+            raise HTTPException(429, f"team quota: {limits.concurrent_runs} runs at once (api.concurrent_runs) "
+                                     "are still running; wait for one to finish", headers={"Retry-After": "60"})
+
+    def _check_run(req: RunRequest, team: str) -> None:
         topic = requests_topic(req.model.pool)
         if not bus.topic_exists(topic):
             raise HTTPException(422, f"model pool {req.model.pool!r} has no request topic ({topic}): no inference "
@@ -217,6 +278,8 @@ def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, work
         if requests > limits.max_run_requests:
             raise HTTPException(422, f"the run would plan {requests} requests, over api.max_run_requests "
                                      f"({limits.max_run_requests})")
+        if auth.enabled:
+            _check_quota(team, requests)
 
     def _send(out: Outgoing) -> None:
         """Publish and wait for the broker's acknowledgement; a bus that cannot take it now is 503, not 500."""
@@ -227,15 +290,36 @@ def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, work
             log.warning("could not publish to %s: %s: %s", out.topic, type(e).__name__, e)
             raise HTTPException(503, f"the message bus did not take it ({type(e).__name__}); try again") from None
 
+    @app.get("/me")
+    def me(who: Principal = reader) -> dict[str, Any]:
+        """The caller as its token says: member, team, role, scopes."""
+        return {"member": who.member, "team": who.team, "role": who.role, "token_id": who.token_id,
+                "scopes": sorted(who.scopes)}
+
     @app.post("/runs", status_code=202)
-    def submit_run(req: RunRequest) -> dict[str, Any]:
-        _check_run(req)
-        run = run_from_request(req)
+    def submit_run(req: RunRequest, request: Request, who: Principal = submitter) -> dict[str, Any]:
+        if auth.enabled:
+            if not who.team:
+                raise HTTPException(403, "this token's member belongs to no team; runs are a team's")
+            if req.team and req.team != who.team:
+                raise HTTPException(403, "a run's team is the token's; leave `team` out of the body")
+        team = who.team if auth.enabled else req.team
+        _check_run(req, team)
+        run = run_from_request(req, team)
+        request.state.audit_target = run.id
         _send(Outgoing(topic_names.RUNS, run, key=run.id, message_id=run.id))
-        return {"run_id": run.id, "release": run.release, "model": run.model.name}
+        return {"run_id": run.id, "team": run.team, "release": run.release, "model": run.model.name}
+
+    @app.get("/runs")
+    def runs(who: Principal = reader) -> dict[str, Any]:
+        """The caller's team's runs (an admin: every team's), newest first."""
+        rows = store.select(schema.runs) if who.is_admin else _team_runs(who.team)
+        keep = ("id", "team", "model", "release", "planned", "refused")
+        return {"runs": [{k: r[k] for k in keep} | {"at": str(r["created_at"])}
+                         for r in sorted(rows, key=lambda r: (r["created_at"], r["id"]), reverse=True)]}
 
     @app.post("/scrapes", status_code=202)
-    def submit_scrape(req: ScrapeRequest) -> dict[str, Any]:
+    def submit_scrape(req: ScrapeRequest, _: Principal = admin) -> dict[str, Any]:
         cmd = table_pb2.ScrapeCommand(id=content_id("scrape", req.source, req.location, req.release, req.language),
                                       source=req.source, location=req.location, release=req.release,
                                       language=req.language, options=req.options)
@@ -251,14 +335,14 @@ def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, work
                 "frozen_questions": r.questions, "history": r.history}
 
     @app.get("/releases")
-    def releases() -> dict[str, Any]:
+    def releases(_: Principal = reader) -> dict[str, Any]:
         rows = [_release_doc(r) for r in list_releases(store)]
         for row in rows:
             del row["history"]
         return {"releases": rows}
 
     @app.get("/releases/{release}")
-    def release(release: str) -> dict[str, Any]:
+    def release(release: str, _: Principal = reader) -> dict[str, Any]:
         """Its lifecycle (status, manifest hash, frozen question count, history) and what the store holds of
         it (`questions`: every stored question, verified or not; `tables`)."""
         _path(release)
@@ -274,17 +358,17 @@ def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, work
         return _release_doc(record) | stored
 
     @app.post("/releases/{release}/{action}", status_code=202)
-    def move_release(release: str, action: str) -> dict[str, Any]:
+    def move_release(release: str, action: str, who: Principal = admin) -> dict[str, Any]:
         """Send a ReleaseCommand; the release handler applies it (GET /releases/{name} shows the outcome)."""
         _path(release)
         if action not in ACTIONS:
             raise HTTPException(404, f"no release action {_excerpt(action, 40)!r}; one of {', '.join(ACTIONS)}")
-        cmd = release_command(release, action, by="api")
+        cmd = release_command(release, action, by=f"api:{who.member}" if auth.enabled else "api")
         _send(Outgoing(topic_names.RELEASE_COMMANDS, cmd, key=cmd.release, message_id=cmd.id))
         return {"command_id": cmd.id, "release": release, "action": action}
 
     @app.get("/dead-letters")
-    def dead_letters(service: str = "", run_id: str = "", limit: int = 100) -> dict[str, Any]:
+    def dead_letters(service: str = "", run_id: str = "", limit: int = 100, _: Principal = admin) -> dict[str, Any]:
         """Stored dead letters, newest first (a scrape's have no run): where each came from and why."""
         _path(service)
         _path(run_id)
@@ -296,9 +380,11 @@ def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, work
                                                      for r in rows[:max(0, min(limit, 1000))]]}
 
     @app.get("/runs/{rid}")
-    def run_status(rid: str) -> dict[str, Any]:
+    def run_status(rid: str, who: Principal = reader) -> dict[str, Any]:
         _path(rid)
-        progress = run_progress(store, rid)
+        row = store.get(schema.runs, rid)
+        mine = who.is_admin or (row is not None and row["team"] == who.team)
+        progress = run_progress(store, rid) if mine else None  # another team's run: as if it did not exist
         if progress is None:
             raise HTTPException(404, f"run {_excerpt(rid, limits.error_excerpt_chars)} is not planned (yet)")
         return progress

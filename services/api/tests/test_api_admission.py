@@ -27,6 +27,7 @@ from livetab_api.app import create_app
 from livetab_api.planner import PlannerHandler
 
 from tests.support.releases import publish
+from tests.support.tokens import bearer
 
 RELEASE = "r1"
 TOPIC_NAMES = {t.name for t in TOPICS}
@@ -49,7 +50,7 @@ def bus() -> InProcBus:
 
 @pytest.fixture
 def client(bus: InProcBus, store: Store) -> TestClient:
-    return TestClient(create_app(bus, store, ApiSettings()))
+    return TestClient(create_app(bus, store, ApiSettings()), headers=bearer(store))
 
 
 def _run(**model: Any) -> dict[str, Any]:
@@ -80,7 +81,7 @@ def test_a_run_that_cannot_be_planned_is_refused_at_the_door(client: TestClient,
 
 
 def test_a_run_that_would_plan_too_many_requests_is_refused(bus: InProcBus, store: Store) -> None:
-    client = TestClient(create_app(bus, store, ApiSettings(max_run_requests=10)))
+    client = TestClient(create_app(bus, store, ApiSettings(max_run_requests=10)), headers=bearer(store))
     body = {**_run(), "settings": {"samples": 3, "formats": ["markdown", "csv"]}}  # 4 x 2 x 3 = 24
     r = client.post("/runs", json=body)
     assert r.status_code == 422 and "24 requests" in r.text
@@ -190,7 +191,7 @@ class _Broken:
 
 def test_readyz_reports_a_worker_that_died(bus: InProcBus, store: Store) -> None:
     worker = Worker(_Broken(), bus, HandlerContext(store=store, settings=None), poll_timeout_s=0)
-    client = TestClient(create_app(bus, store, ApiSettings(), workers=[worker]))
+    client = TestClient(create_app(bus, store, ApiSettings(), workers=[worker]), headers=bearer(store))
     assert client.get("/readyz").status_code == 200 and client.get("/healthz").status_code == 200
 
     def boom() -> None:
@@ -211,5 +212,5 @@ def test_a_bus_that_cannot_take_a_run_gives_503_not_500(bus: InProcBus, store: S
         raise RuntimeError("KafkaError: 1 record(s) were not acknowledged")
 
     bus.flush = down  # type: ignore[method-assign]
-    r = TestClient(create_app(bus, store, ApiSettings()), raise_server_exceptions=False).post("/runs", json=_run())
+    r = TestClient(create_app(bus, store, ApiSettings()), headers=bearer(store), raise_server_exceptions=False).post("/runs", json=_run())
     assert r.status_code == 503 and "try again" in r.text

@@ -21,6 +21,7 @@ from livetab_api.planner import PlannerHandler
 from livetab_api.releases import ReleaseHandler, apply_commands, release_command
 
 from tests.support.releases import publish
+from tests.support.tokens import bearer
 
 SPEC = common_pb2.ModelSpec(name="m", backend="openai", model="m")
 
@@ -87,7 +88,7 @@ def test_a_live_release_is_planned_over_its_frozen_set_only(tmp_path: Path) -> N
 def test_the_api_refuses_a_run_on_a_release_that_is_not_live_with_409(tmp_path: Path) -> None:
     store = _store(tmp_path, "r")
     bus = InProcBus(known_topics={t.name for t in TOPICS})
-    client = TestClient(create_app(bus, store, ApiSettings()))
+    client = TestClient(create_app(bus, store, ApiSettings()), headers=bearer(store))
     body = {"release": "r", "model": {"name": "m"}}
     r = client.post("/runs", json=body)
     assert r.status_code == 409 and "is a draft" in r.json()["detail"], r.text
@@ -111,7 +112,7 @@ def test_the_api_refuses_a_run_on_a_release_that_is_not_live_with_409(tmp_path: 
     assert doc["status"] == "live" and doc["frozen_questions"] == 3 and doc["questions"] == 3
     assert doc["manifest_hash"] == rel.manifest_hash(rel.frozen_questions(store, "r"))
     assert [h["status"] for h in doc["history"]] == ["draft", "frozen", "live"]
-    assert doc["history"][-1]["command_id"] == sent.json()["command_id"] and doc["history"][-1]["by"] == "api"
+    assert doc["history"][-1]["command_id"] == sent.json()["command_id"] and doc["history"][-1]["by"] == "api:admin@local"
     assert client.get("/releases").json()["releases"] == [
         {"release": "r", "status": "live", "manifest_hash": doc["manifest_hash"], "frozen_questions": 3}]
     assert client.post("/runs", json=body).status_code == 202

@@ -17,10 +17,13 @@ from sqlalchemy import (
 )
 
 __all__ = [
+    "api_tokens",
+    "audit_log",
     "dead_letters",
     "failures",
     "judgments",
     "leaderboard",
+    "members",
     "metadata",
     "questions",
     "release_members",
@@ -30,6 +33,7 @@ __all__ = [
     "review_items",
     "runs",
     "tables",
+    "teams",
 ]
 
 metadata = MetaData()
@@ -185,5 +189,54 @@ review_items = Table(
     Column("reviewer", String(128), nullable=False, server_default=""),
     Column("note", Text, nullable=False, server_default=""),
     Column("decided_at", DateTime(timezone=True), nullable=True),
+    _created(),
+)
+
+
+# Teams and people (livetab_api.teams). A team is a name; written by `livetab team create`.
+teams = Table(
+    "teams", metadata,
+    Column("id", String(64), primary_key=True),  # the team name
+    _created(),
+)
+
+# A person: `team` is the team they act for ("" only for an admin who belongs to none); role: admin,
+# team-admin, member or reviewer (livetab_api.teams.ROLES).
+members = Table(
+    "members", metadata,
+    Column("id", String(128), primary_key=True),  # the member's name (e.g. an e-mail address)
+    Column("team", String(64), nullable=False, index=True),
+    Column("role", String(16), nullable=False),
+    _created(),
+)
+
+# API tokens. The secret is never stored: `hash` is scrypt(secret, salt); `id` is the token's public prefix
+# (lt_<id>_<secret>), the key it is looked up by. Times are Unix seconds.
+api_tokens = Table(
+    "api_tokens", metadata,
+    Column("id", String(32), primary_key=True),  # the token's public id (its prefix)
+    Column("member", String(128), nullable=False, index=True),
+    Column("team", String(64), nullable=False, index=True),  # the member's team when it was created
+    Column("scopes", String(64), nullable=False),  # comma-separated: read, submit, review, admin
+    Column("salt", String(64), nullable=False),  # hex, 16 random bytes per token
+    Column("hash", String(128), nullable=False),  # hex scrypt digest of the secret part
+    Column("expires_at", Float, nullable=False),  # Unix seconds; refused from then on
+    Column("revoked_at", Float, nullable=True),  # Unix seconds when revoked; NULL while valid
+    Column("note", Text, nullable=False, server_default=""),  # what it is for (shown by `livetab token list`)
+    _created(),
+)
+
+# Append-only audit log: every write through the api (any non-GET request, allowed or refused) and every
+# admin action of the CLI (team, member, token).
+audit_log = Table(
+    "audit_log", metadata,
+    Column("id", String(32), primary_key=True),  # random hex
+    Column("at", Float, nullable=False, index=True),  # Unix seconds
+    Column("actor", String(128), nullable=False),  # member name, "cli:<user>" or "anonymous"
+    Column("token_id", String(32), nullable=False, server_default=""),  # the token used ("" for the CLI)
+    Column("team", String(64), nullable=False, server_default=""),  # the actor's team
+    Column("action", String(200), nullable=False),  # e.g. "POST /runs" or "token.create"
+    Column("target", Text, nullable=False, server_default=""),  # what it acted on (run id, token id, ...)
+    Column("status", Integer, nullable=False),  # HTTP status (the CLI: 0 = done)
     _created(),
 )
