@@ -32,6 +32,7 @@ from livetab.settings import (
     MAX_PARAMS,
     MAX_URL_CHARS,
     ApiSettings,
+    GuardSettings,
     ModelSettings,
     RunKnobs,
     SourceKind,
@@ -42,6 +43,7 @@ from livetab.topics import INFERENCE_REQUESTS, requests_topic
 from livetab.v1 import run_pb2, table_pb2
 from pydantic import Field, field_validator
 
+from livetab_api import guard as door
 from livetab_api.releases import ACTIONS, release_command
 
 __all__ = ["BodyLimit", "RunRequest", "ScrapeRequest", "create_app", "run_progress"]
@@ -178,9 +180,12 @@ def run_progress(store: Store, rid: str) -> dict[str, Any] | None:
     }
 
 
-def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, workers: Sequence[Any] = ()) -> FastAPI:
-    """`workers`: the service's worker loops (objects with `alive`, `failure`, `group`) that /readyz reports."""
+def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, workers: Sequence[Any] = (),
+               guard: GuardSettings | None = None) -> FastAPI:
+    """`workers`: the service's worker loops (objects with `alive`, `failure`, `group`) that /readyz reports;
+    `guard`: endpoint, secret and scrape-location safety (livetab_api.guard)."""
     limits = settings or ApiSettings()
+    safety = guard or GuardSettings()
     app = FastAPI(title="livetab", version="0.1.0")
     app.add_middleware(BodyLimit, limit=limits.max_body_bytes)
 
@@ -229,6 +234,10 @@ def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, work
 
     @app.post("/runs", status_code=202)
     def submit_run(req: RunRequest) -> dict[str, Any]:
+        try:
+            req = req.model_copy(update={"model": door.check_model(safety, req.team, req.model)})
+        except door.Refused as e:
+            raise HTTPException(422, str(e)) from None
         _check_run(req)
         run = run_from_request(req)
         _send(Outgoing(topic_names.RUNS, run, key=run.id, message_id=run.id))
@@ -236,6 +245,10 @@ def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, work
 
     @app.post("/scrapes", status_code=202)
     def submit_scrape(req: ScrapeRequest) -> dict[str, Any]:
+        try:
+            req = req.model_copy(update={"location": door.scrape_location(safety, req.source, req.location)})
+        except door.Refused as e:
+            raise HTTPException(422, str(e)) from None
         cmd = table_pb2.ScrapeCommand(id=content_id("scrape", req.source, req.location, req.release, req.language),
                                       source=req.source, location=req.location, release=req.release,
                                       language=req.language, options=req.options)
