@@ -67,6 +67,8 @@ def secret_ref(guard: GuardSettings, team: str, ref: str, env: Mapping[str, str]
 def check_model(guard: GuardSettings, team: str, model: ModelSettings, net: NetPolicy | None = None) -> ModelSettings:
     """The model spec with its api_key_ref made the team's full secret reference; `Refused` when its
     endpoint or its key reference is not allowed."""
+    if "model_path" in model.params:  # a file of the server's: only an admin's config names one
+        raise Refused("params.model_path is not accepted from a submission; name a hosted model instead")
     if model.backend in ("openai", "grpc") and model.base_url:
         try:
             (net or policy(guard)).check_endpoint(model.base_url)
