@@ -317,6 +317,42 @@ class InferenceSettings(_Strict):
     drain_timeout_s: float = Field(default=30.0, ge=0, le=MAX_TIMEOUT_S)
 
 
+_REMOTE_KINDS: tuple[SourceKind, ...] = ("wikipedia", "gsm8k", "freshtab")
+
+
+class GuardSettings(_Strict):
+    """Endpoint safety, scrape locations and API key references (livetab.netguard, livetab_api.guard)."""
+
+    # CIDRs a model endpoint may resolve to although they are not public addresses (e.g. "127.0.0.0/8" for
+    # the tests, an internal model server's range); everything else non-public is refused.
+    allow: list[str] = Field(default_factory=list, max_length=256)
+    # The cluster's own service ranges, refused even where public (unless in `allow`).
+    cluster_cidrs: list[str] = Field(default_factory=list, max_length=256)
+    # An endpoint's answer is read up to this many bytes; a longer one is cut off as an error.
+    max_response_bytes: int = Field(default=8 * 1024 * 1024, ge=1024)
+    # POST /scrapes: the source kinds a caller may ask for, the named locations ({name: path}) and the roots
+    # a caller's relative path must resolve inside (after following symlinks). Empty: no scrape accepted.
+    scrape_kinds: list[SourceKind] = Field(default_factory=lambda: list(_REMOTE_KINDS))
+    scrape_locations: dict[str, str] = Field(default_factory=dict)
+    scrape_roots: list[str] = Field(default_factory=list)
+    # A model's api_key_ref names a secret registered for the submitting team: an environment variable
+    # `<secret_prefix><TEAM>_<NAME>` (TEAM upper-cased, other characters as _), or a file <secrets_dir>/<team>/<name>.
+    secret_prefix: str = Field(default="LIVETAB_TEAM_", pattern=r"^[A-Z][A-Z0-9_]*$")
+    secrets_dir: str = ""
+
+    @field_validator("allow", "cluster_cidrs")
+    @classmethod
+    def _cidrs(cls, value: list[str]) -> list[str]:
+        import ipaddress
+
+        for v in value:
+            try:
+                ipaddress.ip_network(v, strict=False)
+            except ValueError:
+                raise ValueError(f"{v[:60]!r} is not a CIDR (e.g. 127.0.0.0/8)") from None
+        return value
+
+
 class Settings(_Strict):
     out_dir: str = "out/demo"
     health: HealthSettings = Field(default_factory=HealthSettings)
@@ -334,6 +370,7 @@ class Settings(_Strict):
     releases: ReleaseSettings = Field(default_factory=ReleaseSettings)
     api: ApiSettings = Field(default_factory=ApiSettings)
     inference: InferenceSettings = Field(default_factory=InferenceSettings)
+    guard: GuardSettings = Field(default_factory=GuardSettings)
 
 
 class ConfigError(Exception):

@@ -44,6 +44,7 @@ from livetab.settings import (
     MAX_PARAMS,
     MAX_URL_CHARS,
     ApiSettings,
+    GuardSettings,
     ModelSettings,
     RunKnobs,
     SourceKind,
@@ -54,6 +55,7 @@ from livetab.topics import INFERENCE_REQUESTS, requests_topic
 from livetab.v1 import run_pb2, table_pb2
 from pydantic import Field, field_validator
 
+from livetab_api import guard as door
 from livetab_api.auth import Authenticator, require
 from livetab_api.releases import ACTIONS, release_command
 from livetab_api.teams import Principal, audit
@@ -193,9 +195,12 @@ def run_progress(store: Store, rid: str) -> dict[str, Any] | None:
     }
 
 
-def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, workers: Sequence[Any] = ()) -> FastAPI:
-    """`workers`: the service's worker loops (objects with `alive`, `failure`, `group`) that /readyz reports."""
+def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, workers: Sequence[Any] = (),
+               guard: GuardSettings | None = None) -> FastAPI:
+    """`workers`: the service's worker loops (objects with `alive`, `failure`, `group`) that /readyz reports;
+    `guard`: endpoint, secret and scrape-location safety (livetab_api.guard)."""
     limits = settings or ApiSettings()
+    safety = guard or GuardSettings()
     app = FastAPI(title="livetab", version="0.1.0")
     app.add_middleware(BodyLimit, limit=limits.max_body_bytes)
     auth = Authenticator(store, limits)
@@ -304,6 +309,10 @@ def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, work
             if req.team and req.team != who.team:
                 raise HTTPException(403, "a run's team is the token's; leave `team` out of the body")
         team = who.team if auth.enabled else req.team
+        try:
+            req = req.model_copy(update={"model": door.check_model(safety, team, req.model)})
+        except door.Refused as e:
+            raise HTTPException(422, str(e)) from None
         _check_run(req, team)
         run = run_from_request(req, team)
         request.state.audit_target = run.id
@@ -320,6 +329,10 @@ def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, work
 
     @app.post("/scrapes", status_code=202)
     def submit_scrape(req: ScrapeRequest, _: Principal = admin) -> dict[str, Any]:
+        try:
+            req = req.model_copy(update={"location": door.scrape_location(safety, req.source, req.location)})
+        except door.Refused as e:
+            raise HTTPException(422, str(e)) from None
         cmd = table_pb2.ScrapeCommand(id=content_id("scrape", req.source, req.location, req.release, req.language),
                                       source=req.source, location=req.location, release=req.release,
                                       language=req.language, options=req.options)

@@ -18,7 +18,7 @@ def _handlers(build: Build) -> list[AnyHandler]:
 def _http(parts: HttpParts) -> Any:
     from livetab_api.app import create_app
 
-    return create_app(parts.bus, parts.store, parts.settings.api, workers=parts.workers)
+    return create_app(parts.bus, parts.store, parts.settings.api, workers=parts.workers, guard=parts.settings.guard)
 
 
 SERVICE = Service("api", _handlers, http=_http, description="HTTP API, admission, releases and run planning")

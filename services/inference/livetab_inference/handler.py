@@ -24,6 +24,7 @@ from livetab import topics as topic_names
 from livetab.aioloop import BackgroundLoop
 from livetab.bus import HandlerContext, Outgoing, PoisonMessage
 from livetab.models.base import GenerateRequest, ModelBackend, SamplingParams
+from livetab.netguard import NetPolicy
 from livetab.questions import Question
 from livetab.reasoning import split_reasoning
 from livetab.records import load_question, load_table, result_row
@@ -73,7 +74,8 @@ class InferenceHandler:
     topics = [topic_names.INFERENCE_REQUESTS]
 
     def __init__(self, backends: dict[str, ModelBackend] | None = None, *, timeout_s: float = 300.0,
-                 pool: str = "") -> None:
+                 pool: str = "", net: NetPolicy | None = None) -> None:
+        self.net = net  # where built backends may connect (livetab.netguard); None: anywhere (embedded, tests)
         self.topics = [requests_topic(pool)]
         self._backends: dict[str, ModelBackend] = dict(backends or {})
         self._given = set(self._backends)
@@ -95,7 +97,7 @@ class InferenceHandler:
         if key not in self._backends:
             from livetab.models.registry import backend_from_spec
 
-            self._backends[key] = backend_from_spec(spec)
+            self._backends[key] = backend_from_spec(spec, net=self.net)
         return self._backends[key]
 
     def close(self) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from livetab.bus import AnyHandler
+from livetab.netguard import NetPolicy
 from livetab.runtime import Build, Service
 
 from livetab_inference.handler import InferenceHandler
@@ -10,7 +11,9 @@ from livetab_inference.handler import InferenceHandler
 
 def _handlers(build: Build) -> list[AnyHandler]:
     timeout = max((m.timeout_s for m in build.settings.models), default=120.0)
-    return [InferenceHandler(build.backends, timeout_s=timeout, pool=build.pool)]
+    guard = build.settings.guard
+    net = NetPolicy.of(guard.allow, guard.cluster_cidrs)  # submitted endpoints re-checked at every connect
+    return [InferenceHandler(build.backends, timeout_s=timeout, pool=build.pool, net=net)]
 
 
 SERVICE = Service("inference", _handlers, description="requests -> model answers, many in flight per endpoint")

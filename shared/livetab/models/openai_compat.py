@@ -27,6 +27,7 @@ import aiohttp
 
 from livetab.models.base import ChatMessage, Completion, GenerateRequest
 from livetab.models.resilience import Resilience, StatusError, estimate_request_tokens
+from livetab.netguard import NetPolicy, NetRefused
 from livetab.retry_after import retry_after_seconds
 
 __all__ = ["OpenAIBackend", "parse_retry_after"]
@@ -48,7 +49,8 @@ class OpenAIBackend:
                  extra_body: Mapping[str, Any] | None = None, timeout_s: float = 120.0,
                  connect_timeout_s: float = 10.0, concurrency: int = 16, keepalive_s: float = 4.0,
                  n_mode: str = "auto", resilience: Resilience | None = None,
-                 env: Mapping[str, str] | None = None) -> None:
+                 env: Mapping[str, str] | None = None, net: NetPolicy | None = None,
+                 max_response_bytes: int = 8 * 1024 * 1024) -> None:
         if not base_url.startswith(("http://", "https://")):
             raise ValueError(f"base_url must start with http:// or https://, got {base_url!r}")
         if n_mode not in N_MODES:
@@ -75,6 +77,8 @@ class OpenAIBackend:
         self._headers = {"Content-Type": "application/json"}
         if self.__key:
             self._headers["Authorization"] = f"Bearer {self.__key}"
+        self.net = net  # when set, every address is checked just before connecting (livetab.netguard)
+        self.max_response_bytes = max_response_bytes
         self._session: aiohttp.ClientSession | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self.stale_retries = 0  # requests re-sent because a kept-alive connection had been closed
@@ -150,8 +154,8 @@ class OpenAIBackend:
     def _ensure_session(self) -> aiohttp.ClientSession:
         loop = asyncio.get_running_loop()
         if self._session is None or self._session.closed or self._loop is not loop:
-            connector = aiohttp.TCPConnector(limit=self.concurrency, limit_per_host=self.concurrency,
-                                             keepalive_timeout=self.keepalive_s, ttl_dns_cache=300)
+            connector = GuardedConnector(self.net, limit=self.concurrency, limit_per_host=self.concurrency,
+                                         keepalive_timeout=self.keepalive_s, ttl_dns_cache=300)
             timeout = aiohttp.ClientTimeout(total=self.timeout_s, sock_connect=self.connect_timeout_s)
             self._session = aiohttp.ClientSession(connector=connector, timeout=timeout, headers=self._headers)
             self._loop = loop
@@ -162,9 +166,9 @@ class OpenAIBackend:
         t0 = time.perf_counter()
         for attempt in (1, 2):
             try:
-                async with session.post(url, data=payload) as resp:
+                async with session.post(url, data=payload, allow_redirects=False) as resp:
                     status = resp.status
-                    raw = await resp.read()
+                    raw = await self._read_capped(resp)
                     retry_after = resp.headers.get("Retry-After")
                 break
             except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError) as e:
@@ -174,6 +178,8 @@ class OpenAIBackend:
                     log.debug("%s: connection dropped (%s); re-sending once", self.base_url, type(e).__name__)
                     continue
                 raise StatusError(self._redact(f"connection error: {type(e).__name__}: {e}"), retryable=True) from None
+            except NetRefused as e:
+                raise StatusError(str(e), retryable=False) from None
             except TimeoutError:
                 raise StatusError(f"timeout after {self.timeout_s:g}s", retryable=True) from None
             except aiohttp.ClientError as e:
@@ -182,6 +188,20 @@ class OpenAIBackend:
         if status != 200:
             raise self._status_error(status, raw, retry_after, url)
         return self._parse(raw, latency_ms)
+
+    async def _read_capped(self, resp: aiohttp.ClientResponse) -> bytes:
+        """The body, or `StatusError` once it passes `max_response_bytes` (the rest is not read)."""
+        declared = resp.content_length
+        if declared is not None and declared > self.max_response_bytes:
+            raise StatusError(f"response of {declared} bytes is over the {self.max_response_bytes}-byte cap")
+        chunks: list[bytes] = []
+        seen = 0
+        async for chunk in resp.content.iter_chunked(65536):
+            seen += len(chunk)
+            if seen > self.max_response_bytes:
+                raise StatusError(f"response over the {self.max_response_bytes}-byte cap")
+            chunks.append(chunk)
+        return b"".join(chunks)
 
     def _status_error(self, status: int, raw: bytes, retry_after: str | None, url: str = "") -> StatusError:
         snippet = raw[:300].decode("utf-8", "replace").strip()
@@ -220,6 +240,26 @@ class OpenAIBackend:
 
     def _redact(self, text: str) -> str:
         return text.replace(self.__key, "***") if self.__key else text
+
+
+class GuardedConnector(aiohttp.TCPConnector):
+    """A TCPConnector that checks every address a host resolves to against a `NetPolicy` just before it
+    connects, IP literals included (aiohttp resolves those here too), so DNS rebinding is refused."""
+
+    def __init__(self, net: NetPolicy | None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._net = net
+
+    async def _resolve_host(self, host: str, port: int, traces: Any = None) -> Any:
+        if self._net is not None:
+            self._net.check_spelling(host)
+        hosts = await super()._resolve_host(host, port, traces=traces)
+        if self._net is not None:
+            for h in hosts:
+                reason = self._net.why_not(str(h["host"]))
+                if reason is not None:
+                    raise NetRefused(f"refused to connect to {host[:80]!r}: {reason} (guard.allow)")
+        return hosts
 
 
 def _message(m: ChatMessage) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from typing import Any
 
 from livetab.models.base import ModelBackend
 from livetab.models.resilience import Resilience
+from livetab.netguard import NetPolicy
 from livetab.v1 import common_pb2
 
 __all__ = ["BACKENDS", "PROMPT_OPTIONS", "EndpointGuards", "backend_from_spec", "check_params", "spec_to_dict"]
@@ -122,8 +123,9 @@ def _bool(value: Any) -> bool:
 
 
 def backend_from_spec(spec: common_pb2.ModelSpec | Mapping[str, Any], *, guards: EndpointGuards | None = None,
-                      env: Mapping[str, str] | None = None) -> ModelBackend:
-    """Build the backend a spec describes; raise `ValueError` naming the bad field or option."""
+                      env: Mapping[str, str] | None = None, net: NetPolicy | None = None) -> ModelBackend:
+    """Build the backend a spec describes; raise `ValueError` naming the bad field or option. `net`: where the
+    endpoint may connect (checked here for gRPC, which resolves by itself, and at each connect for HTTP)."""
     d = spec_to_dict(spec)
     kind = str(d["backend"] or "")
     if kind not in BACKENDS:
@@ -174,10 +176,13 @@ def backend_from_spec(spec: common_pb2.ModelSpec | Mapping[str, Any], *, guards:
             if "n_mode" in params:
                 options["n_mode"] = str(params["n_mode"])
             return OpenAIBackend(base_url, str(d["model"]), name=name, api_key_ref=str(d["api_key_ref"]),
-                                 extra_body=extra_body, resilience=guards.get(base_url, params), env=env, **options)
+                                 extra_body=extra_body, resilience=guards.get(base_url, params), env=env, net=net,
+                                 **options)
         from livetab.models.grpc_backend import GrpcBackend
 
         target = str(d["base_url"]).removeprefix("grpc://")
+        if net is not None:
+            net.check_endpoint(target)
         return GrpcBackend(target, str(d["model"]), name=name, api_key_ref=str(d["api_key_ref"]),
                            timeout_s=float(params.get("timeout_s", 120.0)), tls=_bool(params.get("tls", False)),
                            concurrency=int(params.get("concurrency", 16)),
