@@ -290,6 +290,9 @@ class ApiSettings(_Strict):
     # Retry-After.
     rate_per_minute: float = Field(default=600.0, gt=0)
     rate_burst: int = Field(default=60, ge=1)
+    # Refused tokens per token id (or per caller address for malformed ones): past this many a minute (burst the
+    # same), 429 before the hash is even computed, so guessing a secret is slow and cannot tie up the CPU.
+    auth_failures_per_minute: int = Field(default=10, ge=1)
     # Per-team quotas checked when a run is submitted (429 when over a count, 403 over a size).
     runs_per_day: int = Field(default=50, ge=0)
     concurrent_runs: int = Field(default=4, ge=0)

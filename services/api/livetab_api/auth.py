@@ -16,7 +16,7 @@ from fastapi import HTTPException, Request
 from livetab.settings import ApiSettings
 from livetab.store import Store
 
-from livetab_api.teams import Principal, verify_token
+from livetab_api.teams import Principal, parse_token, verify_token
 
 __all__ = ["LOCAL", "Authenticator", "RateLimiter", "require"]
 
@@ -52,6 +52,8 @@ class Authenticator:
         self.store = store
         self.enabled = settings.auth
         self.limiter = RateLimiter(settings.rate_per_minute, settings.rate_burst)
+        self.failures = RateLimiter(settings.auth_failures_per_minute, settings.auth_failures_per_minute)
+        self._blocked: dict[str, float] = {}
         self._checked: dict[str, tuple[str, str]] = {}
 
     def principal(self, request: Request) -> Principal:
@@ -64,8 +66,18 @@ class Authenticator:
         if scheme.lower() != "bearer" or not token.strip():
             raise HTTPException(401, "an API token is required: Authorization: Bearer <token> (livetab token create)",
                                 headers={"WWW-Authenticate": "Bearer"})
-        who, why = verify_token(self.store, token.strip(), checked=self._checked)
+        token = token.strip()
+        parsed = parse_token(token)
+        key = parsed[0] if parsed else f"addr:{request.client.host if request.client else ''}"
+        now = time.monotonic()
+        if self._blocked.get(key, 0.0) > now:
+            raise HTTPException(429, "too many refused tokens; retry later (api.auth_failures_per_minute)",
+                                headers={"Retry-After": str(max(1, math.ceil(self._blocked[key] - now)))})
+        who, why = verify_token(self.store, token, checked=self._checked)
         if who is None:
+            wait = self.failures.take(key, now)
+            if wait > 0:
+                self._blocked[key] = now + wait
             raise HTTPException(401, f"{why}", headers={"WWW-Authenticate": 'Bearer error="invalid_token"'})
         request.state.principal = who
         wait = self.limiter.take(who.token_id)

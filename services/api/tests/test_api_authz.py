@@ -67,7 +67,7 @@ def world(tmp_path: Path) -> World:
     tokens = {role: bearer(store, team="ops" if role == "admin" else "alpha", role=role) for role in ROLES}
     beta = {role: bearer(store, team="beta", role=role) for role in ROLES if role != "admin"}
     bus = InProcBus(known_topics={t.name for t in TOPICS})
-    client = TestClient(create_app(bus, store, ApiSettings(rate_burst=10000)), raise_server_exceptions=False)
+    client = TestClient(create_app(bus, store, ApiSettings(rate_burst=10000, auth_failures_per_minute=1000)), raise_server_exceptions=False)
     return World(store, client, tokens, beta, qs)
 
 
@@ -186,6 +186,17 @@ def test_the_rate_limit_answers_429_with_retry_after(tmp_path: Path) -> None:
     limited = client.get("/me", headers=a)
     assert limited.status_code == 429 and 1 <= int(limited.headers["retry-after"]) <= 60
     assert client.get("/me", headers=b).status_code == 200  # per token: another token is not held back
+
+
+def test_guessing_a_token_secret_is_throttled(tmp_path: Path) -> None:
+    store = open_store(f"sqlite:///{tmp_path / 'guess.db'}")
+    client = TestClient(create_app(InProcBus(), store, ApiSettings(auth_failures_per_minute=3)))
+    good = bearer(store, team="a", role="member")
+    token_id = good["Authorization"].split("_")[1]
+    guesses = [client.get("/me", headers={"Authorization": f"Bearer lt_{token_id}_guess{i}"}).status_code
+               for i in range(5)]
+    assert guesses == [401, 401, 401, 401, 429]  # past 3 refusals that id is blocked; no hash is computed then
+    assert client.get("/me", headers=bearer(store, team="b", role="member")).status_code == 200  # others go on
 
 
 def test_team_quotas_are_checked_at_the_door(world: World, tmp_path: Path) -> None:
