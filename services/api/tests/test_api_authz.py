@@ -21,7 +21,7 @@ from fastapi.testclient import TestClient
 from livetab.bus import InProcBus
 from livetab.ids import question_id
 from livetab.records import question_row
-from livetab.settings import ApiSettings
+from livetab.settings import ApiSettings, GuardSettings
 from livetab.store import Store, open_store, schema
 from livetab.topics import TOPICS
 from livetab.v1 import question_pb2
@@ -67,7 +67,10 @@ def world(tmp_path: Path) -> World:
     tokens = {role: bearer(store, team="ops" if role == "admin" else "alpha", role=role) for role in ROLES}
     beta = {role: bearer(store, team="beta", role=role) for role in ROLES if role != "admin"}
     bus = InProcBus(known_topics={t.name for t in TOPICS})
-    client = TestClient(create_app(bus, store, ApiSettings(rate_burst=10000, auth_failures_per_minute=1000)), raise_server_exceptions=False)
+    pages = {"pages": str(tmp_path), "p": str(tmp_path)}  # scrape locations an admin allowed (livetab_api.guard)
+    client = TestClient(create_app(bus, store, ApiSettings(rate_burst=10000, auth_failures_per_minute=1000),
+                                   guard=GuardSettings(scrape_kinds=["local_html"], scrape_locations=pages)),
+                        raise_server_exceptions=False)
     return World(store, client, tokens, beta, qs)
 
 
