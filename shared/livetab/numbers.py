@@ -4,7 +4,7 @@ One reader for every service. `read_number` accepts exactly one number per cell,
 statistics tables print it: the language's decimal and thousands separators (`1,234.5` in English,
 `1.234,5` in German, `1 234,5` in French or Russian; a space, no-break or thin space, or `'` groups
 thousands in any language), Arabic-Indic and Extended Arabic-Indic digits with the Arabic separators
-`٫` and `٬`, a sign (`-`, `−`, `–`, `‒`, `+`), a trailing `%` or `٪`, and footnote remnants (`[1]`,
+`٫` and `٬`, a sign (`-`, `−`, `–`, `‒`, `+`, or the change arrows `▲` `▼` = `+` `-`), a trailing `%` or `٪`, and footnote remnants (`[1]`,
 `[a]`, `*`, `†`, `‡`, `§`, superscript digits, a trailing `'`). With `units=True` it also takes a
 currency symbol or code before or after the number (`$5`, `5 €`, `USD 3`) and a scale word after it
 (`3 million`, `120k`, `1,5 Mio.`, `2 млн`, `٣ مليون`), which is applied; a bare `m` counts as a million
@@ -58,7 +58,8 @@ _EXTENDED_ARABIC_INDIC = "".join(chr(0x06F0 + i) for i in range(10))  # Persian 
 DIGITS: dict[int, str] = {ord(c): str(i) for i, c in enumerate(_ARABIC_INDIC)}
 DIGITS.update({ord(c): str(i) for i, c in enumerate(_EXTENDED_ARABIC_INDIC)})
 DIGITS.update({0x066B: ".", 0x066C: ",", 0x066A: "%"})
-_NORMAL = {**DIGITS, ord("−"): "-", ord("–"): "-"}  # the minus sign and the en dash as a sign
+_NORMAL = {**DIGITS, ord("−"): "-", ord("–"): "-",  # the minus sign and the en dash as a sign
+           ord("▲"): "+", ord("▼"): "-"}  # "▲11,14", "▼ 10": the change columns of election tables
 _TO_INDIC = {ord(str(i)): c for i, c in enumerate(_ARABIC_INDIC)}
 _TO_INDIC[ord(".")] = "\u066b"
 _TO_INDIC[ord("-")] = "-"

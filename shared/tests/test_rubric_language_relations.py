@@ -96,6 +96,8 @@ def test_older_or_younger(lang: str, question: str, gold: str, response: str, ex
 REL: dict[str, list[tuple[str, str, list[tuple[str, str]]]]] = {
  "de": [("Wer folgte auf Georg Kaiser?", "Bruno Lemke", [
         ("Bruno Lemke folgte auf Georg Kaiser.", "correct"), ("Georg Kaiser wurde gefolgt von Bruno Lemke.", "correct"),
+        ("Georg Kaiser wurde von Bruno Lemke abgelöst.", "correct"), ("Bruno Lemke wurde von Georg Kaiser abgelöst.", "incorrect"),
+        ("Bruno Lemke von Hertha folgte auf Georg Kaiser.", "correct"),
         ("Bruno Lemke ist der Nachfolger von Georg Kaiser.", "correct"), ("Bruno Lemke löste Georg Kaiser ab.", "correct"),
         ("Georg Kaiser folgte auf Bruno Lemke.", "incorrect"), ("Bruno Lemke kam vor Georg Kaiser.", "incorrect"),
         ("Bruno Lemke war der Vorgänger von Georg Kaiser.", "incorrect"), ("Georg Kaiser löste Bruno Lemke ab.", "incorrect"),
@@ -117,6 +119,7 @@ REL: dict[str, list[tuple[str, str, list[tuple[str, str]]]]] = {
          ("Anne Leroy a terminé devant Bruno Roux.", "correct"), ("Bruno Roux a terminé devant Anne Leroy.", "incorrect")])],
  "nl": [("Wie volgde Gerard Kok op?", "Bram Lemmens", [
         ("Bram Lemmens volgde Gerard Kok op.", "correct"), ("Gerard Kok werd opgevolgd door Bram Lemmens.", "correct"),
+        ("Gerard Kok werd door Bram Lemmens opgevolgd.", "correct"), ("Bram Lemmens werd door Gerard Kok opgevolgd.", "incorrect"),
         ("Bram Lemmens is de opvolger van Gerard Kok.", "correct"), ("Gerard Kok volgde Bram Lemmens op.", "incorrect"),
         ("Bram Lemmens werd opgevolgd door Gerard Kok.", "incorrect"), ("Bram Lemmens was de voorganger van Gerard Kok.", "incorrect")]),
         ("Wie eindigde achter Anna de Vries?", "Bram Jansen", [("Bram Jansen eindigde achter Anna de Vries.", "correct"),

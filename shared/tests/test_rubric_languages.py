@@ -136,6 +136,24 @@ def test_25_percent(lang: str) -> None:
     assert ask(num(0.25, "0,25"), "25%", lang).verdict == "correct"
 
 
+# AraTable: an Arabic entity answered in Latin letters (its English name) is wrong; here the entity's own
+# name beside its English one (in Russian, as in Arabic, another script too).
+ENTITIES = {"de": ("Technische Universität München", "Technical University of Munich"),
+            "es": ("Universidad Complutense de Madrid", "Complutense University of Madrid"),
+            "fr": ("Université de Strasbourg", "University of Strasbourg"),
+            "nl": ("Koninklijke Bibliotheek", "National Library of the Netherlands"),
+            "ru": ("Московский государственный университет", "Moscow State University"),
+            "sv": ("Kungliga Tekniska högskolan", "KTH Royal Institute of Technology")}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_entity_in_another_language_is_wrong(lang: str) -> None:
+    name, english = ENTITIES[lang]
+    gold = Gold(kind="text", text=name)
+    assert ask(gold, english, lang).verdict == "incorrect"
+    assert ask(gold, name, lang).verdict == "correct"
+
+
 SETS = {"de": ("Hotel B, Hotel A", "Hotel A und Hotel B"), "es": ("Hotel B, Hotel A", "Hotel A y Hotel B"),
         "fr": ("Hôtel B, Hôtel A", "Hôtel A et Hôtel B"), "nl": ("Hotel B, Hotel A", "Hotel A en Hotel B"),
         "ru": ("Отель Б, Отель А", "Отель А и Отель Б"), "sv": ("Hotell B, Hotell A", "Hotell A och Hotell B")}

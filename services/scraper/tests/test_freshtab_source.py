@@ -9,6 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from livetab.numbers import parse_number
 from livetab.paths import shared_data
 from livetab_scraper.coltypes import detect_column_types
 from livetab_scraper.sources import Failure, Fetched, build_source
@@ -186,6 +187,11 @@ def test_hand_checked_column_types(items: list[Item]) -> None:
             asserted += expected != "other"
     assert wrong == []
     assert asserted > 300 and gaps == 2
+
+
+def test_change_arrows_are_signs() -> None:
+    # FreshTab's ru election table: "▲11,14", "▼ 10" in its ± columns
+    assert [parse_number(t, "ru") for t in ("▲11,14", "▼1,35", "▲ 9", "▼ 10")] == [11.14, -1.35, 9.0, -10.0]
 
 
 @pytest.mark.slow

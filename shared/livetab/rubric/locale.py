@@ -88,6 +88,7 @@ class Locale:
     rel_skip: frozenset[str] = frozenset()
     rel_openers: frozenset[str] = frozenset()
     rel_object_endings: frozenset[str] = frozenset()
+    rel_agent_before_verb: frozenset[str] = frozenset()  # de "von X abgelöst", nl "door X opgevolgd"
     rel_fixed: tuple[tuple[str, ...], ...] = ()  # phrases whose relation word is none ("op een na")  # endings only an object has (ru accusative "-у", "-ю")
 
     @property
@@ -171,7 +172,8 @@ def _comparison(data: dict[str, object]) -> dict[str, object]:
 def _relation(data: dict[str, object]) -> dict[str, object]:
     rel = _section(data, "relation")
     out: dict[str, object] = {f"rel_{k}": frozenset(rel.get(k, [])) for k in
-                               ("before", "after", "verbs", "passive", "skip", "openers", "object_endings")}
+                               ("before", "after", "verbs", "passive", "skip", "openers", "object_endings",
+                                "agent_before_verb")}
     out["rel_fixed"] = tuple(tuple(key(p, folded=True).split()) for p in rel.get("fixed_phrases", []))
     return out
 

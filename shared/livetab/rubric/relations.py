@@ -82,6 +82,18 @@ def _object_leads(raw: list[str], tokens: list[str], i: int, names: set[str] | f
     return j is not None and _object_case(raw[j], loc)
 
 
+def _agent_before(tokens: list[str], i: int, loc: Locale) -> str | None:
+    """The agent X of "von X abgelöst" / "door X opgevolgd" (a marker of the pack's `agent_before_verb`
+    within four words before the participle at `i`), else None."""
+    if tokens[i] not in loc.rel_verbs or not loc.rel_agent_before_verb:
+        return None
+    for j in range(i - 1, max(-1, i - 5), -1):
+        if tokens[j] in loc.rel_agent_before_verb:
+            between = [x for x in tokens[j + 1:i] if x not in loc.rel_skip]
+            return between[0] if between else None
+    return None
+
+
 def _opens_clause(tokens: list[str], i: int, loc: Locale) -> bool:
     return bool(loc.rel_openers) and all(t in loc.rel_openers for t in tokens[:i])
 
@@ -114,6 +126,9 @@ def relation_doubt(tokens: list[str], gold_tokens: frozenset[str], relations: tu
         if tokens[i] in loc.rel_verbs and _opens_clause(tokens, i, loc):
             rest = rest[1:]  # verb-subject-object: the object follows the subject
         obj = rest[0] if rest else None
+        agent = None if obj in asked or obj in gold_tokens else _agent_before(tokens, i, loc)
+        if agent is not None:  # de "Y wurde von X abgelöst": the passive's agent before its participle
+            side, obj = (AFTER if side == BEFORE else BEFORE), agent
         if tokens[i] in loc.rel_verbs and _object_leads(raw, tokens, i, set(asked) | gold_tokens, loc):
             side = AFTER if side == BEFORE else BEFORE  # "Анну Орлову сменила Вера": object, verb, subject
         if obj in asked:  # "<gold> R <anchor>": the gold is R of the anchor
