@@ -3,7 +3,7 @@ SHELL := /bin/bash
 PY := .venv/bin/python
 export PYTHONUNBUFFERED := 1
 
-.PHONY: install run test test-fast proto proto-check lint bench mutation kafka-up kafka-down pg-up pg-down clean help
+.PHONY: install run test test-fast schema-fuzz proto proto-check lint bench mutation kafka-up kafka-down pg-up pg-down clean help
 
 help:
 	@echo "make run         embedded benchmark cycle on the bundled sample -> out/demo/"
@@ -11,6 +11,7 @@ help:
 	@echo "make bench       benchmarks -> out/bench/*.json"
 	@echo "make mutation    mutation testing of the scoring core -> out/mutation/summary.{md,json} (long; not in make test)"
 	@echo "                 MUTATION_ARGS='ids metrics' for some groups, '--fresh' to forget earlier results"
+	@echo "make schema-fuzz schemathesis against the api, ~3000 cases (make test runs ~400)"
 	@echo "make proto       regenerate protobuf stubs; make proto-check fails on a diff"
 	@echo "make lint        ruff + mypy --strict (every package)"
 	@echo "make kafka-up / kafka-down, pg-up / pg-down   local broker and database"
@@ -38,6 +39,9 @@ test: install proto-check
 test-fast: install
 	@deploy/chromium.sh
 	$(PY) -m pytest -m "not e2e and not model and not kafka and not postgres and not k8s"
+
+schema-fuzz: install  ## schemathesis, a few thousand cases against the api's OpenAPI schema
+	LIVETAB_SCHEMA_EXAMPLES=300 $(PY) -m pytest services/api/tests/test_api_schema.py -q -s
 
 lint: install
 	.venv/bin/ruff check .

@@ -18,12 +18,14 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote
 
 from livetab.netguard import NetPolicy, NetRefused
 from livetab.settings import GuardSettings, ModelSettings
+from pydantic import BaseModel
 
-__all__ = ["Refused", "check_model", "policy", "scrape_location", "secret_ref"]
+__all__ = ["ERROR_RESPONSES", "ErrorBody", "Refused", "check_model", "policy", "scrape_location", "secret_ref"]
 
 _REF_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_]{0,63}$")
 
@@ -98,3 +100,20 @@ def scrape_location(guard: GuardSettings, kind: str, location: str) -> str:
             return str(real)
     raise Refused(f"scrape location {location[:40]!r} is neither a configured location name nor a path inside "
                   "an allowed root (guard.scrape_roots), symlinks followed")
+
+
+class ErrorBody(BaseModel):
+    """Every 4xx/5xx the api answers: `detail` is a message, or for a refused body the list of problems
+    (each with `loc`, `msg` quoting at most a short excerpt, `type`)."""
+
+    detail: str | list[dict[str, Any]]
+
+
+# Every route's error answers, declared in the OpenAPI schema (FastAPI(responses=...)) so clients and
+# schemathesis can check them.
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorBody, "description": what} for status, what in (
+        (400, "the body is not JSON"), (401, "no or bad token"), (403, "not allowed for this token"), (404, "not found"),
+        (409, "conflicts with the release's state"), (413, "request body too large"),
+        (422, "refused: the body or a parameter is not acceptable"), (429, "rate limited"),
+        (503, "the message bus did not take it; try again"))}
