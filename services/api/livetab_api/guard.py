@@ -51,7 +51,8 @@ def secret_ref(guard: GuardSettings, team: str, ref: str, env: Mapping[str, str]
     prefix = team_prefix(guard, team)
     name = ref[len(prefix):] if ref.startswith(prefix) else ref
     if not _REF_NAME.match(name) or "__" in name:
-        raise Refused(f"api_key_ref {ref[:40]!r}: a secret name is letters, digits and single underscores")
+        raise Refused("api_key_ref: a secret name is letters, digits and single underscores (the reference is not "
+                      "repeated here: it might be a key pasted by mistake)")
     full = prefix + name.upper()
     if env.get(full):
         return full
@@ -62,8 +63,8 @@ def secret_ref(guard: GuardSettings, team: str, ref: str, env: Mapping[str, str]
             if value:
                 os.environ[full] = value  # the inference backend reads it from here; never stored or echoed
                 return full
-    raise Refused(f"api_key_ref {ref[:40]!r}: no secret {name!r} is registered for team {team[:40]!r} "
-                  f"(an admin registers it as {prefix}{name.upper()} or in the team's secrets folder)")
+    raise Refused(f"api_key_ref: no secret of that name is registered for team {team[:40]!r} (an admin registers "
+                  f"one as {prefix}<NAME> or in the team's secrets folder; the reference is not repeated here)")
 
 
 def check_model(guard: GuardSettings, team: str, model: ModelSettings, net: NetPolicy | None = None) -> ModelSettings:

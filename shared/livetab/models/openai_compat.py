@@ -251,12 +251,13 @@ class GuardedConnector(aiohttp.TCPConnector):
         self._net = net
 
     async def _resolve_host(self, host: str, port: int, traces: Any = None) -> Any:
-        if self._net is not None:
-            self._net.check_spelling(host)
+        net = None if self._net is None or self._net.is_trusted(host, port) else self._net
+        if net is not None:
+            net.check_spelling(host)
         hosts = await super()._resolve_host(host, port, traces=traces)
-        if self._net is not None:
+        if net is not None:
             for h in hosts:
-                reason = self._net.why_not(str(h["host"]))
+                reason = net.why_not(str(h["host"]))
                 if reason is not None:
                     raise NetRefused(f"refused to connect to {host[:80]!r}: {reason} (guard.allow)")
         return hosts
