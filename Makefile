@@ -11,7 +11,7 @@ help:
 	@echo "make bench       benchmarks -> out/bench/*.json"
 	@echo "make mutation    mutation testing of the scoring core -> out/mutation/summary.{md,json} (long; not in make test)"
 	@echo "                 MUTATION_ARGS='ids metrics' for some groups, '--fresh' to forget earlier results"
-	@echo "make schema-fuzz schemathesis against the api, ~3000 cases (make test runs ~400)"
+	@echo "make schema-fuzz schemathesis against the api, ~3000 cases (make test runs ~200)"
 	@echo "make proto       regenerate protobuf stubs; make proto-check fails on a diff"
 	@echo "make lint        ruff + mypy --strict (every package)"
 	@echo "make kafka-up / kafka-down, pg-up / pg-down   local broker and database"

@@ -1,7 +1,7 @@
 """schemathesis against the api's own OpenAPI schema: every operation, generated valid and invalid requests,
 and no answer may be a server error or disagree with the schema (status code, content type, headers, body).
 
-`make test` runs a few hundred cases (LIVETAB_SCHEMA_EXAMPLES per operation, 40 by default); `make schema-fuzz`
+`make test` runs a few hundred cases (LIVETAB_SCHEMA_EXAMPLES per operation, 25 by default); `make schema-fuzz`
 runs a few thousand. The app is the real one over the in-process bus and a SQLite store holding a live release,
 so accepted runs and scrapes are published. Requests carry the headers of the `api_headers` fixture: when the
 api takes tokens, that fixture is where one goes (and a second parametrisation with a bad one)."""
@@ -34,7 +34,7 @@ from schemathesis.checks import (
 
 from tests.support.releases import publish
 
-EXAMPLES = int(os.environ.get("LIVETAB_SCHEMA_EXAMPLES", "40"))
+EXAMPLES = int(os.environ.get("LIVETAB_SCHEMA_EXAMPLES", "25"))
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_headers_conformance,
           response_schema_conformance]
 
