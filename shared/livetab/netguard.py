@@ -84,10 +84,11 @@ class NetPolicy:
     resolver: Resolver = field(default=system_resolver, compare=False)
     # (host, port) of endpoints the admin configured (settings.models): trusted as written, not re-checked
     trusted: frozenset[tuple[str, int]] = frozenset()
+    max_response_bytes: int = 8 * 1024 * 1024  # an endpoint's answer is read up to this size
 
     @classmethod
     def of(cls, allow: Iterable[str] = (), cluster: Iterable[str] = (), resolver: Resolver | None = None,
-           trusted: Iterable[str] = ()) -> NetPolicy:
+           trusted: Iterable[str] = (), max_response_bytes: int = 8 * 1024 * 1024) -> NetPolicy:
         """`trusted`: endpoints (base_urls) an admin configured; a submission may use exactly those."""
         hosts = set()
         for endpoint in trusted:
@@ -97,7 +98,7 @@ class NetPolicy:
                 continue
         return cls(tuple(ipaddress.ip_network(a, strict=False) for a in allow),
                    tuple(ipaddress.ip_network(c, strict=False) for c in cluster), resolver or system_resolver,
-                   frozenset(hosts))
+                   frozenset(hosts), max_response_bytes)
 
     def is_trusted(self, host: str, port: int) -> bool:
         return (host.strip("[]").rstrip("."), port) in self.trusted

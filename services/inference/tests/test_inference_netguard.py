@@ -200,9 +200,11 @@ def test_the_served_inference_handler_guards_submitted_endpoints() -> None:
     settings = Settings.model_validate({"models": [{"name": "own", "backend": "openai", "model": "x",
                                                     "base_url": "http://127.0.0.1:8000/v1"}],
                                         "guard": {"cluster_cidrs": ["203.0.113.0/24"]}})
+    settings.guard.max_response_bytes = 4096
     (handler,) = SERVICE.build(Build(settings))
     net = handler.net
     assert net is not None and net.check_endpoint("http://127.0.0.1:8000/v1") == []
+    assert _backend("http://127.0.0.1:8000/v1", net).max_response_bytes == 4096
     for url in ("http://127.0.0.1:8001/v1", "http://203.0.113.9/v1", "http://169.254.169.254/"):
         with pytest.raises(NetRefused):
             net.check_endpoint(url)

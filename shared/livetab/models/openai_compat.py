@@ -50,7 +50,7 @@ class OpenAIBackend:
                  connect_timeout_s: float = 10.0, concurrency: int = 16, keepalive_s: float = 4.0,
                  n_mode: str = "auto", resilience: Resilience | None = None,
                  env: Mapping[str, str] | None = None, net: NetPolicy | None = None,
-                 max_response_bytes: int = 8 * 1024 * 1024) -> None:
+                 max_response_bytes: int | None = None) -> None:
         if not base_url.startswith(("http://", "https://")):
             raise ValueError(f"base_url must start with http:// or https://, got {base_url!r}")
         if n_mode not in N_MODES:
@@ -78,7 +78,7 @@ class OpenAIBackend:
         if self.__key:
             self._headers["Authorization"] = f"Bearer {self.__key}"
         self.net = net  # when set, every address is checked just before connecting (livetab.netguard)
-        self.max_response_bytes = max_response_bytes
+        self.max_response_bytes = max_response_bytes or (net.max_response_bytes if net else 8 * 1024 * 1024)
         self._session: aiohttp.ClientSession | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self.stale_retries = 0  # requests re-sent because a kept-alive connection had been closed
