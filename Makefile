@@ -3,7 +3,7 @@ SHELL := /bin/bash
 PY := .venv/bin/python
 export PYTHONUNBUFFERED := 1
 
-.PHONY: install run test test-fast chaos proto proto-check lint bench mutation kafka-up kafka-down pg-up pg-down clean help
+.PHONY: install run test test-fast chaos schema-fuzz proto proto-check lint bench mutation kafka-up kafka-down pg-up pg-down clean help
 
 help:
 	@echo "make run         embedded benchmark cycle on the bundled sample -> out/demo/"
@@ -12,6 +12,7 @@ help:
 	@echo "make chaos       the long fault-injection run (2,000 requests, 3 kill rounds; make test runs a bounded one)"
 	@echo "make mutation    mutation testing of the scoring core -> out/mutation/summary.{md,json} (long; not in make test)"
 	@echo "                 MUTATION_ARGS='ids metrics' for some groups, '--fresh' to forget earlier results"
+	@echo "make schema-fuzz schemathesis against the api, ~3000 cases (make test runs ~200)"
 	@echo "make proto       regenerate protobuf stubs; make proto-check fails on a diff"
 	@echo "make lint        ruff + mypy --strict (every package)"
 	@echo "make kafka-up / kafka-down, pg-up / pg-down   local broker and database"
@@ -44,6 +45,9 @@ test-fast: install
 chaos: install
 	LIVETAB_CHAOS_REQUESTS=$${LIVETAB_CHAOS_REQUESTS:-2000} LIVETAB_CHAOS_ROUNDS=$${LIVETAB_CHAOS_ROUNDS:-3} \
 	  $(PY) -m pytest tests/chaos -m chaos -s
+
+schema-fuzz: install  ## schemathesis, a few thousand cases against the api's OpenAPI schema
+	LIVETAB_SCHEMA_EXAMPLES=300 $(PY) -m pytest services/api/tests/test_api_schema.py -q -s
 
 lint: install
 	.venv/bin/ruff check .

@@ -82,11 +82,26 @@ class NetPolicy:
     allow: tuple[Net, ...] = ()
     cluster: tuple[Net, ...] = ()
     resolver: Resolver = field(default=system_resolver, compare=False)
+    # (host, port) of endpoints the admin configured (settings.models): trusted as written, not re-checked
+    trusted: frozenset[tuple[str, int]] = frozenset()
+    max_response_bytes: int = 8 * 1024 * 1024  # an endpoint's answer is read up to this size
 
     @classmethod
-    def of(cls, allow: Iterable[str] = (), cluster: Iterable[str] = (), resolver: Resolver | None = None) -> NetPolicy:
+    def of(cls, allow: Iterable[str] = (), cluster: Iterable[str] = (), resolver: Resolver | None = None,
+           trusted: Iterable[str] = (), max_response_bytes: int = 8 * 1024 * 1024) -> NetPolicy:
+        """`trusted`: endpoints (base_urls) an admin configured; a submission may use exactly those."""
+        hosts = set()
+        for endpoint in trusted:
+            try:
+                hosts.add(endpoint_host_port(endpoint))
+            except NetRefused:
+                continue
         return cls(tuple(ipaddress.ip_network(a, strict=False) for a in allow),
-                   tuple(ipaddress.ip_network(c, strict=False) for c in cluster), resolver or system_resolver)
+                   tuple(ipaddress.ip_network(c, strict=False) for c in cluster), resolver or system_resolver,
+                   frozenset(hosts), max_response_bytes)
+
+    def is_trusted(self, host: str, port: int) -> bool:
+        return (host.strip("[]").rstrip("."), port) in self.trusted
 
     def why_not(self, address: str) -> str | None:
         """None when the platform may connect to `address` (an IP literal), else the reason."""
@@ -139,4 +154,6 @@ class NetPolicy:
     def check_endpoint(self, endpoint: str) -> list[str]:
         """Check a model's base_url (http(s) URL, grpc://host:port or host:port); `NetRefused` says why not."""
         host, port = endpoint_host_port(endpoint)
+        if self.is_trusted(host, port):
+            return []
         return self.check_host(host, port)

@@ -201,7 +201,7 @@ def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, work
     `guard`: endpoint, secret and scrape-location safety (livetab_api.guard)."""
     limits = settings or ApiSettings()
     safety = guard or GuardSettings()
-    app = FastAPI(title="livetab", version="0.1.0")
+    app = FastAPI(title="livetab", version="0.1.0", responses=door.ERROR_RESPONSES)
     app.add_middleware(BodyLimit, limit=limits.max_body_bytes)
     auth = Authenticator(store, limits)
     reader = Depends(require(auth, "read"))

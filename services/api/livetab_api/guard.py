@@ -18,12 +18,14 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote
 
 from livetab.netguard import NetPolicy, NetRefused
 from livetab.settings import GuardSettings, ModelSettings
+from pydantic import BaseModel
 
-__all__ = ["Refused", "check_model", "policy", "scrape_location", "secret_ref"]
+__all__ = ["ERROR_RESPONSES", "ErrorBody", "Refused", "check_model", "policy", "scrape_location", "secret_ref"]
 
 _REF_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_]{0,63}$")
 
@@ -49,7 +51,8 @@ def secret_ref(guard: GuardSettings, team: str, ref: str, env: Mapping[str, str]
     prefix = team_prefix(guard, team)
     name = ref[len(prefix):] if ref.startswith(prefix) else ref
     if not _REF_NAME.match(name) or "__" in name:
-        raise Refused(f"api_key_ref {ref[:40]!r}: a secret name is letters, digits and single underscores")
+        raise Refused("api_key_ref: a secret name is letters, digits and single underscores (the reference is not "
+                      "repeated here: it might be a key pasted by mistake)")
     full = prefix + name.upper()
     if env.get(full):
         return full
@@ -60,8 +63,8 @@ def secret_ref(guard: GuardSettings, team: str, ref: str, env: Mapping[str, str]
             if value:
                 os.environ[full] = value  # the inference backend reads it from here; never stored or echoed
                 return full
-    raise Refused(f"api_key_ref {ref[:40]!r}: no secret {name!r} is registered for team {team[:40]!r} "
-                  f"(an admin registers it as {prefix}{name.upper()} or in the team's secrets folder)")
+    raise Refused(f"api_key_ref: no secret of that name is registered for team {team[:40]!r} (an admin registers "
+                  f"one as {prefix}<NAME> or in the team's secrets folder; the reference is not repeated here)")
 
 
 def check_model(guard: GuardSettings, team: str, model: ModelSettings, net: NetPolicy | None = None) -> ModelSettings:
@@ -98,3 +101,20 @@ def scrape_location(guard: GuardSettings, kind: str, location: str) -> str:
             return str(real)
     raise Refused(f"scrape location {location[:40]!r} is neither a configured location name nor a path inside "
                   "an allowed root (guard.scrape_roots), symlinks followed")
+
+
+class ErrorBody(BaseModel):
+    """Every 4xx/5xx the api answers: `detail` is a message, or for a refused body the list of problems
+    (each with `loc`, `msg` quoting at most a short excerpt, `type`)."""
+
+    detail: str | list[dict[str, Any]]
+
+
+# Every route's error answers, declared in the OpenAPI schema (FastAPI(responses=...)) so clients and
+# schemathesis can check them.
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorBody, "description": what} for status, what in (
+        (400, "the body is not JSON"), (401, "no or bad token"), (403, "not allowed for this token"), (404, "not found"),
+        (409, "conflicts with the release's state"), (413, "request body too large"),
+        (422, "refused: the body or a parameter is not acceptable"), (429, "rate limited"),
+        (503, "the message bus did not take it; try again"))}

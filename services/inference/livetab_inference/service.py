@@ -12,7 +12,9 @@ from livetab_inference.handler import InferenceHandler
 def _handlers(build: Build) -> list[AnyHandler]:
     timeout = max((m.timeout_s for m in build.settings.models), default=120.0)
     guard = build.settings.guard
-    net = NetPolicy.of(guard.allow, guard.cluster_cidrs)  # submitted endpoints re-checked at every connect
+    # submitted endpoints re-checked at every connect; those the admin configured (settings.models) are trusted
+    net = NetPolicy.of(guard.allow, guard.cluster_cidrs, trusted=[m.base_url for m in build.settings.models if m.base_url],
+                       max_response_bytes=guard.max_response_bytes)
     return [InferenceHandler(build.backends, timeout_s=timeout, pool=build.pool, net=net)]
 
 

@@ -168,3 +168,43 @@ def test_grpc_endpoint_checked_when_built(connects: list[str]) -> None:
 
 def test_netrefused_is_a_value_error() -> None:
     assert issubclass(NetRefused, ValueError)
+
+
+def test_admin_configured_endpoints_are_trusted_exactly(connects: list[str]) -> None:
+    """An endpoint in settings.models is the admin's: trusted as written (host and port), nothing next to it."""
+    async def both() -> tuple[list[str], str, str]:
+        hits: list[str] = []
+        runner, port = await _serve(_ok, hits)
+        net = NetPolicy.of(trusted=[f"http://127.0.0.1:{port}/v1"])
+        texts = []
+        for url in (f"http://127.0.0.1:{port}/v1", f"http://localhost:{port}/v1"):
+            b = _backend(url, net)
+            try:
+                texts.append((await b.generate(_request()))[0].text)
+            except ModelError as e:
+                texts.append(f"error: {e}")
+            finally:
+                await b.close()
+        await runner.cleanup()
+        return hits, texts[0], texts[1]
+
+    hits, trusted, other = asyncio.run(both())
+    assert trusted == "42" and "refused to connect" in other and hits == ["/v1/chat/completions"]
+
+
+def test_the_served_inference_handler_guards_submitted_endpoints() -> None:
+    from livetab.runtime import Build
+    from livetab.settings import Settings
+    from livetab_inference.service import SERVICE
+
+    settings = Settings.model_validate({"models": [{"name": "own", "backend": "openai", "model": "x",
+                                                    "base_url": "http://127.0.0.1:8000/v1"}],
+                                        "guard": {"cluster_cidrs": ["203.0.113.0/24"]}})
+    settings.guard.max_response_bytes = 4096
+    (handler,) = SERVICE.build(Build(settings))
+    net = handler.net
+    assert net is not None and net.check_endpoint("http://127.0.0.1:8000/v1") == []
+    assert _backend("http://127.0.0.1:8000/v1", net).max_response_bytes == 4096
+    for url in ("http://127.0.0.1:8001/v1", "http://203.0.113.9/v1", "http://169.254.169.254/"):
+        with pytest.raises(NetRefused):
+            net.check_endpoint(url)

@@ -50,7 +50,7 @@ class OpenAIBackend:
                  connect_timeout_s: float = 10.0, concurrency: int = 16, keepalive_s: float = 4.0,
                  n_mode: str = "auto", resilience: Resilience | None = None,
                  env: Mapping[str, str] | None = None, net: NetPolicy | None = None,
-                 max_response_bytes: int = 8 * 1024 * 1024) -> None:
+                 max_response_bytes: int | None = None) -> None:
         if not base_url.startswith(("http://", "https://")):
             raise ValueError(f"base_url must start with http:// or https://, got {base_url!r}")
         if n_mode not in N_MODES:
@@ -78,7 +78,7 @@ class OpenAIBackend:
         if self.__key:
             self._headers["Authorization"] = f"Bearer {self.__key}"
         self.net = net  # when set, every address is checked just before connecting (livetab.netguard)
-        self.max_response_bytes = max_response_bytes
+        self.max_response_bytes = max_response_bytes or (net.max_response_bytes if net else 8 * 1024 * 1024)
         self._session: aiohttp.ClientSession | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self.stale_retries = 0  # requests re-sent because a kept-alive connection had been closed
@@ -251,12 +251,13 @@ class GuardedConnector(aiohttp.TCPConnector):
         self._net = net
 
     async def _resolve_host(self, host: str, port: int, traces: Any = None) -> Any:
-        if self._net is not None:
-            self._net.check_spelling(host)
+        net = None if self._net is None or self._net.is_trusted(host, port) else self._net
+        if net is not None:
+            net.check_spelling(host)
         hosts = await super()._resolve_host(host, port, traces=traces)
-        if self._net is not None:
+        if net is not None:
             for h in hosts:
-                reason = self._net.why_not(str(h["host"]))
+                reason = net.why_not(str(h["host"]))
                 if reason is not None:
                     raise NetRefused(f"refused to connect to {host[:80]!r}: {reason} (guard.allow)")
         return hosts
