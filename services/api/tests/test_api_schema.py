@@ -4,7 +4,7 @@ and no answer may be a server error or disagree with the schema (status code, co
 `make test` runs a few hundred cases (LIVETAB_SCHEMA_EXAMPLES per operation, 25 by default); `make schema-fuzz`
 runs a few thousand. The app is the real one over the in-process bus and a SQLite store holding a live release,
 so accepted runs and scrapes are published. Requests carry the headers of the `api_headers` fixture: when the
-api takes tokens, that fixture is where one goes (and a second parametrisation with a bad one)."""
+api takes tokens: an admin's (every route's full answers) and a token that is not one (every route's refusal)."""
 
 from __future__ import annotations
 
@@ -33,6 +33,7 @@ from schemathesis.checks import (
 )
 
 from tests.support.releases import publish
+from tests.support.tokens import bearer
 
 EXAMPLES = int(os.environ.get("LIVETAB_SCHEMA_EXAMPLES", "25"))
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_headers_conformance,
@@ -47,23 +48,32 @@ def _schema(tmp: Path) -> Any:
     publish(store, "r1")
     (tmp / "pages").mkdir(exist_ok=True)
     guard = GuardSettings(scrape_kinds=["local_html"], scrape_roots=[str(tmp)], allow=["127.0.0.0/8"])
-    app = create_app(InProcBus(known_topics={t.name for t in TOPICS}), store, ApiSettings(), guard=guard)
-    return schemathesis.openapi.from_asgi("/openapi.json", app)
+    limits = ApiSettings(rate_burst=1_000_000, rate_per_minute=1_000_000, auth_failures_per_minute=1_000_000,
+                         runs_per_day=1_000_000, concurrent_runs=1_000_000)
+    app = create_app(InProcBus(known_topics={t.name for t in TOPICS}), store, limits, guard=guard)
+    return schemathesis.openapi.from_asgi("/openapi.json", app), bearer(store, team="ops", role="admin")
 
 
 @pytest.fixture(scope="module")
-def api_schema(tmp_path_factory: pytest.TempPathFactory) -> Any:
+def api_world(tmp_path_factory: pytest.TempPathFactory) -> Any:
     return _schema(tmp_path_factory.mktemp("schema"))
 
 
 @pytest.fixture
-def api_headers() -> dict[str, str]:
-    """The headers every generated request carries (a token, once the api takes them)."""
-    return {}
+def api_schema(api_world: Any) -> Any:
+    return api_world[0]
+
+
+@pytest.fixture(params=["admin-token", "bad-token"])
+def api_headers(request: pytest.FixtureRequest, api_world: Any) -> dict[str, str]:
+    """The headers every generated request carries: a valid admin token, or a well-formed one that is not."""
+    if request.param == "admin-token":
+        return dict(api_world[1])
+    return {"Authorization": "Bearer lt_0000000000_notarealsecret"}
 
 
 # The operations, listed from a throwaway app at collection time, so each gets its own test id.
-OPERATIONS = ["GET /healthz", "GET /readyz", "POST /runs", "POST /scrapes", "GET /releases", "GET /releases/{release}",
+OPERATIONS = ["GET /healthz", "GET /readyz", "GET /me", "GET /runs", "POST /runs", "POST /scrapes", "GET /releases", "GET /releases/{release}",
               "POST /releases/{release}/{action}", "GET /dead-letters", "GET /runs/{rid}"]
 
 
@@ -72,7 +82,7 @@ def test_every_operation_is_fuzzed(api_schema: Any) -> None:
 
 
 # Operations with nothing that can be invalid (no inputs, or only free-text path segments): positive only.
-NO_INPUT = {"GET /healthz", "GET /readyz", "GET /releases", "GET /releases/{release}",
+NO_INPUT = {"GET /healthz", "GET /readyz", "GET /me", "GET /runs", "GET /releases", "GET /releases/{release}",
             "POST /releases/{release}/{action}", "GET /runs/{rid}"}
 CASES = [(label, mode) for label in OPERATIONS for mode in GenerationMode
          if mode is GenerationMode.POSITIVE or label not in NO_INPUT]
