@@ -195,10 +195,12 @@ class Frame:
 
     @cached_property
     def total_rows(self) -> frozenset[int]:
-        """Rows that summarise the others ("Total", "المجموع"): aggregates over such tables are ambiguous."""
+        """Rows that summarise the others ("Total", "المجموع", or rows the scraper marked in
+        `Table.total_rows`: sums of the rows above): aggregates over such tables are ambiguous."""
         total = _structure_words(self.language)[0]
+        marked = {r for r in self.table.total_rows if 0 <= r < len(self.grid)}  # found by the scraper
         return frozenset(r for r, row in enumerate(self.grid)
-                         if any(total.match(cell) for cell in row[:3]) or self._spanning_label(row))
+                         if r in marked or any(total.match(cell) for cell in row[:3]) or self._spanning_label(row))
 
     def _spanning_label(self, row: list[str]) -> bool:
         """A label spread over the first three cells of a row that goes on with other values ("Abstentions |
