@@ -267,8 +267,9 @@ class Frame:
                 continue
             if max(len(v) for v in values) > 60 or self.is_index(c):
                 continue
-            if self.kinds[c] == "text":
-                return c
+            if self.kinds[c] == "text" and not all(
+                    read_number(v, self.language, units=True, accounting=True) is not None for v in values):
+                return c  # a column of amounts as reports print them ("(18)", "$1,452.4") names no row
             if best is None and self.kinds[c] in ("year", "date"):  # a measure ("85 096" votes) names no row
                 best = c
         return best
