@@ -1,7 +1,7 @@
 """A release export's rows read back as messages: the one reader shared by the reporter (which writes the
 exports, `livetab_reporter.export`) and `livetab.evaluate` (which evaluates a retired release's export folder).
 
-Rows are flat: map fields (`params`, `column_types`) are JSON strings and each question row carries its table's
+Rows are flat: map fields (`params`, `column_types`, `column_units`) are JSON strings and each question row carries its table's
 provenance columns (`PROVENANCE`), which are not part of the Question message."""
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ def question_from_row(row: dict[str, Any]) -> question_pb2.Question:
 def table_from_row(row: dict[str, Any]) -> table_pb2.Table:
     doc = dict(row)
     doc["column_types"] = json.loads(doc.get("column_types") or "{}")
+    doc["column_units"] = json.loads(doc.get("column_units") or "{}")
     t = table_pb2.Table()
     ParseDict(plain(doc), t)
     return t

@@ -195,10 +195,12 @@ class Frame:
 
     @cached_property
     def total_rows(self) -> frozenset[int]:
-        """Rows that summarise the others ("Total", "المجموع"): aggregates over such tables are ambiguous."""
+        """Rows that summarise the others ("Total", "المجموع", or rows the scraper marked in
+        `Table.total_rows`: sums of the rows above): aggregates over such tables are ambiguous."""
         total = _structure_words(self.language)[0]
+        marked = {r for r in self.table.total_rows if 0 <= r < len(self.grid)}  # found by the scraper
         return frozenset(r for r, row in enumerate(self.grid)
-                         if any(total.match(cell) for cell in row[:3]) or self._spanning_label(row))
+                         if r in marked or any(total.match(cell) for cell in row[:3]) or self._spanning_label(row))
 
     def _spanning_label(self, row: list[str]) -> bool:
         """A label spread over the first three cells of a row that goes on with other values ("Abstentions |
@@ -265,8 +267,9 @@ class Frame:
                 continue
             if max(len(v) for v in values) > 60 or self.is_index(c):
                 continue
-            if self.kinds[c] == "text":
-                return c
+            if self.kinds[c] == "text" and not all(
+                    read_number(v, self.language, units=True, accounting=True) is not None for v in values):
+                return c  # a column of amounts as reports print them ("(18)", "$1,452.4") names no row
             if best is None and self.kinds[c] in ("year", "date"):  # a measure ("85 096" votes) names no row
                 best = c
         return best

@@ -15,7 +15,7 @@ Face format (YAML header: licence, languages, size category, task categories, co
 fields that disclose questions (`answers.SECRET`): no question texts, gold answers, tables or responses.
 
 Each file loads with `datasets.load_dataset("json"|"parquet", data_files=...)` and with pandas; maps
-(`params`, `column_types`) are stored as JSON strings so every row has the same columns. `question_from_row`
+(`params`, `column_types`, `column_units`) are stored as JSON strings so every row has the same columns. `question_from_row`
 and `table_from_row` turn a row back into the stored protobuf message.
 
 A frozen release's questions are its frozen members (`release_members`), never questions generated later;
@@ -76,6 +76,7 @@ def question_row(q: question_pb2.Question, table: table_pb2.Table | None) -> dic
 def table_row(t: table_pb2.Table) -> dict[str, Any]:
     row = _dict(t)
     row["column_types"] = json.dumps(row.get("column_types", {}), ensure_ascii=False, sort_keys=True)
+    row["column_units"] = json.dumps(row.get("column_units", {}), ensure_ascii=False, sort_keys=True)
     return row
 
 

@@ -5,8 +5,9 @@ it goes live.
 `quality.json` and `quality.md` in the release's `private/` folder: the frozen question count and manifest
 hash, the release's questions by family, skill, difficulty, language and scope, every generated question by
 status (verified, review, rejected) and by the frozen set (members) or not, its tables by domain, source kind
-and licence with their source dates, the review queue by status, and the recorded failures of the scraper and
-qagen by stage and reason.
+and licence with their source dates, the review queue by status, the question lint's flag counts (header or
+unit rows read as data, "column N" names, answers in the question, keys on amounts, degenerate distinct counts),
+and the recorded failures of the scraper and qagen by stage and reason.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from livetab.question_lint import lint_counts
 from livetab.store import schema
+from livetab.tables import Table
 from livetab.v1 import question_pb2, release_pb2, table_pb2
 
 from livetab_reporter.export import release_questions
@@ -59,7 +62,14 @@ def quality_doc(store: Any, event: release_pb2.ReleaseEvent) -> dict[str, Any]:
         "failures": [{"stage": stage, "reason": reason, "count": n}
                      for (stage, reason), n in failures.most_common(MAX_REASONS)],
         "failures_total": sum(failures.values()),
+        "lint": _lint(qs, tables),
     }
+
+
+def _lint(qs: list[Any], tables: list[Any]) -> dict[str, int]:
+    """The question lint's counts over the release's questions (`livetab.question_lint`)."""
+    by_id = {t.id: Table.from_proto(t) for t in tables}
+    return lint_counts((q.text, q.gold.text, q.family, by_id[q.table_id]) for q in qs if q.table_id in by_id)
 
 
 def _markdown(doc: dict[str, Any]) -> str:
@@ -73,6 +83,7 @@ def _markdown(doc: dict[str, Any]) -> str:
     sections += [("generated questions by status", g["status"])]
     sections += [(f"tables by {k.replace('_', ' ')}", t[k]) for k in ("domain", "source_kind", "licence")]
     sections += [("review queue by status", doc["review"])]
+    sections += [("question lint flags (livetab.question_lint)", doc["lint"])]
     for title, counts in sections:
         lines += ["", f"| {title} | count |", "|---|---:|", *[f"| {k} | {v} |" for k, v in counts.items()]]
     dates = t["source_dates"]

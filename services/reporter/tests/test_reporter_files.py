@@ -12,6 +12,7 @@ import pytest
 from google.protobuf.message import Message
 from livetab import topics
 from livetab.bus import HandlerContext, InProcBus, Outgoing, Worker
+from livetab.question_lint import LINT_FLAGS
 from livetab.releases import frozen_questions
 from livetab.settings import ReporterSettings, RunSettings, Settings
 from livetab.store import schema
@@ -183,6 +184,7 @@ def test_release_events_write_the_private_then_the_public_export(store: Any, tmp
     assert quality["questions"]["n"] == 9 and quality["generated"] == {
         "n": 12, "status": {"verified": 12}, "in_release": 9, "left_out": 3}
     assert sum(quality["questions"]["family"].values()) == 9
+    assert set(quality["lint"]) == {*LINT_FLAGS, "flagged"} and quality["lint"]["flagged"] <= 9
     assert "# Quality report" in (folder / "private" / "quality.md").read_text(encoding="utf-8")
     assert not (folder / "release").exists()  # nothing public while the release is not retired
 

@@ -1,5 +1,6 @@
 """Closed-book variants (TeleTables): the same verified question asked without the table, which is
-named by its title and source instead. Gold, derivation and verification are the base question's."""
+named by its title and source instead
+(never by a file name: a file table needs its caption and attribution). Gold, derivation and verification are the base question's."""
 
 from __future__ import annotations
 
@@ -17,9 +18,16 @@ __all__ = ["variants"]
 def variants(table: Table, base: list[Question], locale: Locale, limit: int) -> tuple[list[Question], list[tuple[str, str]]]:
     """Up to `limit` closed-book copies of `base` questions (taken in turn from each family)."""
     title = table.caption or table.source.title
+    source = table.source.uri or table.source.kind or table.id
+    if source.startswith("file:"):
+        # A file's name ("tatqa_bf16cbd8b1.csv") names nothing a reader knows: a file table is named by its
+        # caption and its publisher (the configured attribution), or it gets no closed-book variant.
+        title, source = table.caption, table.source.attribution
+        if not title or not source:
+            return [], [("closed_book_file_name", f"{table.id}: a file table without caption and attribution "
+                                                  "would be named only by its file name")]
     if not title:
         return [], [("closed_book_no_title", f"{table.id}: no caption or source title to name the table by")]
-    source = table.source.uri or table.source.kind or table.id
     by_family: dict[str, list[Question]] = {}
     for q in base:
         if not q.closed_book and q.table_id == table.id:
