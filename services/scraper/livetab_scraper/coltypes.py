@@ -37,6 +37,11 @@ NULL_MARKERS = frozenset({"", "—", "–", "-", "−", "‒", "―", "n/a", "N/
                           # "not meaningful", as annual reports write it (lower case: "NM" is New Mexico)
                           "nm", "n.m."})
 
+# A change column of an election table marks "unchanged" with a bar and a party that did not stand before
+# with "new" instead of a number: neither counts for or against the column being numeric.
+CHANGE_MARKERS = frozenset({"▬", "▬▬", "new", "New", "neu", "Neu", "nouveau", "nouvelle", "Nouveau", "nuevo", "nueva",
+                            "Nuevo", "Nueva", "nieuw", "Nieuw", "ny", "Ny", "новая", "новый", "Новая", "Новый"})
+
 ACCOUNTING_SOURCES = frozenset({"local_files", "local_csv"})
 _HAS_DIGIT = re.compile(r"\d")
 _DURATION = re.compile(
@@ -103,7 +108,7 @@ def detect_column_types(table: Table, *, min_share: float = 0.8) -> dict[str, st
         counts: Counter[str] = Counter()
         for row in table.rows:
             v = row[c] if c < len(row) else ""
-            if is_null(v):
+            if is_null(v) or v.strip() in CHANGE_MARKERS:
                 continue
             counts[value_type(v, language, accounting)] += 1
         total = sum(counts.values())
