@@ -242,15 +242,18 @@ def main(argv: list[str] | None = None) -> None:
             burst = pipe.run(args.burst // SAMPLES, SAMPLES, 7200, sample_memory=True)
             after = pipe.memory()
             lag = _lag(bootstrap)
-            waited = 0.0
-            while any(lag.values()) and waited < 60:  # the last commits may trail the leaderboard by a poll
+            # the leaderboard is computed from the store, so it can be complete while the reporter still has
+            # judgments to consume (it writes the run's report files first): wait for every group to catch up
+            t_drain = time.perf_counter()
+            while any(lag.values()) and time.perf_counter() - t_drain < 900:
+                pipe.check_alive()
                 time.sleep(2)
-                waited += 2
                 lag = _lag(bootstrap)
             burst |= {"vm_hwm_before_mb": {k: round(v.get("VmHWM", 0), 1) for k, v in before.items()},
                       "vm_hwm_after_mb": {k: round(v.get("VmHWM", 0), 1) for k, v in after.items()},
                       "vm_rss_after_mb": {k: round(v.get("VmRSS", 0), 1) for k, v in after.items()},
-                      "consumer_lag_after": lag, "lag_drained": not any(lag.values())}
+                      "consumer_lag_after": lag, "lag_drained": not any(lag.values()),
+                      "lag_drain_s_after_complete": round(time.perf_counter() - t_drain, 1)}
             print(f"burst: {burst}", flush=True)
     finally:
         stop_services(procs, logs)
