@@ -51,13 +51,15 @@ from tests.support.sample import sample_pages
 from tests.support.services import start_services, stop_services
 
 pytestmark = [pytest.mark.chaos, pytest.mark.e2e, pytest.mark.kafka, pytest.mark.postgres]
+ROOT = Path(__file__).resolve().parents[2]
 REQUESTS = int(os.environ.get("LIVETAB_CHAOS_REQUESTS", "250"))
 # three pages give ~9 questions (enough for the bounded form at <= 64 samples each); the long form takes all
 # the bundled sample pages, so that 2,000 requests are many questions times a few dozen samples
-SAMPLE = Path(__file__).resolve().parents[2] / "deploy" / "sample" / "wiki"
+SAMPLE = ROOT / "deploy" / "sample" / "wiki"
 PAGES = (["203-733", "203-278", "203-831"] if REQUESTS <= 400 else sorted(p.stem for p in SAMPLE.glob("*.html")))
 ROUNDS = int(os.environ.get("LIVETAB_CHAOS_ROUNDS", "1"))
 SEED = int(os.environ.get("LIVETAB_CHAOS_SEED", "16"))
+PG_STOP_S = float(os.environ.get("LIVETAB_CHAOS_PG_STOP_S", "0"))  # make chaos: 20 (the session's own server)
 
 
 def _free_port() -> int:
@@ -100,7 +102,7 @@ class Broker:
 
     def __init__(self, state: Path) -> None:
         self.state = state
-        self.script = str(Path(__file__).resolve().parents[2] / "deploy" / "kafka.sh")
+        self.script = str(ROOT / "deploy" / "kafka.sh")
         out = subprocess.run([self.script, "up", str(state)], check=True, capture_output=True, text=True, timeout=600)
         self.bootstrap = out.stdout.strip().splitlines()[-1]
 
@@ -127,6 +129,24 @@ class Broker:
 
     def down(self) -> None:
         subprocess.run([self.script, "down", str(self.state)], check=False, timeout=60)
+
+
+def _stop_postgres(seconds: float) -> float:
+    """Stop the session's PostgreSQL server (deploy/postgres.sh's cluster; `-m immediate`, as a crash) for
+    `seconds`, then start it again on the same port; returns how long it was down."""
+    state = ROOT / ".state" / f"test-{os.getpid()}" / "postgres"
+    binary = sorted(Path("/usr/lib/postgresql").glob("*/bin/pg_ctl"))[-1]
+    owner = ["runuser", "-u", "postgres", "--"] if os.getuid() == 0 else []
+    port = (state / "port").read_text().strip()
+    t0 = time.monotonic()
+    subprocess.run([*owner, str(binary), "-D", str(state / "data"), "-m", "immediate", "stop"], check=True,
+                   capture_output=True, timeout=60)
+    time.sleep(seconds)
+    opts = f"-p {port} -k {state} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off " \
+           "-c max_connections=200"
+    subprocess.run([*owner, str(binary), "-D", str(state / "data"), "-l", str(state / "server.log"), "-w", "-t", "60",
+                    "-o", opts, "start"], check=True, capture_output=True, timeout=90)
+    return time.monotonic() - t0
 
 
 def _poison(bootstrap: str, tag: str) -> list[tuple[str, int, int]]:
@@ -226,6 +246,9 @@ def test_the_pipeline_survives_kills_a_broker_restart_a_failing_model_and_poison
                 server.set("model", Scenario())  # healthy again
                 counts["broker_restart_s"] = round(broker.restart(), 1)
                 counts["broker_restarts"] += 1
+                if PG_STOP_S and not os.environ.get("LIVETAB_TEST_POSTGRES"):
+                    sup.check()
+                    counts["postgres_down_s"] = round(_stop_postgres(PG_STOP_S), 1)
         _wait_healthy(api, sup)
         status = _wait_complete(api, rid, sup, planned)
         counts["orchestrator_restarts"] = sup.restarts
