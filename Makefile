@@ -43,7 +43,7 @@ test-fast: install
 
 # The fault-injection suite at full size (tests/chaos): make test runs it bounded (~250 requests, one round).
 chaos: install
-	LIVETAB_CHAOS_REQUESTS=$${LIVETAB_CHAOS_REQUESTS:-2000} LIVETAB_CHAOS_ROUNDS=$${LIVETAB_CHAOS_ROUNDS:-3} \
+	LIVETAB_CHAOS_REQUESTS=$${LIVETAB_CHAOS_REQUESTS:-2000} LIVETAB_CHAOS_ROUNDS=$${LIVETAB_CHAOS_ROUNDS:-3} LIVETAB_CHAOS_PG_STOP_S=$${LIVETAB_CHAOS_PG_STOP_S:-20} \
 	  $(PY) -m pytest tests/chaos -m chaos -s
 
 schema-fuzz: install  ## schemathesis, a few thousand cases against the api's OpenAPI schema

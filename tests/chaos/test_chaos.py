@@ -51,10 +51,15 @@ from tests.support.sample import sample_pages
 from tests.support.services import start_services, stop_services
 
 pytestmark = [pytest.mark.chaos, pytest.mark.e2e, pytest.mark.kafka, pytest.mark.postgres]
-PAGES = ["203-733", "203-278", "203-831"]
+ROOT = Path(__file__).resolve().parents[2]
 REQUESTS = int(os.environ.get("LIVETAB_CHAOS_REQUESTS", "250"))
+# three pages give ~9 questions (enough for the bounded form at <= 64 samples each); the long form takes all
+# the bundled sample pages, so that 2,000 requests are many questions times a few dozen samples
+SAMPLE = ROOT / "deploy" / "sample" / "wiki"
+PAGES = (["203-733", "203-278", "203-831"] if REQUESTS <= 400 else sorted(p.stem for p in SAMPLE.glob("*.html")))
 ROUNDS = int(os.environ.get("LIVETAB_CHAOS_ROUNDS", "1"))
 SEED = int(os.environ.get("LIVETAB_CHAOS_SEED", "16"))
+PG_STOP_S = float(os.environ.get("LIVETAB_CHAOS_PG_STOP_S", "0"))  # make chaos: 20 (the session's own server)
 
 
 def _free_port() -> int:
@@ -97,7 +102,7 @@ class Broker:
 
     def __init__(self, state: Path) -> None:
         self.state = state
-        self.script = str(Path(__file__).resolve().parents[2] / "deploy" / "kafka.sh")
+        self.script = str(ROOT / "deploy" / "kafka.sh")
         out = subprocess.run([self.script, "up", str(state)], check=True, capture_output=True, text=True, timeout=600)
         self.bootstrap = out.stdout.strip().splitlines()[-1]
 
@@ -124,6 +129,24 @@ class Broker:
 
     def down(self) -> None:
         subprocess.run([self.script, "down", str(self.state)], check=False, timeout=60)
+
+
+def _stop_postgres(seconds: float) -> float:
+    """Stop the session's PostgreSQL server (deploy/postgres.sh's cluster; `-m immediate`, as a crash) for
+    `seconds`, then start it again on the same port; returns how long it was down."""
+    state = ROOT / ".state" / f"test-{os.getpid()}" / "postgres"
+    binary = sorted(Path("/usr/lib/postgresql").glob("*/bin/pg_ctl"))[-1]
+    owner = ["runuser", "-u", "postgres", "--"] if os.getuid() == 0 else []
+    port = (state / "port").read_text().strip()
+    t0 = time.monotonic()
+    subprocess.run([*owner, str(binary), "-D", str(state / "data"), "-m", "immediate", "stop"], check=True,
+                   capture_output=True, timeout=60)
+    time.sleep(seconds)
+    opts = f"-p {port} -k {state} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off " \
+           "-c max_connections=200"
+    subprocess.run([*owner, str(binary), "-D", str(state / "data"), "-l", str(state / "server.log"), "-w", "-t", "60",
+                    "-o", opts, "start"], check=True, capture_output=True, timeout=90)
+    return time.monotonic() - t0
 
 
 def _poison(bootstrap: str, tag: str) -> list[tuple[str, int, int]]:
@@ -186,8 +209,9 @@ def test_the_pipeline_survives_kills_a_broker_restart_a_failing_model_and_poison
         cfg = _config(tmp_path, store_url, broker.bootstrap, str(tmp_path / "dist"), url, samples)
         port = _free_port()
         api = f"http://127.0.0.1:{port}"
+        sup = Supervisor(cfg, tmp_path, port, procs, logs)
         start_services(cfg, tmp_path, port, procs, logs)
-        _wait_healthy(api, procs, tmp_path)
+        _wait_healthy(api, sup)
         r = httpx.post(f"{api}/scrapes", json={"source": "local_html", "location": str(pages), "release": "chaos"})
         assert r.status_code == 202, r.text
         deadline = time.monotonic() + 180
@@ -207,23 +231,28 @@ def test_the_pipeline_survives_kills_a_broker_restart_a_failing_model_and_poison
         def restart(svc: str) -> None:
             procs[svc].send_signal(signal.SIGKILL)
             procs[svc].wait(30)
-            logs[svc].close()
-            start_services(cfg, tmp_path, port, procs, logs, services=[svc])
+            sup.start(svc)
             counts["kills"][svc] = counts["kills"].get(svc, 0) + 1
 
         t0 = time.monotonic()
         for round_ in range(ROUNDS):
             for svc in rng.sample(list(SERVICES), len(SERVICES)):
                 time.sleep(rng.uniform(0.5, 2.0))
+                sup.check()
                 restart(svc)
             if round_ == 0:
-                server.set("model", Scenario(mode="500"))  # failing
+                server.set("model", Scenario(mode="500"))  # failing, while requests flow
+                time.sleep(3)
+                server.set("model", Scenario())  # healthy again
                 counts["broker_restart_s"] = round(broker.restart(), 1)
                 counts["broker_restarts"] += 1
-                time.sleep(2)
-                server.set("model", Scenario())  # healthy again
-        _wait_healthy(api, procs, tmp_path)
-        status = _wait_complete(api, rid, procs, tmp_path, planned)
+                if PG_STOP_S and not os.environ.get("LIVETAB_TEST_POSTGRES"):
+                    sup.check()
+                    counts["postgres_down_s"] = round(_stop_postgres(PG_STOP_S), 1)
+        _wait_healthy(api, sup)
+        status = _wait_complete(api, rid, sup, planned)
+        counts["orchestrator_restarts"] = sup.restarts
+        counts["exits"] = sup.exits
         counts["seconds_under_faults"] = round(time.monotonic() - t0, 1)
     finally:
         stop_services(procs, logs)
@@ -261,7 +290,7 @@ def test_the_pipeline_survives_kills_a_broker_restart_a_failing_model_and_poison
                [(m["model"], m["n"], m["correct"]) for m in ref_board["models"]]
 
 
-def _wait_healthy(api: str, procs: dict[str, subprocess.Popen[Any]], folder: Path) -> None:
+def _wait_healthy(api: str, sup: Supervisor) -> None:
     deadline = time.monotonic() + 120
     while True:
         try:
@@ -269,18 +298,39 @@ def _wait_healthy(api: str, procs: dict[str, subprocess.Popen[Any]], folder: Pat
                 return
         except httpx.HTTPError:
             pass
-        assert time.monotonic() < deadline, (folder / "api.log").read_text()[-3000:]
-        _alive(procs, folder)
+        assert time.monotonic() < deadline, (sup.folder / "api.log").read_text()[-3000:]
+        sup.check()
         time.sleep(0.5)
 
 
-def _alive(procs: dict[str, subprocess.Popen[Any]], folder: Path) -> None:
-    for svc, p in procs.items():
-        assert p.poll() is None, f"{svc} exited: " + (folder / f"{svc}.log").read_text()[-3000:]
+class Supervisor:
+    """What an orchestrator does: a service process that exited (a worker that died, a broker it could not
+    reach at start) is started again; how often is counted."""
+
+    def __init__(self, cfg: Path, folder: Path, port: int, procs: dict[str, subprocess.Popen[Any]],
+                 logs: dict[str, Any]) -> None:
+        self.cfg, self.folder, self.port, self.procs, self.logs = cfg, folder, port, procs, logs
+        self.restarts: dict[str, int] = {}
+        self.exits: list[str] = []
+
+    def start(self, svc: str) -> None:
+        if svc in self.logs:
+            self.logs[svc].close()
+            with open(self.folder / f"{svc}.log", encoding="utf-8", errors="replace") as f:
+                (self.folder / f"{svc}.log.{sum(self.restarts.values())}").write_text(f.read())
+        start_services(self.cfg, self.folder, self.port, self.procs, self.logs, services=[svc])
+
+    def check(self) -> None:
+        for svc, p in list(self.procs.items()):
+            if p.poll() is not None:
+                tail = (self.folder / f"{svc}.log").read_text(errors="replace").strip().splitlines()[-1:] or [""]
+                self.exits.append(f"{svc} rc={p.returncode}: {tail[0][:160]}")
+                self.restarts[svc] = self.restarts.get(svc, 0) + 1
+                assert sum(self.restarts.values()) < 60, f"services keep exiting: {self.exits[-10:]}"
+                self.start(svc)
 
 
-def _wait_complete(api: str, rid: str, procs: dict[str, subprocess.Popen[Any]], folder: Path,
-                   planned: int) -> dict[str, Any]:
+def _wait_complete(api: str, rid: str, sup: Supervisor, planned: int) -> dict[str, Any]:
     deadline = time.monotonic() + 300 + planned / 10
     status: dict[str, Any] = {}
     while time.monotonic() < deadline:
@@ -293,7 +343,7 @@ def _wait_complete(api: str, rid: str, procs: dict[str, subprocess.Popen[Any]], 
                     return status
         except httpx.HTTPError:
             pass
-        _alive(procs, folder)
+        sup.check()
         time.sleep(1)
     pytest.fail(f"the run did not complete: {status}")
     raise AssertionError  # unreachable
