@@ -94,8 +94,10 @@ def _proc_cpu_s(pid: int) -> float:
 
 
 class _Pipeline:
-    def __init__(self, procs: dict[str, Any], api: str, spec: dict[str, Any], release: str, folder: Path) -> None:
+    def __init__(self, procs: dict[str, Any], api: str, spec: dict[str, Any], release: str, folder: Path,
+                 auth: dict[str, str]) -> None:
         self.procs, self.api, self.spec, self.release, self.folder = procs, api, spec, release, folder
+        self.auth = auth
         self.seed = 1000
 
     def check_alive(self) -> None:
@@ -121,7 +123,7 @@ class _Pipeline:
         peak_rss: dict[str, float] = {}
         cpu0 = self.cpu()
         t0 = time.perf_counter()
-        r = httpx.post(f"{self.api}/runs", json=body, timeout=60)
+        r = httpx.post(f"{self.api}/runs", json=body, timeout=60, headers=self.auth)
         if r.status_code != 202:
             raise RuntimeError(f"POST /runs: {r.status_code} {r.text[:500]}")
         rid = r.json()["run_id"]
@@ -131,7 +133,7 @@ class _Pipeline:
         deadline = time.monotonic() + timeout_s
         status: dict[str, Any] = {}
         while True:
-            resp = httpx.get(f"{self.api}/runs/{rid}", timeout=60)
+            resp = httpx.get(f"{self.api}/runs/{rid}", timeout=60, headers=self.auth)
             now = time.perf_counter() - t0
             if resp.status_code == 200:
                 status = resp.json()
@@ -193,6 +195,9 @@ def main(argv: list[str] | None = None) -> None:
     t_seed = time.perf_counter()
     seed_release(store, release, questions)
     seed_s = time.perf_counter() - t_seed
+    from tests.support.tokens import bearer
+
+    auth = bearer(store, team="bench", role="admin")  # the api takes tokens (livetab token create)
     store.close()
     server, url = _start_server(args.latency_ms)
     spec = {"name": "bench-fixed-latency", "backend": "openai", "base_url": url, "model": "bench",
@@ -202,6 +207,10 @@ def main(argv: list[str] | None = None) -> None:
         "out_dir": str(tmp / "out"), "store": {"url": store_url}, "log_level": "INFO",
         "kafka": {"bootstrap_servers": bootstrap, "session_timeout_ms": 6000, "heartbeat_interval_ms": 1000},
         "inference": {"max_in_flight": args.concurrency},
+        # the fake model listens on loopback; the bench polls the api often and submits runs of 100k requests
+        "guard": {"allow": ["127.0.0.0/8"]},
+        "api": {"rate_per_minute": 1e6, "rate_burst": 100000, "runs_per_day": 10000, "concurrent_runs": 100,
+                "team_run_requests": 10_000_000},
         "models": [{**spec, "timeout_s": 30}]}))
     sock_port = _free_port()
     procs: dict[str, Any] = {}
@@ -213,7 +222,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         start_services(cfg, tmp, sock_port, procs, logs)
         api = f"http://127.0.0.1:{sock_port}"
-        pipe = _Pipeline(procs, api, spec, release, tmp)
+        pipe = _Pipeline(procs, api, spec, release, tmp, auth)
         deadline = time.monotonic() + 180
         while True:
             try:

@@ -49,6 +49,7 @@ from tests.fakes.fault_server import Scenario, ThreadedFaultServer
 from tests.support.releases import publish_over_http
 from tests.support.sample import sample_pages
 from tests.support.services import start_services, stop_services
+from tests.support.tokens import bearer
 
 pytestmark = [pytest.mark.chaos, pytest.mark.e2e, pytest.mark.kafka, pytest.mark.postgres]
 ROOT = Path(__file__).resolve().parents[2]
@@ -212,17 +213,19 @@ def test_the_pipeline_survives_kills_a_broker_restart_a_failing_model_and_poison
         sup = Supervisor(cfg, tmp_path, port, procs, logs)
         start_services(cfg, tmp_path, port, procs, logs)
         _wait_healthy(api, sup)
-        r = httpx.post(f"{api}/scrapes", json={"source": "local_html", "location": str(pages), "release": "chaos"})
+        auth = bearer(open_store(store_url), team="chaos", role="admin")  # the api takes tokens (livetab token create)
+        r = httpx.post(f"{api}/scrapes", json={"source": "local_html", "location": str(pages), "release": "chaos"},
+                       headers=auth)
         assert r.status_code == 202, r.text
         deadline = time.monotonic() + 180
-        while httpx.get(f"{api}/releases/chaos").json().get("questions", 0) < n_questions:
+        while httpx.get(f"{api}/releases/chaos", headers=auth).json().get("questions", 0) < n_questions:
             assert time.monotonic() < deadline, "questions did not arrive"
             time.sleep(1)
-        assert publish_over_http(api, "chaos")["frozen_questions"] == n_questions
+        assert publish_over_http(api, "chaos", headers=auth)["frozen_questions"] == n_questions
         server.set("model", Scenario(mode="latency", latency_ms=40))  # slow
         run_req = {"team": "chaos", "release": "chaos", "model": _model(url),
                    "settings": {"max_tokens": 16, "temperature": 0.0, "seed": 7, "samples": samples}}
-        r = httpx.post(f"{api}/runs", json=run_req)
+        r = httpx.post(f"{api}/runs", json=run_req, headers=auth)
         assert r.status_code == 202, r.text
         rid = r.json()["run_id"]
         assert rid == reference.run_ids[0], "the same inputs give the same run id"
@@ -250,7 +253,7 @@ def test_the_pipeline_survives_kills_a_broker_restart_a_failing_model_and_poison
                     sup.check()
                     counts["postgres_down_s"] = round(_stop_postgres(PG_STOP_S), 1)
         _wait_healthy(api, sup)
-        status = _wait_complete(api, rid, sup, planned)
+        status = _wait_complete(api, rid, sup, planned, auth)
         counts["orchestrator_restarts"] = sup.restarts
         counts["exits"] = sup.exits
         counts["seconds_under_faults"] = round(time.monotonic() - t0, 1)
@@ -330,12 +333,12 @@ class Supervisor:
                 self.start(svc)
 
 
-def _wait_complete(api: str, rid: str, sup: Supervisor, planned: int) -> dict[str, Any]:
+def _wait_complete(api: str, rid: str, sup: Supervisor, planned: int, auth: dict[str, str]) -> dict[str, Any]:
     deadline = time.monotonic() + 300 + planned / 10
     status: dict[str, Any] = {}
     while time.monotonic() < deadline:
         try:
-            resp = httpx.get(f"{api}/runs/{rid}", timeout=5)
+            resp = httpx.get(f"{api}/runs/{rid}", timeout=5, headers=auth)
             if resp.status_code == 200:
                 status = resp.json()
                 overall = [row for row in status["leaderboard"] if row["slice"] == "all"]
