@@ -256,6 +256,8 @@ def shape_grid(grid: list[list[str]], s: FileStructure, language: str = "en") ->
         levels[-1][0] = LABEL_NAME.get(lang, LABEL_NAME["en"])  # the label column, not "column 1"
     grouped = bool(s.sections)
     group = GROUP_NAME.get(lang, GROUP_NAME["en"]) if grouped else ""
+    if grouped and not levels:  # no header: one level that names the group column (the others stay unnamed)
+        levels = [[""] * width]
     rows: list[list[str]] = []
     totals: list[int] = []
     current = ""

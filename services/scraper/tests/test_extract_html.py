@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from livetab.render import render
 from livetab.tables import Source, Table
 from livetab_scraper.extract import extract_tables
 from livetab_scraper.profile import profile_table
+from livetab_scraper.select import select_per_page
+from livetab_scraper.sources.base import Fetched
+from livetab_scraper.sources.files import LocalFilesConfig, LocalFilesSource
 
 SRC = Source(kind="wikipedia", uri="https://de.wikipedia.org/wiki/Beispiel", revision="42")
 
@@ -266,3 +271,35 @@ def test_a_header_repeated_at_the_bottom_is_not_a_data_row() -> None:
     assert any("1 body row(s) repeating the header" in w for w in result.warnings)
     as_data = html.replace(head + "</table>", "<tr><td>Pos</td><td>Team</td><td>Pts</td></tr></table>")
     assert len(extract_tables(as_data, source=SRC).tables[0].rows) == 3  # plain cells are data
+
+
+FURNITURE_PAGE = (  # each furniture box is larger than the data table, so a size rule would pick it if kept
+    "<table class='float-right infobox wikitable sortable'>"
+    + "".join(f"<tr><th>Field {i}</th><td>value {i}</td></tr>" for i in range(8)) + "</table>"
+    "<table class='wikitable sortable'><tr><th>a</th><th>b</th></tr><tr><td>1</td><td>2</td></tr></table>"
+    "<table class='wikitable succession-box sortable'><tr><th>Preceded by</th><th>Title</th><th>Succeeded by</th></tr>"
+    + "".join(f"<tr><td>P{i}</td><td>T{i}</td><td>S{i}</td></tr>" for i in range(4)) + "</table>"
+    "<table class='navbox wikitable sortable'>"
+    + "".join(f"<tr><th>Group {i}</th><td>A · B · C</td><td>D · E</td></tr>" for i in range(6)) + "</table>"
+)
+
+
+@pytest.mark.parametrize("selector", ["wikitable", "sortable", "data"])
+@pytest.mark.parametrize("rule", ["first", "largest", "all", "index"])
+def test_infobox_succession_box_and_navbox_are_excluded_under_every_selector_and_rule(selector: str, rule: str) -> None:
+    result = extract_tables(FURNITURE_PAGE, source=SRC, selector=selector)
+    assert [t.rows for t in result.tables] == [[["1", "2"]]], (selector, result.errors)
+    if selector != "data":  # a class-token selector reports each furniture table it matched, by index
+        assert [e.split(":")[0] for e in result.errors] == ["table 0", "table 2", "table 3"]
+        assert all("page furniture" in e for e in result.errors)
+    index = result.tables[0].source.table_index
+    kept = select_per_page(result.tables, rule=rule, index=index if rule == "index" else None)
+    assert [t.rows for t in kept] == [[["1", "2"]]]
+
+
+def test_furniture_is_excluded_from_html_files_too(tmp_path: Path) -> None:
+    (tmp_path / "page.html").write_text(f"<html><body>{FURNITURE_PAGE}</body></html>", encoding="utf-8")
+    for selector in ("data", "wikitable"):
+        items = list(LocalFilesSource(LocalFilesConfig(location=str(tmp_path), html_selector=selector)).fetch())
+        tables = [t for item in items if isinstance(item, Fetched) for t in item.tables]
+        assert [t.rows for t in tables] == [[["1", "2"]]], selector
