@@ -454,9 +454,9 @@ def test_score_of_predictions_made_with_the_openai_client_matches_eval(cache: Pa
         preds = tmp_path / "predictions.jsonl"
         with preds.open("w", encoding="utf-8") as f:
             for body in asked:
-                (row,) = [r for r in evaluated if r["question"] in body["messages"][-1]["content"]]
-                sent = json.dumps(body["messages"], sort_keys=True, ensure_ascii=False) + "\n"  # chat mode: no completion text
-                assert row["prompt_sha256"] == hashlib.sha256(sent.encode("utf-8")).hexdigest()  # what was asked
+                # the sample whose rendered prompt is what was sent (chat mode: no completion text after the newline)
+                sent = json.dumps(body["messages"], sort_keys=True, ensure_ascii=False) + "\n"
+                (row,) = [r for r in evaluated if r["prompt_sha256"] == hashlib.sha256(sent.encode("utf-8")).hexdigest()]
                 sampling = {k: body[k] for k in ("max_tokens", "temperature", "top_p", "seed") if body.get(k) is not None}
                 reply = client.chat.completions.create(model="smollm2", messages=body["messages"], **sampling)
                 f.write(json.dumps({"question_id": row["question_id"], "response": reply.choices[0].message.content,
