@@ -13,8 +13,8 @@ from livetab.v1 import inference_pb2, judgment_pb2, question_pb2
 __all__ = ["SAMPLE_COLUMNS", "sample_rows", "write_samples"]
 
 SAMPLE_COLUMNS = ("run_id", "model", "request_id", "question_id", "family", "language", "format", "setting",
-                  "sample_index", "question", "prompt_version", "response", "extracted_answer", "gold", "verdict",
-                  "score", "reason", "judge", "prompt_tokens", "completion_tokens", "latency_ms", "error", "cached")
+                  "sample_index", "question", "prompt_version", "prompt_sha256", "response", "extracted_answer", "gold",
+                  "verdict", "score", "reason", "judge", "prompt_tokens", "completion_tokens", "latency_ms", "error", "cached")
 
 
 def sample_rows(store: Store, run_ids: list[str], judge: str) -> list[dict[str, Any]]:
@@ -38,7 +38,7 @@ def sample_rows(store: Store, run_ids: list[str], judge: str) -> list[dict[str, 
                 "run_id": run_id, "model": r.model, "request_id": r.id, "question_id": r.question_id,
                 "family": q.family if q else "", "language": q.language if q else "", "format": r.format,
                 "setting": r.setting, "sample_index": r.sample_index, "question": q.text if q else "",
-                "prompt_version": r.prompt_version, "response": r.response,
+                "prompt_version": r.prompt_version, "prompt_sha256": r.prompt_sha256, "response": r.response,
                 "extracted_answer": j.extracted_answer if j else "", "gold": q.gold.text if q else "",
                 "verdict": j.verdict if j else "", "score": j.score if j else 0.0, "reason": j.rationale if j else "",
                 "judge": judge if j else "", "prompt_tokens": r.prompt_tokens, "completion_tokens": r.completion_tokens,

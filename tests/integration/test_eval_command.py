@@ -13,6 +13,7 @@ The bundled sample is generated once per module into a temporary cache (`LIVETAB
 
 from __future__ import annotations
 
+import hashlib
 import http.server
 import json
 import os
@@ -140,6 +141,8 @@ def test_eval_over_openai_writes_files_and_a_second_run_asks_nothing(cache: Path
     rows = _samples(out)
     assert len(rows) == 6 and {r["verdict"] for r in rows} <= {"correct", "incorrect", "uncertain"}
     assert all(r["response"].startswith("seed=0 choice=0") and r["gold"] and r["family"] for r in rows)
+    # the rendered prompt's hash: SHA-256 hex, one per distinct prompt (six questions, six prompts)
+    assert len({r["prompt_sha256"] for r in rows}) == 6 and all(len(r["prompt_sha256"]) == 64 for r in rows)
     assert sum(r["score"] for r in rows) == row["correct"]
     import pyarrow.parquet as pq
 
@@ -220,16 +223,18 @@ def test_compare_two_real_runs_pairs_samples_and_tests_with_mcnemar_exact(cache:
     cfg = tmp_path / "score.yaml"
     cfg.write_text(f"out_dir: {b_out}\nstore:\n  url: sqlite:///{a_out / 'livetab.db'}\n")
     assert main(["score", "--config", str(cfg), "--release", "demo", str(preds)]) == 0
-    b_rows = {r["question_id"]: r for r in _samples(b_out)}
-    assert len(b_rows) == 8 and all(b_rows[r["question_id"]]["verdict"] == "correct" for r in a_rows[:5])
+    b_rows = {r["question_id"]: r for r in _samples(b_out)}  # the release's other questions: "no prediction"
+    assert all(b_rows[r["question_id"]]["response"] == (r["gold"] if i < 5 else r["response"])
+               for i, r in enumerate(a_rows))
     capsys.readouterr()
     assert main(["compare", str(a_out), str(b_out), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     ok_a = {r["question_id"]: r["verdict"] == "correct" for r in a_rows}
-    ok_b = {q: r["verdict"] == "correct" for q, r in b_rows.items()}
+    ok_b = {q: b_rows[q]["verdict"] == "correct" for q in ok_a}
     b = sum(ok_a[q] and not ok_b[q] for q in ok_a)
     c = sum(ok_b[q] and not ok_a[q] for q in ok_a)
     assert c >= 1 and (doc["paired"], doc["a_correct_b_not"], doc["b_correct_a_not"]) == (8, b, c)
+    assert (doc["only_in_a"], doc["only_in_b"]) == (0, sum(1 for r in b_rows.values() if r["verdict"]) - 8)
     assert doc["difference_b_minus_a"] == pytest.approx((c - b) / 8)
     p_exact = min(1.0, 2 * sum(math.comb(b + c, i) for i in range(min(b, c) + 1)) / 2 ** (b + c))
     assert doc["p_value"] == pytest.approx(p_exact) and doc["ci95"][0] < doc["difference_b_minus_a"] < doc["ci95"][1]
@@ -437,18 +442,21 @@ def test_score_of_predictions_made_with_the_openai_client_matches_eval(cache: Pa
         threading.Thread(target=proxy.serve_forever, daemon=True).start()
         out = tmp_path / "eval"
         proc = subprocess.run([str(LIVETAB), "eval", "--model", f"openai:http://127.0.0.1:{proxy.server_address[1]}/v1",
-                               "--model-name", "smollm2", "--limit", "4", "--model-args", "max_tokens=16",
+                               "--model-name", "smollm2", "--limit", "4", "--model-args", "max_tokens=16,timeout_s=300",
                                "--concurrency", "1", "--output", str(out), "-q"],
                               capture_output=True, text=True, timeout=600, env={**os.environ, "LIVETAB_CACHE": str(cache)})
         assert proc.returncode == 0, proc.stderr
         evaluated = _samples(out)
-        assert len(evaluated) == 4 and len(_Recorder.bodies) == 4
+        asked = list({json.dumps(b, sort_keys=True): b for b in _Recorder.bodies}.values())  # a retry sends it again
+        assert len(evaluated) == 4 and len(asked) == 4
         # the other program: the openai client, the same requests, its own file
         client = openai.OpenAI(base_url=upstream + "/v1", api_key="unused")
         preds = tmp_path / "predictions.jsonl"
         with preds.open("w", encoding="utf-8") as f:
-            for body in _Recorder.bodies:
-                (row,) = [r for r in evaluated if r["question"] in body["messages"][-1]["content"]]
+            for body in asked:
+                # the sample whose rendered prompt is what was sent (chat mode: no completion text after the newline)
+                sent = json.dumps(body["messages"], sort_keys=True, ensure_ascii=False) + "\n"
+                (row,) = [r for r in evaluated if r["prompt_sha256"] == hashlib.sha256(sent.encode("utf-8")).hexdigest()]
                 sampling = {k: body[k] for k in ("max_tokens", "temperature", "top_p", "seed") if body.get(k) is not None}
                 reply = client.chat.completions.create(model="smollm2", messages=body["messages"], **sampling)
                 f.write(json.dumps({"question_id": row["question_id"], "response": reply.choices[0].message.content,

@@ -59,8 +59,16 @@ def prompt_json(messages: list[Any]) -> str:
                       sort_keys=True)
 
 
-def cache_key(model: common_pb2.ModelSpec, messages: list[Any], sampling: common_pb2.Sampling) -> str:
-    prompt = prompt_json(messages)
+def prompt_sha256(prompt: str, completion: str) -> str:
+    """The rendered prompt's hash, as the per-sample logs carry it: SHA-256 (hex) of `prompt_json(messages)`, a
+    newline and the completion-mode text ("" in chat mode). Two results with the same hash were asked the same."""
+    return hashlib.sha256((prompt + "\n" + completion).encode("utf-8")).hexdigest()
+
+
+def cache_key(model: common_pb2.ModelSpec, messages: list[Any], sampling: common_pb2.Sampling,
+              prompt: str | None = None) -> str:
+    """The response cache's key; `prompt`: `prompt_json(messages)` when the caller has it already."""
+    prompt = prompt_json(messages) if prompt is None else prompt
     blob = json.dumps({
         "backend": model.backend, "base_url": model.base_url, "model": model.model or model.name,
         "prompt": hashlib.sha256(prompt.encode()).hexdigest(),
@@ -175,7 +183,9 @@ class InferenceHandler:
             return res, None, ""
         res.prompt_version = prompt.version
         res.truncated_rows = prompt.truncated
-        return res, prompt, cache_key(req.model, prompt.messages, req.sampling)
+        text = prompt_json(prompt.messages)
+        res.prompt_sha256 = prompt_sha256(text, prompt.completion)
+        return res, prompt, cache_key(req.model, prompt.messages, req.sampling, text)
 
     async def _one(self, req: inference_pb2.InferenceRequest, prepared: tuple[inference_pb2.InferenceResult, Any, str],
                    cached_rows: dict[str, dict[str, Any]], question: Question | None, table: Table | None) -> Answer:

@@ -29,7 +29,7 @@ class InferenceRequest(_message.Message):
     def __init__(self, id: _Optional[str] = ..., run_id: _Optional[str] = ..., question_id: _Optional[str] = ..., model: _Optional[_Union[_common_pb2.ModelSpec, _Mapping]] = ..., format: _Optional[str] = ..., setting: _Optional[str] = ..., sample_index: _Optional[int] = ..., sampling: _Optional[_Union[_common_pb2.Sampling, _Mapping]] = ..., max_rows: _Optional[int] = ...) -> None: ...
 
 class InferenceResult(_message.Message):
-    __slots__ = ("id", "run_id", "question_id", "model", "format", "setting", "sample_index", "response", "reasoning", "prompt_tokens", "completion_tokens", "latency_ms", "error", "cached", "seed", "prompt_version", "truncated_rows")
+    __slots__ = ("id", "run_id", "question_id", "model", "format", "setting", "sample_index", "response", "reasoning", "prompt_tokens", "completion_tokens", "latency_ms", "error", "cached", "seed", "prompt_version", "truncated_rows", "prompt_sha256")
     ID_FIELD_NUMBER: _ClassVar[int]
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     QUESTION_ID_FIELD_NUMBER: _ClassVar[int]
@@ -47,6 +47,7 @@ class InferenceResult(_message.Message):
     SEED_FIELD_NUMBER: _ClassVar[int]
     PROMPT_VERSION_FIELD_NUMBER: _ClassVar[int]
     TRUNCATED_ROWS_FIELD_NUMBER: _ClassVar[int]
+    PROMPT_SHA256_FIELD_NUMBER: _ClassVar[int]
     id: str
     run_id: str
     question_id: str
@@ -64,4 +65,5 @@ class InferenceResult(_message.Message):
     seed: int
     prompt_version: str
     truncated_rows: bool
-    def __init__(self, id: _Optional[str] = ..., run_id: _Optional[str] = ..., question_id: _Optional[str] = ..., model: _Optional[str] = ..., format: _Optional[str] = ..., setting: _Optional[str] = ..., sample_index: _Optional[int] = ..., response: _Optional[str] = ..., reasoning: _Optional[str] = ..., prompt_tokens: _Optional[int] = ..., completion_tokens: _Optional[int] = ..., latency_ms: _Optional[float] = ..., error: _Optional[str] = ..., cached: _Optional[bool] = ..., seed: _Optional[int] = ..., prompt_version: _Optional[str] = ..., truncated_rows: _Optional[bool] = ...) -> None: ...
+    prompt_sha256: str
+    def __init__(self, id: _Optional[str] = ..., run_id: _Optional[str] = ..., question_id: _Optional[str] = ..., model: _Optional[str] = ..., format: _Optional[str] = ..., setting: _Optional[str] = ..., sample_index: _Optional[int] = ..., response: _Optional[str] = ..., reasoning: _Optional[str] = ..., prompt_tokens: _Optional[int] = ..., completion_tokens: _Optional[int] = ..., latency_ms: _Optional[float] = ..., error: _Optional[str] = ..., cached: _Optional[bool] = ..., seed: _Optional[int] = ..., prompt_version: _Optional[str] = ..., truncated_rows: _Optional[bool] = ..., prompt_sha256: _Optional[str] = ...) -> None: ...
