@@ -12,7 +12,9 @@ from livetab.store import schema
 from livetab.topics import INFERENCE_REQUESTS, INFERENCE_RESULTS
 from livetab.v1 import common_pb2, run_pb2
 
-__all__ = ["JudgingProgress", "build_run", "judging_progress"]
+__all__ = ["CANCELLED", "JudgingProgress", "build_run", "judging_progress"]
+
+CANCELLED = "cancelled"  # the error of a request whose run was cancelled (POST /runs/{id}/cancel)
 
 
 def build_run(team: str, release: str, spec: common_pb2.ModelSpec, *, formats: Sequence[str] = ("markdown",),
@@ -36,11 +38,12 @@ class JudgingProgress:
     planned: int  # requests the planner made (0 when the run is not planned, or not yet)
     judged: int  # judgments by the judge asked about (one per request; a re-judgment replaces its row)
     dead_lettered: int  # requests, or their results, dead-lettered and not redriven: they will never be judged
+    cancelled: int = 0  # requests of a cancelled run recorded unasked (error CANCELLED): never judged either
 
     @property
     def complete(self) -> bool:
-        """Every planned request is judged or dead-lettered (a planned run only)."""
-        return self.planned > 0 and self.judged + self.dead_lettered >= self.planned
+        """Every planned request is judged, dead-lettered or cancelled (a planned run only)."""
+        return self.planned > 0 and self.judged + self.dead_lettered + self.cancelled >= self.planned
 
 
 def _settles(letter: dict[str, Any]) -> bool:
@@ -59,4 +62,5 @@ def judging_progress(store: Any, run: str, judge: str, planned: int | None = Non
         planned = int(row["planned"]) if row is not None else 0
     judged = int(store.count(schema.judgments, run_id=run, judge=judge))
     letters = sum(_settles(d) for d in store.select(schema.dead_letters, run_id=run))
-    return JudgingProgress(planned=planned, judged=judged, dead_lettered=letters)
+    cancelled = int(store.count(schema.results, run_id=run, error=CANCELLED))
+    return JudgingProgress(planned=planned, judged=judged, dead_lettered=letters, cancelled=cancelled)
