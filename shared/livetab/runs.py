@@ -54,13 +54,16 @@ def _settles(letter: dict[str, Any]) -> bool:
     return (request or topic == INFERENCE_RESULTS) and letter.get("redriven_at") is None
 
 
-def judging_progress(store: Any, run: str, judge: str, planned: int | None = None) -> JudgingProgress:
+def judging_progress(store: Any, run: str, judge: str, planned: int | None = None,
+                     cancelled: bool | None = None) -> JudgingProgress:
     """How far judging has got on `run` (by `judge`'s verdicts): a few count queries, so a reporter can ask
-    on every batch. `planned` when the caller has the run's row already."""
-    if planned is None:
+    on every batch. `planned` and `cancelled` (its `cancelled_at` is set) when the caller has the run's row
+    already; a run not cancelled costs no count of cancelled results."""
+    if planned is None or cancelled is None:
         row = store.get(schema.runs, run)
-        planned = int(row["planned"]) if row is not None else 0
+        planned = planned if planned is not None else int(row["planned"]) if row is not None else 0
+        cancelled = row is not None and row.get("cancelled_at") is not None
     judged = int(store.count(schema.judgments, run_id=run, judge=judge))
     letters = sum(_settles(d) for d in store.select(schema.dead_letters, run_id=run))
-    cancelled = int(store.count(schema.results, run_id=run, error=CANCELLED))
-    return JudgingProgress(planned=planned, judged=judged, dead_lettered=letters, cancelled=cancelled)
+    unasked = int(store.count(schema.results, run_id=run, error=CANCELLED)) if cancelled else 0
+    return JudgingProgress(planned=planned, judged=judged, dead_lettered=letters, cancelled=unasked)
