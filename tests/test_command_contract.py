@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 CONTRACT = ["run", "scrape", "generate", "infer", "judge", "report", "serve", "submit", "release", "calibrate", "score",
-            "list", "dlq", "replay", "review", "eval", "team", "member", "token"]
+            "list", "dlq", "replay", "review", "eval", "team", "member", "token", "cancel"]
 LIVETAB = Path(sys.executable).parent / "livetab"
 
 

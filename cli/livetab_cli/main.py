@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from livetab.settings import ConfigError, Settings, load_settings
 from livetab.topics import SERVICES
@@ -231,6 +232,20 @@ def cmd_submit(args: argparse.Namespace) -> int:
     r = httpx.post(args.api.rstrip("/") + "/runs", json=body, headers=_auth_headers(args), timeout=30)
     if r.status_code >= 400:
         print(f"livetab submit: the api answered {r.status_code}: {r.text}", file=sys.stderr)
+        return 1
+    print(json.dumps(r.json()))
+    return 0
+
+
+def cmd_cancel(args: argparse.Namespace) -> int:
+    import json
+
+    import httpx
+
+    r = httpx.post(f"{args.api.rstrip('/')}/runs/{quote(args.run_id, safe='')}/cancel", headers=_auth_headers(args),
+                   timeout=30)
+    if r.status_code >= 400:
+        print(f"livetab cancel: the api answered {r.status_code}: {r.text}", file=sys.stderr)
         return 1
     print(json.dumps(r.json()))
     return 0
@@ -504,6 +519,11 @@ def parser() -> argparse.ArgumentParser:
     sm.add_argument("--backend", default="llama_local")
     sm.add_argument("--base-url", default="")
     sm.set_defaults(func=cmd_submit)
+    cn = sub.add_parser("cancel", help="cancel a run of your team through a livetab api over HTTP")
+    cn.add_argument("run_id")
+    cn.add_argument("--api", default="http://127.0.0.1:8080")
+    cn.add_argument("--token", help="API token (default: $LIVETAB_TOKEN; livetab token create)")
+    cn.set_defaults(func=cmd_cancel)
     cy = with_config(sub.add_parser("cycle", help="start a monthly cycle through a running api: scrape every "
                                     "configured source into a new release (the chart's CronJob)"))
     cy.add_argument("--api", default="http://127.0.0.1:8080")

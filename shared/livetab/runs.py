@@ -12,7 +12,9 @@ from livetab.store import schema
 from livetab.topics import INFERENCE_REQUESTS, INFERENCE_RESULTS
 from livetab.v1 import common_pb2, run_pb2
 
-__all__ = ["JudgingProgress", "build_run", "judging_progress"]
+__all__ = ["CANCELLED", "JudgingProgress", "build_run", "judging_progress"]
+
+CANCELLED = "cancelled"  # the error of a request whose run was cancelled (POST /runs/{id}/cancel)
 
 
 def build_run(team: str, release: str, spec: common_pb2.ModelSpec, *, formats: Sequence[str] = ("markdown",),
@@ -36,11 +38,12 @@ class JudgingProgress:
     planned: int  # requests the planner made (0 when the run is not planned, or not yet)
     judged: int  # judgments by the judge asked about (one per request; a re-judgment replaces its row)
     dead_lettered: int  # requests, or their results, dead-lettered and not redriven: they will never be judged
+    cancelled: int = 0  # requests of a cancelled run recorded unasked (error CANCELLED): never judged either
 
     @property
     def complete(self) -> bool:
-        """Every planned request is judged or dead-lettered (a planned run only)."""
-        return self.planned > 0 and self.judged + self.dead_lettered >= self.planned
+        """Every planned request is judged, dead-lettered or cancelled (a planned run only)."""
+        return self.planned > 0 and self.judged + self.dead_lettered + self.cancelled >= self.planned
 
 
 def _settles(letter: dict[str, Any]) -> bool:
@@ -51,12 +54,16 @@ def _settles(letter: dict[str, Any]) -> bool:
     return (request or topic == INFERENCE_RESULTS) and letter.get("redriven_at") is None
 
 
-def judging_progress(store: Any, run: str, judge: str, planned: int | None = None) -> JudgingProgress:
+def judging_progress(store: Any, run: str, judge: str, planned: int | None = None,
+                     cancelled: bool | None = None) -> JudgingProgress:
     """How far judging has got on `run` (by `judge`'s verdicts): a few count queries, so a reporter can ask
-    on every batch. `planned` when the caller has the run's row already."""
-    if planned is None:
+    on every batch. `planned` and `cancelled` (its `cancelled_at` is set) when the caller has the run's row
+    already; a run not cancelled costs no count of cancelled results."""
+    if planned is None or cancelled is None:
         row = store.get(schema.runs, run)
-        planned = int(row["planned"]) if row is not None else 0
+        planned = planned if planned is not None else int(row["planned"]) if row is not None else 0
+        cancelled = row is not None and row.get("cancelled_at") is not None
     judged = int(store.count(schema.judgments, run_id=run, judge=judge))
     letters = sum(_settles(d) for d in store.select(schema.dead_letters, run_id=run))
-    return JudgingProgress(planned=planned, judged=judged, dead_lettered=letters)
+    unasked = int(store.count(schema.results, run_id=run, error=CANCELLED)) if cancelled else 0
+    return JudgingProgress(planned=planned, judged=judged, dead_lettered=letters, cancelled=unasked)

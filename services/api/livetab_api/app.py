@@ -16,6 +16,9 @@ Who may do what (livetab_api.auth, a Bearer token on every route but /healthz an
   team: runs per day and concurrent runs (429), requests per run (403).
 - GET /runs, /runs/{id}: `read`; a team sees only its own runs (another team's is 404, as if absent);
   admins see all.
+- POST /runs/{id}/cancel: `submit`, own team's run only (another team's is 404, as GET); admins any run.
+  Idempotent: the first cancel's time stays. The run's status is then "cancelled" and it counts as complete
+  (nothing more is planned, inferred or judged for it; its leaderboard is over what was judged before).
 - POST /scrapes, POST /releases/{name}/{action}, GET /dead-letters: admins (`admin` scope) only: they decide
   what goes into a release, and a dead letter's error may quote a question.
 Every non-GET request, allowed or not, is written to the audit log.
@@ -176,6 +179,8 @@ def run_progress(store: Store, rid: str) -> dict[str, Any] | None:
     if refused:
         status = "refused"  # the planner refused it (its release is not live): nothing was planned
         failures[("planner", refused)] = 1
+    elif run is not None and run.get("cancelled_at") is not None:
+        status = "cancelled"  # complete for reporting: requests still on the bus are recorded as failed, unjudged
     elif run is None or run_letters:
         status = "failed"  # the run itself was dead-lettered: its requests were never (all) published
     elif answered + request_letters >= planned:
@@ -186,7 +191,7 @@ def run_progress(store: Store, rid: str) -> dict[str, Any] | None:
             for r in store.select(schema.leaderboard, run_id=rid)]
     return {
         "run_id": rid, "release": run["release"] if run else "", "model": run["model"] if run else "",
-        "status": status, "complete": status == "complete", "refused": refused, "planned": planned, "answered": answered,
+        "status": status, "complete": status in ("complete", "cancelled"), "refused": refused, "planned": planned, "answered": answered,
         "failed": sum(failed.values()), "dead_lettered": request_letters + run_letters,
         "judged": store.count(schema.judgments, run_id=rid),
         "failures": [{"stage": stage, "reason": reason, "count": n}
@@ -400,6 +405,21 @@ def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, work
         progress = run_progress(store, rid) if mine else None  # another team's run: as if it did not exist
         if progress is None:
             raise HTTPException(404, f"run {_excerpt(rid, limits.error_excerpt_chars)} is not planned (yet)")
+        return progress
+
+    @app.post("/runs/{rid}/cancel")
+    def cancel_run(rid: str, request: Request, who: Principal = submitter) -> dict[str, Any]:
+        """Cancel a run of the caller's team (an admin: any run): the planner plans it no more, the inference
+        service records its outstanding requests as failed ("cancelled"). Cancelling it again changes nothing."""
+        _path(rid)
+        request.state.audit_target = rid
+        row = store.get(schema.runs, rid)
+        if row is None or not (who.is_admin or not auth.enabled or row["team"] == who.team):
+            raise HTTPException(404, f"run {_excerpt(rid, limits.error_excerpt_chars)} is not planned (yet)")
+        if row.get("cancelled_at") is None:
+            store.update(schema.runs, rid, cancelled_at=time.time())
+        progress = run_progress(store, rid)
+        assert progress is not None
         return progress
 
     return app

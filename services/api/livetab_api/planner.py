@@ -3,7 +3,8 @@
 Only a live release is planned, and only over its frozen question set (`release_members`), so a run never
 sees half a release or a question that arrived after the freeze. A run against a draft, frozen, retired or
 unknown release is refused: the reason is recorded (a `failures` row, stage "planner", and the run's row
-with `refused` set and nothing planned) and no request is published.
+with `refused` set and nothing planned) and no request is published. A cancelled run (POST /runs/{id}/cancel)
+is not planned again.
 
 The closed-book setting is asked once per question (the format does not matter without the table) and
 never for a question whose gold is about the table itself (insufficient, contradictory)."""
@@ -91,6 +92,10 @@ class PlannerHandler:
     def handle(self, message: Message, ctx: HandlerContext) -> list[Outgoing]:
         if not isinstance(message, run_pb2.Run):
             raise PoisonMessage(f"planner got {message.DESCRIPTOR.full_name}")
+        existing = ctx.store.get(schema.runs, message.id)
+        if existing is not None and existing.get("cancelled_at") is not None:
+            log.info("run %s is cancelled: not planned", message.id)  # a redelivery or replay after the cancel
+            return []
         reason = not_live_reason(ctx.store, message.release)
         if reason is not None:
             refuse(message, ctx.store, reason)

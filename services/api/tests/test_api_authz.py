@@ -105,6 +105,14 @@ def _submit(role: str, own: bool) -> int:
     return 202 if own else 403  # another team in the body: refused, the team is the token's
 
 
+def _cancel(role: str, own: bool) -> int:
+    if role == "anonymous":
+        return 401
+    if role == "reviewer":
+        return 403  # no submit scope
+    return 200 if own or role == "admin" else 404  # another team's run: as if absent (as GET /runs/{id})
+
+
 MATRIX: dict[tuple[str, str], tuple[Callable[[bool], Request], Expect]] = {
     ("GET", "/healthz"): (lambda own: ("/healthz", None), _public(200)),
     ("GET", "/readyz"): (lambda own: ("/readyz", None), _public(200)),
@@ -116,6 +124,7 @@ MATRIX: dict[tuple[str, str], tuple[Callable[[bool], Request], Expect]] = {
     ("POST", "/runs"): (lambda own: ("/runs", RUN_BODY if own else {**RUN_BODY, "team": "beta"}), _submit),
     ("GET", "/runs"): (lambda own: ("/runs", None), _everyone(200)),
     ("GET", "/runs/{rid}"): (lambda own: (f"/runs/{OWN_RUN if own else OTHER_RUN}", None), _team_read),
+    ("POST", "/runs/{rid}/cancel"): (lambda own: (f"/runs/{OWN_RUN if own else OTHER_RUN}/cancel", None), _cancel),
     ("POST", "/scrapes"): (lambda own: ("/scrapes", {"source": "local_html", "location": "pages", "release": "d"}),
                            _admins(202)),
     ("GET", "/releases"): (lambda own: ("/releases", None), _everyone(200)),

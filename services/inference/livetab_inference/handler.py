@@ -7,6 +7,9 @@ by the backend's own limits); `finish` stores what completed (results and cache 
 the results to publish. `handle_batch` is the same two steps for one batch, waiting for all of it.
 Every model call goes through `livetab_inference.calls.call_model` (the service's one way to an endpoint);
 a failed call becomes a result with `error` set: it is recorded, judged as an error, and never lost.
+A request of a cancelled run (the store's `runs.cancelled_at`, read once per batch) is not asked: its result
+is stored with error "cancelled" (so the run's progress counts it as failed) and not published, so it is
+never judged and never counts as a wrong answer.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from livetab.questions import Question
 from livetab.reasoning import split_reasoning
 from livetab.records import load_question, load_table, result_row
 from livetab.run_progress import RunProgress
+from livetab.runs import CANCELLED
 from livetab.store import schema
 from livetab.tables import Table
 from livetab.topics import requests_topic
@@ -142,11 +146,14 @@ class InferenceHandler:
             if not isinstance(m, inference_pb2.InferenceRequest):
                 raise PoisonMessage(f"inference got {m.DESCRIPTOR.full_name}")
             reqs.append(m)
+        runs = ctx.store.get_many(schema.runs, {r.run_id for r in reqs})
+        cancelled = {k for k, row in runs.items() if row.get("cancelled_at") is not None}
+        live = [r for r in reqs if r.run_id not in cancelled]
         questions = {k: load_question(row) for k, row in
-                     ctx.store.get_many(schema.questions, [r.question_id for r in reqs]).items()}
+                     ctx.store.get_many(schema.questions, [r.question_id for r in live]).items()}
         tables = {k: load_table(row) for k, row in
                   ctx.store.get_many(schema.tables, [q.table_id for q in questions.values() if q]).items()}
-        prepared = [self._prepare(r, questions, tables, ctx.store) for r in reqs]
+        prepared = [self._prepare(r, questions, tables, ctx.store, r.run_id in cancelled) for r in reqs]
         cached = ctx.store.get_many(schema.response_cache, [key for _, _, key in prepared if key])
         contexts = [(q, tables.get(q.table_id) if q else None) for q in (questions.get(r.question_id) for r in reqs)]
         return [self._one(r, p, cached, q, t) for r, p, (q, t) in zip(reqs, prepared, contexts, strict=True)]
@@ -156,17 +163,26 @@ class InferenceHandler:
         cached answer); the result to publish for each."""
         cache_rows = [row for _, row in answers if row is not None]
         results = [r for r, _ in answers]
-        ctx.store.upsert_all([(schema.response_cache, cache_rows), (schema.results, [result_row(r) for r in results])])
+        ctx.store.upsert_all([(schema.response_cache, cache_rows),
+                              (schema.results, [result_row(r) for r in results if r.error != CANCELLED])])
+        # a cancelled request answered before (a redelivery) keeps its answer
+        ctx.store.insert_new(schema.results, [result_row(r) for r in results if r.error == CANCELLED])
         self.progress.answered((r.run_id, r.error) for r in results)
-        return [[Outgoing(TOPIC_OUT, r, key=r.question_id, message_id=r.id)] for r in results]
+        return [[Outgoing(TOPIC_OUT, r, key=r.question_id, message_id=r.id)] if r.error != CANCELLED else []
+                for r in results]
 
     def _prepare(self, req: inference_pb2.InferenceRequest, questions: dict[str, Question | None],
-                 tables: dict[str, Table | None], store: Any) -> tuple[inference_pb2.InferenceResult, Any, str]:
-        """The result shell, the prompt and its cache key; no prompt (and the error set) when one cannot be built."""
+                 tables: dict[str, Table | None], store: Any,
+                 cancelled: bool = False) -> tuple[inference_pb2.InferenceResult, Any, str]:
+        """The result shell, the prompt and its cache key; no prompt (and the error set) when one cannot be
+        built or the request's run is cancelled."""
         res = inference_pb2.InferenceResult(
             id=req.id, run_id=req.run_id, question_id=req.question_id, model=req.model.name, format=req.format,
             setting=req.setting, sample_index=req.sample_index, seed=req.sampling.seed,
         )
+        if cancelled:
+            res.error = CANCELLED
+            return res, None, ""
         question = questions.get(req.question_id)
         if question is None:
             res.error = f"question {req.question_id} is not in the store"

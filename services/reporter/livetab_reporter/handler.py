@@ -102,7 +102,8 @@ class ReporterHandler:
         for run_id in runs:
             run = run_rows.get(run_id)
             self.fresh_releases.discard(run["release"] if run else "")
-            progress = judging_progress(ctx.store, run_id, judge, planned=run["planned"] if run else 0)
+            progress = judging_progress(ctx.store, run_id, judge, planned=run["planned"] if run else 0,
+                                        cancelled=run is not None and run.get("cancelled_at") is not None)
             if self._due(run_id, progress.judged, progress.complete, settings):
                 out.append(self._recompute(ctx.store, run_id, run, judge, progress.judged))
             else:

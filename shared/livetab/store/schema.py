@@ -75,6 +75,9 @@ runs = Table(
     Column("planned", Integer, nullable=False),
     Column("payload", LargeBinary, nullable=False),
     Column("refused", Text, nullable=False, server_default=""),  # why the planner refused it ("" when planned)
+    # when it was cancelled (POST /runs/{id}/cancel; Unix seconds), NULL while not: the planner plans no
+    # cancelled run, inference records its outstanding requests as failed ("cancelled") and publishes nothing
+    Column("cancelled_at", Float, nullable=True),
     _created(),
 )
 

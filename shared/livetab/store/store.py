@@ -77,6 +77,12 @@ class Store:
             conn.execute(insert.values(list(rows)).on_conflict_do_nothing(index_elements=pk))
 
     # -- reads ------------------------------------------------------------------------------------------
+    def update(self, table: Table, key: str, **values: Any) -> int:
+        """Set `values` on the row whose key is `key` (its other columns stay); how many rows changed (0 or 1)."""
+        pk = next(iter(table.primary_key.columns))
+        with self.engine.begin() as conn:
+            return int(conn.execute(table.update().where(pk == key).values(**values)).rowcount)
+
     def get(self, table: Table, key: str) -> dict[str, Any] | None:
         pk = next(iter(table.primary_key.columns))
         with self.engine.connect() as conn:
