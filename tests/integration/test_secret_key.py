@@ -25,6 +25,7 @@ from livetab_api.app import create_app
 from livetab_cli.embedded import run_embedded
 
 from tests.support.sample import sample_pages
+from tests.support.tokens import bearer
 
 KEY = "sk-livetab-secret-7c3f9e21b04d"
 ENV = "LIVETAB_TEAM_LOCAL_OPENAI"
@@ -88,7 +89,8 @@ def test_the_key_reaches_the_endpoint_and_nowhere_else(tmp_path: Path, listener:
 
     store = open_store(cfg["store"]["url"])
     guard = GuardSettings(allow=["127.0.0.0/8"])
-    client = TestClient(create_app(InProcBus(known_topics={t.name for t in TOPICS}), store, ApiSettings(), guard=guard))
+    client = TestClient(create_app(InProcBus(known_topics={t.name for t in TOPICS}), store, ApiSettings(), guard=guard),
+                        headers=bearer(store))  # an admin of team "local", whose secrets are LIVETAB_TEAM_LOCAL_*
     answers = [client.get(p) for p in ("/releases", "/releases/k", "/dead-letters", *(f"/runs/{r}" for r in summary.run_ids))]
     model = {"name": "keyed", "backend": "openai", "base_url": url, "model": "x"}
     answers += [client.post("/runs", json={"release": "k", "model": {**model, "api_key_ref": ref}})

@@ -74,7 +74,7 @@ def api_headers(request: pytest.FixtureRequest, api_world: Any) -> dict[str, str
 
 # The operations, listed from a throwaway app at collection time, so each gets its own test id.
 OPERATIONS = ["GET /healthz", "GET /readyz", "GET /me", "GET /runs", "POST /runs", "POST /scrapes", "GET /releases", "GET /releases/{release}",
-              "POST /releases/{release}/{action}", "GET /dead-letters", "GET /runs/{rid}"]
+              "POST /releases/{release}/{action}", "GET /dead-letters", "GET /runs/{rid}", "POST /runs/{rid}/cancel"]
 
 
 def test_every_operation_is_fuzzed(api_schema: Any) -> None:
@@ -83,7 +83,7 @@ def test_every_operation_is_fuzzed(api_schema: Any) -> None:
 
 # Operations with nothing that can be invalid (no inputs, or only free-text path segments): positive only.
 NO_INPUT = {"GET /healthz", "GET /readyz", "GET /me", "GET /runs", "GET /releases", "GET /releases/{release}",
-            "POST /releases/{release}/{action}", "GET /runs/{rid}"}
+            "POST /releases/{release}/{action}", "GET /runs/{rid}", "POST /runs/{rid}/cancel"}
 CASES = [(label, mode) for label in OPERATIONS for mode in GenerationMode
          if mode is GenerationMode.POSITIVE or label not in NO_INPUT]
 
