@@ -81,12 +81,21 @@ def _furniture(el: etree._Element) -> str:
     `class="wikitable succession-box"` (Preceded by / Succeeded by) and `class="float-right infobox
     wikitable"` look like wikitables but are page furniture. Only the table's own classes count:
     a real data wikitable can sit in a collapsible wrapper classed `navbox` (page 203-225 of the
-    WikiTableQuestions set), so an ancestor's class does not exclude it in this mode.
+    WikiTableQuestions set), so an ancestor's class does not exclude it (in either mode, see `_declared_data`).
     """
     own = sorted(NON_DATA_CLASSES.intersection((el.get("class") or "").split()))
     if own:
         return f"is page furniture (class {' '.join(own)!r}), not data"
     return ""
+
+
+def _declared_data(el: etree._Element) -> bool:
+    """A table classed `wikitable` (and not furniture by its own class) is data in every selector mode.
+
+    Its wrapper does not make it navigation: page 203-225 keeps its data wikitable in a collapsible
+    wrapper classed `navbox`, and a wikitable may hold a small table in a cell (203-599).
+    """
+    return "wikitable" in (el.get("class") or "").split()
 
 
 def _inside_non_data(el: etree._Element) -> bool:
@@ -329,7 +338,8 @@ def extract_tables(
     """Every selected table of a page as a `Table`; reasons for what could not be used.
 
     `selector` is a class token (`"wikitable"`, the default) or `"data"` for every table that is not
-    navigation, an infobox or page furniture (nor inside one). Furniture is left out in either mode:
+    navigation, an infobox or page furniture (nor inside one, nor a layout table holding tables; a
+    table classed `wikitable` is data by its own class wherever it sits). Furniture is left out in either mode:
     a table with the selector's class that is also an infobox, succession box or navbox is reported
     in `errors`, not extracted. `Source.table_index` (and the id) is the table's position
     among the tables carrying the selector's class, counted in document order, furniture included
@@ -353,7 +363,7 @@ def extract_tables(
     for el in root.iter("table"):
         if not _selected(el, selector):
             continue
-        if selector == "data" and (_inside_non_data(el) or _contains_table(el)):
+        if selector == "data" and not _declared_data(el) and (_inside_non_data(el) or _contains_table(el)):
             continue  # navigation or layout, not data
         index += 1
         if index >= max_tables:

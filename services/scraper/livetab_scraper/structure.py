@@ -22,7 +22,9 @@ they become that row's value in a `Note` column put after the others. Other note
 (qagen's frame does not count a row repeating one text as data), and reported in the warnings.
 
 A body row of header cells that repeats a header level (long tables repeat their header at the
-bottom) is dropped too: it is neither data nor a heading.
+bottom) is dropped too: it is neither data nor a heading. So is a spacer row, a body row with no text
+in any slot (a blank row between the top five and the rest of a ranking, page 203-503): a count of
+rows would otherwise include it.
 
 Columns that hold nothing are dropped: slots that exist only because a full-width cell's colspan ran
 past the table's width, and decorative columns (colour swatches, spacers) with no text of their own:
@@ -57,6 +59,7 @@ class Structure:
     row_notes: dict[int, int] = field(default_factory=dict)  # note row -> the data row above it (a column)
     last_note: str | None = None  # the last data row's note, when it was split off as a footer row
     repeated_header: list[int] = field(default_factory=list)  # body rows of <th> repeating a header level
+    spacer_rows: list[int] = field(default_factory=list)  # body rows with no text in any slot
     padding_cols: list[int] = field(default_factory=list)
     decorative_cols: list[int] = field(default_factory=list)
 
@@ -72,6 +75,8 @@ class Structure:
             out.append(f"{len(self.sections)} full-width section row(s) read as row groups, not data")
         if self.repeated_header:
             out.append(f"{len(self.repeated_header)} body row(s) repeating the header dropped")
+        if self.spacer_rows:
+            out.append(f"{len(self.spacer_rows)} empty spacer row(s) dropped")
         if self.row_notes:
             n = len(self.row_notes) + (self.last_note is not None)
             out.append(f"{n} full-width row(s) under single data rows read as their notes (a column)")
@@ -231,6 +236,11 @@ def read_structure(grid: Grid, h: int, bold: list[bool]) -> Structure:
     s.repeated_header = [r for r in range(h, n) if r not in s.removed and grid.values[r] in levels
                          and all(grid.header_flags[r])]
     s.removed.update(s.repeated_header)
+    s.spacer_rows = [r for r in range(h, n) if r not in s.removed and not any(v.strip() for v in grid.values[r])]
+    if len(s.spacer_rows) < sum(1 for r in range(h, n) if r not in s.removed):  # never the whole body
+        s.removed.update(s.spacer_rows)
+    else:
+        s.spacer_rows = []
     kept = [r for r in range(n) if r not in s.removed]
     body = [r for r in kept if r >= h]
     def borrowed(r: int, c: int) -> bool:  # no text of its own: empty, or text of a cell spanning columns

@@ -85,8 +85,11 @@ def test_infobox_is_not_a_wikitable_and_nested_wikitable_is_indexed(parsoid) -> 
     assert [t.source.table_index for t in parsoid.tables] == [0, 1]
     assert parsoid.tables[1].rows == [["y"]]
     data = extract_tables(PARSOID, source=SRC, language="de", selector="data")
-    # "data" mode: infobox and the navbox (and what is inside it) are left out
-    assert [t.caption for t in data.tables] == ["Endstand 2026"]
+    # "data" mode: the infobox and the navbox wrapper are left out; the wikitable inside the navbox
+    # is data by its own class, as in "wikitable" mode (real page 203-225 keeps its data table so)
+    assert [(t.caption, t.rows) for t in data.tables] == [("Endstand 2026", parsoid.tables[0].rows), ("", [["y"]])]
+    nav_only = PARSOID.replace('<table class="wikitable"><tbody><tr><th>x', '<table><tbody><tr><th>x')
+    assert len(extract_tables(nav_only, source=SRC, language="de", selector="data").tables) == 1
 
 
 def test_nested_table_in_a_cell_is_not_part_of_the_value() -> None:

@@ -2,25 +2,33 @@
 
 `wiki_html/` (50 pages) and `wiki_html_more/` (100 more, with title rows, section rows and colour
 swatches): for each page of the manifests the `table_index`-th wikitable is extracted and compared
-cell for cell with the reference CSV. How the reference was made (WTQ's table-to-csv), and so how
-the comparison reads our table:
+cell for cell with the reference CSV. How the reference was made (WTQ's table-to-csv, rules in
+../shared/data/README.md), and so how the comparison reads our table:
 
 - its header is one row: the labels of a column's header levels, top to bottom, joined by a line
   break, a label repeated by a rowspan written once (`1975–1979\\nObverse`); a colspan repeats the
   label in every column it covers (`Round, Round`);
-- a row whose cells all hold the same text is dropped (a full-width section or note row), and so
-  are spacer rows and columns with no text in the body (colour swatches): the latter is our
-  `drop_empty` step. The same-text rule is not applied to our rows: livetab keeps what the
-  reference drops as structure, not rows (a section row is a row group, the `Section` column, left
-  out of the comparison as the reference has no such column; a title row or a section heading the
-  whole body is the caption; see `STRUCTURE`), so a same-text row left in our table is a difference;
+- a row whose cells all hold the same text is dropped (a title row, a full-width section or note
+  row, a spacer row). This rule is NOT applied to our rows: livetab keeps such rows as structure,
+  not as data rows, and the test proves it page by page. `SAME_TEXT_ROWS` lists every such row of
+  the 150 target tables (found in the page's HTML, independently of the structure reader) and what
+  livetab made of it: the caption (a title row, or one section heading over the whole body), a row
+  group (the `Section` column, left out of the comparison as the reference has no such column), a
+  note (a full-width row under the body, kept in `Table.footnotes`) or nothing (a spacer row);
+  a same-text row left among our data rows would be a difference;
+- near-empty columns are dropped: the comparison drops our columns whose body has no text
+  (`drop_empty`), every one listed in `EMPTY_COLUMNS` (image, map and reference columns; livetab
+  keeps them at extraction, its cleaning step drops them). Decorative columns (colour swatches,
+  spacers with no header of their own) livetab drops itself;
 - whitespace inside a cell is not significant (the reference keeps stray spaces after line breaks),
   nor are invisible format characters (Unicode category Cf: the zero-width no-break spaces around
   the `/` of coordinates, soft hyphens), which livetab's cell text leaves out; cells are compared
   with those removed and runs of whitespace collapsed.
 
 Every page that still differs is listed in `EXPLAINED` with its class, and the test asserts both
-that the list is exact and that each differing cell is of the stated class.
+that the list is exact and that each differing cell is of the stated class. Figure and command:
+
+    .venv/bin/python -m pytest services/scraper/tests/test_extract_wtq.py -q -s   (prints N/150)
 """
 
 from __future__ import annotations
@@ -37,6 +45,9 @@ from livetab.paths import shared_data
 from livetab.tables import Source, Table
 from livetab_scraper.clean import drop_empty
 from livetab_scraper.extract import ExtractResult, extract_tables
+from livetab_scraper.grid import MAX_COLSPAN, MAX_ROWSPAN, RawCell, expand, parse_span
+from livetab_scraper.htmltext import cell_text
+from lxml import etree
 
 WIKI = shared_data() / "wiki_html"
 MORE = shared_data() / "wiki_html_more"
@@ -59,13 +70,38 @@ EXPLAINED: dict[str, tuple[str, str]] = {
 }
 _MARKER_TAIL = re.compile(r"^(?:[*†‡§¶#]+|\[[^\]]{1,30}\])$")
 
-# Structure livetab keeps where the reference drops the row: page -> (caption, row groups in order).
-STRUCTURE: dict[str, tuple[str, list[str]]] = {
-    "202-57": ("Climate data for Varna, Bulgaria", []),  # title row at the top of a 2-level header
-    "203-429": ("Representing Austria", []),  # one section heading over the whole body
-    "203-781": ("Representing Kazakhstan", []),
-    "204-588": ("Representing United Arab Emirates", []),
-    "204-153": ("", ["Grand Slam tournaments", "Career statistics"]),  # section rows -> row groups
+# Every row of the 150 target tables whose cells all hold one text (the reference drops them), in
+# table order: (what livetab made of it, the start of its text). "caption": lifted to Table.caption
+# (a title row over the header, or one section heading over the whole body); "group": a section row,
+# the value of the `Section` column for the rows under it; "note": a full-width row under the body,
+# kept in Table.footnotes; "spacer": a row with no text, dropped. None is a data row in livetab.
+SAME_TEXT_ROWS: dict[str, list[tuple[str, str]]] = {
+    "202-57": [("caption", "Climate data for Varna, Bulgaria"), ("note", "Source: Climatebase.ru")],
+    "203-429": [("caption", "Representing Austria")],
+    "203-454": [("note", '"—" denotes a recording that did not chart')],
+    "203-503": [("spacer", "")],
+    "203-617": [("note", "Reference:")],
+    "203-709": [("note", "Sources:")],
+    "203-781": [("caption", "Representing Kazakhstan")],
+    "203-821": [("note", "(*) designates lists that are unordered.")],
+    "203-824": [("note", 'Reference: "1983 NHL Entry Draft')],
+    "204-153": [("group", "Grand Slam tournaments"), ("group", "Career statistics")],
+    "204-588": [("caption", "Representing United Arab Emirates")],
+    "204-603": [("note", "OFFICIAL 125CC REPORT")],
+    "204-692": [("note", "Notes:\nProvides aggregate scores.")],
+}
+
+# Columns with no text in the body (images, maps, links to references), which the reference drops
+# as near-empty and livetab keeps until cleaning: page -> their names.
+EMPTY_COLUMNS: dict[str, list[str]] = {
+    "203-422": ["Image"],
+    "203-550": ["Image", "Ref(s)"],
+    "204-176": ["Image", "Date designated"],
+    "204-191": ["Image"],
+    "204-330": ["Post"],
+    "204-579": ["Map"],
+    "204-773": ["Reference"],
+    "204-873": ["Portrait"],
 }
 
 
@@ -186,9 +222,68 @@ def test_every_difference_is_explained_by_its_class(outcomes: dict[str, tuple[bo
             raise AssertionError(f"no check for class {cls!r}")
 
 
-@pytest.mark.parametrize("page_id", sorted(STRUCTURE))
+def page_html(page_id: str) -> bytes:
+    return (MANIFEST[page_id][0] / "pages" / f"{page_id}.html").read_bytes()
+
+
+def same_text_rows(page_id: str) -> list[str]:
+    """The reference's dropped rows, read from the page's HTML: every row of the target wikitable
+    whose slots, spans expanded, all hold one text (a full-width cell, a row of equal cells, a blank row).
+
+    Only cell text and span expansion are livetab's; rows are read here, not by the structure reader.
+    """
+    meta, _ = load(page_id)
+    root = etree.fromstring(page_html(page_id), etree.HTMLParser(encoding="utf-8"))
+    tables = [t for t in root.iter("table") if "wikitable" in (t.get("class") or "").split()]
+    el = tables[int(str(meta["tableIndex"]))]
+    raw = [[RawCell(cell_text(td).text, parse_span(td.get("rowspan"), limit=MAX_ROWSPAN, zero_ok=True)[0],
+                    parse_span(td.get("colspan"), limit=MAX_COLSPAN, zero_ok=False)[0])
+            for td in tr if td.tag in ("td", "th")]
+           for tr in el.iter("tr") if next(tr.iterancestors("table")) is el]
+    grid = expand(raw)
+    out = []
+    for r in range(grid.n_rows):
+        texts = {grid.values[r][c] for c in range(grid.n_cols) if grid.origin[r][c] >= 0}
+        if grid.n_cols > 1 and len(texts) == 1:
+            out.append(texts.pop())
+    return out
+
+
+@pytest.fixture(scope="module")
+def dropped_rows() -> dict[str, list[str]]:
+    return {pid: rows for pid in PAGES if (rows := same_text_rows(pid))}
+
+
+def test_every_row_the_reference_drops_is_listed_with_what_livetab_made_of_it(
+    dropped_rows: dict[str, list[str]],
+) -> None:
+    assert set(dropped_rows) == set(SAME_TEXT_ROWS), (set(dropped_rows) ^ set(SAME_TEXT_ROWS))
+    for pid, texts in dropped_rows.items():
+        listed = SAME_TEXT_ROWS[pid]
+        assert len(texts) == len(listed) and all(t.startswith(p) for t, (_, p) in zip(texts, listed, strict=True)), (
+            pid, texts)
+        meta, result = load(pid)
+        table = target(meta, result)
+        assert table is not None
+        groups = [r[0] for r in table.rows] if table.group_column else []
+        for text, (fate, _) in zip(texts, listed, strict=True):
+            assert not any(len(set(r)) == 1 and r[0] == text for r in table.rows), (pid, text)  # never data
+            if fate == "caption":
+                assert text in table.caption and not any(text in level for level in table.header), (pid, text)
+            elif fate == "group":
+                assert text in groups, (pid, text)
+            elif fate == "note":
+                assert any(text.replace("\n", " ") in " ".join(f.split()) for f in table.footnotes), (pid, text)
+            else:
+                assert fate == "spacer" and not text.strip(), (pid, text)
+                assert all(any(v.strip() for v in r) for r in table.rows), pid
+
+
+@pytest.mark.parametrize("page_id", sorted(p for p, rows in SAME_TEXT_ROWS.items()
+                                           if any(f in ("caption", "group") for f, _ in rows)))
 def test_title_and_section_rows_are_kept_as_structure(page_id: str) -> None:
-    caption, groups = STRUCTURE[page_id]
+    caption = " — ".join(t for f, t in SAME_TEXT_ROWS[page_id] if f == "caption")
+    groups = [t for f, t in SAME_TEXT_ROWS[page_id] if f == "group"]
     meta, result = load(page_id)
     table = target(meta, result)
     assert table is not None
@@ -203,6 +298,35 @@ def test_title_and_section_rows_are_kept_as_structure(page_id: str) -> None:
     else:
         assert not table.group_column
         assert all(caption not in level for level in table.header)
+
+
+def test_every_column_the_reference_drops_as_empty_is_listed() -> None:
+    found: dict[str, list[str]] = {}
+    for pid in PAGES:
+        meta, result = load(pid)
+        table = target(meta, result)
+        assert table is not None
+        empty = [name for c, name in enumerate(table.columns) if not any(r[c].strip() for r in table.rows)]
+        if empty:
+            found[pid] = empty
+            assert drop_empty(table).n_cols == table.n_cols - len(empty)
+    assert found == EMPTY_COLUMNS
+
+
+@pytest.mark.slow
+def test_the_data_selector_extracts_the_same_target_table_on_every_page() -> None:
+    """Selector "data" (every table that is not navigation or furniture) finds each target table as it
+    is under "wikitable", and no succession box; 2 s of CPU over the 150 pages."""
+    for pid in PAGES:
+        meta, result = load(pid)
+        table = target(meta, result)
+        assert table is not None
+        source = Source(kind="wikipedia", uri=str(meta["url"]), title=str(meta["title"]), revision=str(meta["revision"]))
+        data = extract_tables(page_html(pid), source=source, language="en", selector="data")
+        same = [t for t in data.tables if (t.header, t.rows, t.caption) == (table.header, table.rows, table.caption)]
+        assert len(same) == 1, (pid, len(data.tables), data.errors)
+        for t in data.tables:
+            assert not {"Preceded by", "Succeeded by"} & {v for row in [*t.header, *t.rows] for v in row}, (pid, t.id)
 
 
 def test_colspan_header_is_repeated_over_its_columns(outcomes: dict[str, tuple[bool, float, str]]) -> None:
