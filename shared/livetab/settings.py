@@ -321,6 +321,12 @@ class InferenceSettings(_Strict):
 
 
 _REMOTE_KINDS: tuple[SourceKind, ...] = ("wikipedia", "gsm8k", "freshtab")
+# Source options a scrape request may set by default: limits, filters and how to read a file — none names a
+# path, a folder, a URL or the source's location (livetab_api.guard.scrape_location).
+_SAFE_SCRAPE_OPTIONS = ("since", "limit", "domain", "licence", "attribution", "recursive", "encoding", "delimiter",
+                        "escapechar", "header_rows", "html_selector", "force_language", "require_all_languages",
+                        "require_created_after", "skip_future_events", "title_year_filter", "query_limit",
+                        "max_split_depth", "max_queries_per_category", "max_bytes")
 
 
 class GuardSettings(_Strict):
@@ -333,11 +339,11 @@ class GuardSettings(_Strict):
     cluster_cidrs: list[str] = Field(default_factory=list, max_length=256)
     # An endpoint's answer is read up to this many bytes; a longer one is cut off as an error.
     max_response_bytes: int = Field(default=8 * 1024 * 1024, ge=1024)
-    # POST /scrapes: the source kinds a caller may ask for, the named locations ({name: path}) and the roots
-    # a caller's relative path must resolve inside (after following symlinks). Empty: no scrape accepted.
+    # POST /scrapes: the source kinds a caller may ask for, the locations it may name ({name: path}: a caller
+    # sends only a name, never a path) and the source options it may set (none names a path or a URL).
     scrape_kinds: list[SourceKind] = Field(default_factory=lambda: list(_REMOTE_KINDS))
     scrape_locations: dict[str, str] = Field(default_factory=dict)
-    scrape_roots: list[str] = Field(default_factory=list)
+    scrape_options: list[str] = Field(default_factory=lambda: list(_SAFE_SCRAPE_OPTIONS))
     # A model's api_key_ref names a secret registered for the submitting team: an environment variable
     # `<secret_prefix><TEAM>_<NAME>` (TEAM upper-cased, other characters as _), or a file <secrets_dir>/<team>/<name>.
     secret_prefix: str = Field(default="LIVETAB_TEAM_", pattern=r"^[A-Z][A-Z0-9_]*$")

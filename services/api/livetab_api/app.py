@@ -84,7 +84,9 @@ class RunRequest(StrictModel):
 
 class ScrapeRequest(StrictModel):
     source: SourceKind
-    location: str = Field(min_length=1, max_length=MAX_URL_CHARS)
+    # The name of a location an admin allowed (guard.scrape_locations), never a path; "" only for a kind
+    # that reads no location (wikipedia).
+    location: str = Field(default="", max_length=MAX_URL_CHARS)
     release: str = Field(min_length=1, max_length=MAX_NAME_CHARS)
     language: str = Field(default="en", pattern=r"^[a-z]{2,3}(-[a-z0-9]+)*$", max_length=16)
     options: dict[str, str] = Field(default_factory=dict, max_length=MAX_PARAMS)
@@ -335,7 +337,8 @@ def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, work
     @app.post("/scrapes", status_code=202)
     def submit_scrape(req: ScrapeRequest, _: Principal = admin) -> dict[str, Any]:
         try:
-            req = req.model_copy(update={"location": door.scrape_location(safety, req.source, req.location)})
+            req = req.model_copy(update={"location": door.scrape_location(safety, req.source, req.location,
+                                                                                  req.options)})
         except door.Refused as e:
             raise HTTPException(422, str(e)) from None
         cmd = table_pb2.ScrapeCommand(id=content_id("scrape", req.source, req.location, req.release, req.language),

@@ -7,9 +7,12 @@ connect (livetab.netguard), which secret its `api_key_ref` may name, and which l
   `<guard.secret_prefix><TEAM>_<NAME>` or a file `<guard.secrets_dir>/<team>/<name>`. A bare name (`KEY`) is
   read as that team's secret `KEY`; a name of any other variable of the service (`HOME`) is refused. What
   reaches the run is the full reference, never the key.
-- A scrape's `location` is a name in `guard.scrape_locations` or a path that, after following symlinks,
-  lies inside one of `guard.scrape_roots`; `..`, URL-encoded or NUL-carrying variants and anything that
-  escapes are refused (422) before the file system is touched beyond `realpath`.
+- A scrape's `location` is a *name* in `guard.scrape_locations` (the admin's {name: path}); the path is
+  the admin's, never the caller's: whatever else is sent (a path, `..`, a URL, an encoded variant) is refused
+  (422, naming the allowed names) without touching the file system. Only a kind that reads no location
+  (`wikipedia`) takes an empty one. A scrape's `options` may set only the keys in `guard.scrape_options`
+  (none of them names a path, a folder or a URL), so a caller cannot override the location or a cache
+  folder or an endpoint through them either.
 """
 
 from __future__ import annotations
@@ -19,7 +22,6 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote
 
 from livetab.netguard import NetPolicy, NetRefused
 from livetab.settings import GuardSettings, ModelSettings
@@ -80,27 +82,26 @@ def check_model(guard: GuardSettings, team: str, model: ModelSettings, net: NetP
     return model.model_copy(update={"api_key_ref": secret_ref(guard, team, model.api_key_ref)})
 
 
-def scrape_location(guard: GuardSettings, kind: str, location: str) -> str:
-    """The real path (or configured location) a scrape of `kind` may read for what the caller sent."""
+# Source kinds whose location is not read (they reach the web through their own, fixed endpoints).
+NO_LOCATION_KINDS = frozenset({"wikipedia"})
+
+
+def scrape_location(guard: GuardSettings, kind: str, location: str, options: Mapping[str, str] | None = None) -> str:
+    """The admin's path a scrape of `kind` may read for the location *name* the caller sent. The caller's
+    string is only ever a dictionary key here: nothing of it reaches the file system."""
     if kind not in guard.scrape_kinds:
         raise Refused(f"source kind {kind!r} is not one an admin allowed (guard.scrape_kinds)")
+    bad = sorted(k for k in (options or {}) if k not in guard.scrape_options)
+    if bad:
+        raise Refused(f"scrape option {bad[0][:40]!r} is not one a caller may set; allowed: "
+                      f"{', '.join(guard.scrape_options) or 'none'} (guard.scrape_options)")
     if location in guard.scrape_locations:
         return guard.scrape_locations[location]
-    decoded = location
-    for _ in range(3):  # %2e%2e%2f, %252e...: whatever decoding a later layer might do
-        decoded = unquote(decoded)
-    if "\x00" in decoded or "\\" in decoded or "%" in decoded or any(
-            part == ".." for part in decoded.replace("\\", "/").split("/")):
-        raise Refused(f"scrape location {location[:40]!r}: '..', encoded or escaped paths are refused")
-    if "://" in decoded:
-        raise Refused(f"scrape location {location[:40]!r}: not a configured location name (guard.scrape_locations)")
-    for root in guard.scrape_roots:
-        base = Path(os.path.realpath(root))
-        real = Path(os.path.realpath(decoded if os.path.isabs(decoded) else base / decoded))
-        if real.is_relative_to(base) and real.exists():
-            return str(real)
-    raise Refused(f"scrape location {location[:40]!r} is neither a configured location name nor a path inside "
-                  "an allowed root (guard.scrape_roots), symlinks followed")
+    if not location and kind in NO_LOCATION_KINDS:
+        return ""
+    names = ", ".join(sorted(guard.scrape_locations)[:20]) or "none configured"
+    raise Refused(f"scrape location {location[:40]!r} is not a location name an admin allowed; a path is never "
+                  f"accepted. Allowed names: {names} (guard.scrape_locations)")
 
 
 class ErrorBody(BaseModel):

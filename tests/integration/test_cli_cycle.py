@@ -1,0 +1,73 @@
+"""`livetab cycle` as the chart's CronJob runs it (the installed entry point) against the api served over HTTP
+on loopback: the api takes only location *names* (guard.scrape_locations), so the cycle sends, for each
+configured source, the name its folder has in the same settings file — and stops with a clear message, before
+any scrape is sent, when a source's folder has none."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import uvicorn
+import yaml
+from livetab.bus import InProcBus
+from livetab.settings import ApiSettings, GuardSettings
+from livetab.store import Store, open_store
+from livetab.topics import SCRAPES, TOPICS
+from livetab.v1 import table_pb2
+from livetab_api.app import create_app
+
+from tests.support.tokens import bearer
+
+LIVETAB = Path(sys.executable).parent / "livetab"
+
+
+@pytest.fixture
+def api(tmp_path: Path) -> Iterator[tuple[Store, InProcBus, str, Path]]:
+    pages = tmp_path / "pages"
+    pages.mkdir()
+    store = open_store(f"sqlite:///{tmp_path / 'cli.db'}")
+    bus = InProcBus(known_topics={t.name for t in TOPICS})
+    guard = GuardSettings(scrape_kinds=["local_html"], scrape_locations={"wiki": str(pages)})
+    app = create_app(bus, store, ApiSettings(), guard=guard)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert server.started
+    yield store, bus, f"http://127.0.0.1:{port}", pages
+    server.should_exit = True
+    thread.join(10)
+
+
+def _cycle(tmp: Path, url: str, token: str, cfg: dict[str, object]) -> subprocess.CompletedProcess[str]:
+    path = tmp / "cycle.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    return subprocess.run([str(LIVETAB), "cycle", "--config", str(path), "--api", url, "--release", "2026-12"],
+                          capture_output=True, text=True, env={**os.environ, "LIVETAB_TOKEN": token}, timeout=60)
+
+
+def test_cycle_sends_location_names_not_paths(api: tuple[Store, InProcBus, str, Path], tmp_path: Path) -> None:
+    store, bus, url, pages = api
+    token = bearer(store, team="ops", role="admin")["Authorization"].removeprefix("Bearer ")
+    source = {"kind": "local_html", "location": str(pages)}
+    unnamed = _cycle(tmp_path, url, token, {"sources": [source]})
+    assert unnamed.returncode == 2 and "guard.scrape_locations" in unnamed.stderr, unnamed.stderr
+    assert bus.records(SCRAPES) == []
+    ok = _cycle(tmp_path, url, token, {"sources": [source], "guard": {"scrape_locations": {"wiki": str(pages)}}})
+    assert ok.returncode == 0, ok.stderr
+    [rec] = bus.records(SCRAPES)
+    cmd = table_pb2.ScrapeCommand.FromString(rec.value)
+    assert (cmd.location, cmd.release) == (str(pages), "2026-12")
