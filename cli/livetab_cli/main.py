@@ -228,9 +228,13 @@ def cmd_submit(args: argparse.Namespace) -> int:
                                                                "base_url": args.base_url, "model": args.model}}
     if args.team:
         body["team"] = args.team
-    r = httpx.post(args.api.rstrip("/") + "/runs", json=body, headers=_auth_headers(args), timeout=30)
+    r = httpx.post(args.api.rstrip("/") + "/runs", json=body, headers=_auth_headers(args), timeout=60)
     if r.status_code >= 400:
-        print(f"livetab submit: the api answered {r.status_code}: {r.text}", file=sys.stderr)
+        try:  # one line: the api's reason (a refused probe says what the endpoint did), else its whole answer
+            detail = r.json()["detail"]
+        except (ValueError, KeyError, TypeError):
+            detail = r.text
+        print(f"livetab submit: the api answered {r.status_code}: {detail}", file=sys.stderr)
         return 1
     print(json.dumps(r.json()))
     return 0

@@ -297,6 +297,12 @@ class ApiSettings(_Strict):
     runs_per_day: int = Field(default=50, ge=0)
     concurrent_runs: int = Field(default=4, ge=0)
     team_run_requests: int = Field(default=50000, ge=1)  # requests one team's run may plan
+    # POST /runs probes a submitted openai/grpc endpoint with one tiny request (GET /models; the gRPC health
+    # check) through the inference client before it accepts the run (livetab.models.probe): unreachable, another
+    # protocol, a refused or missing key or a model it does not serve is 422 with one line. Off only for tests
+    # whose endpoints are not meant to answer.
+    probe_endpoints: bool = True
+    probe_timeout_s: float = Field(default=10.0, gt=0, le=60)
 
 
 class HealthSettings(_Strict):

@@ -59,6 +59,7 @@ from livetab.v1 import run_pb2, table_pb2
 from pydantic import Field, field_validator
 
 from livetab_api import guard as door
+from livetab_api import submissions
 from livetab_api.auth import Authenticator, require
 from livetab_api.releases import ACTIONS, release_command
 from livetab_api.teams import Principal, audit
@@ -80,6 +81,9 @@ class RunRequest(StrictModel):
     release: str = Field(min_length=1, max_length=MAX_NAME_CHARS)
     model: ModelSettings
     settings: RunKnobs = Field(default_factory=RunKnobs)
+    # The team's active submission of this model: it is run again on every release that goes live from now on
+    # (livetab_api.submissions) until its latest run is cancelled.
+    rerun: bool = False
 
 
 class ScrapeRequest(StrictModel):
@@ -321,10 +325,18 @@ def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, work
         except door.Refused as e:
             raise HTTPException(422, str(e)) from None
         _check_run(req, team)
+        if limits.probe_endpoints and req.model.backend in ("openai", "grpc") and req.model.base_url:
+            try:
+                door.probe_model(safety, req.model, limits.probe_timeout_s)
+            except door.Refused as e:
+                raise HTTPException(422, str(e)) from None
         run = run_from_request(req, team)
         request.state.audit_target = run.id
         _send(Outgoing(topic_names.RUNS, run, key=run.id, message_id=run.id))
-        return {"run_id": run.id, "team": run.team, "release": run.release, "model": run.model.name}
+        if req.rerun:
+            submissions.record(store, run)
+        return {"run_id": run.id, "team": run.team, "release": run.release, "model": run.model.name,
+                "rerun": req.rerun}
 
     @app.get("/runs")
     def runs(who: Principal = reader) -> dict[str, Any]:
@@ -421,6 +433,7 @@ def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, work
             raise HTTPException(404, f"run {_excerpt(rid, limits.error_excerpt_chars)} is not planned (yet)")
         if row.get("cancelled_at") is None:
             store.update(schema.runs, rid, cancelled_at=time.time())
+        submissions.stop_for_run(store, rid)  # a submission whose latest run this is re-runs no more
         progress = run_progress(store, rid)
         assert progress is not None
         return progress

@@ -3,6 +3,9 @@ connect (livetab.netguard), which secret its `api_key_ref` may name, and which l
 
 - A model endpoint (`openai` base_url, `grpc` host:port) is resolved and refused (422) when it points at a
   non-public address not in `guard.allow`.
+- The endpoint is then probed (`probe_model`, livetab.models.probe): one tiny request through the inference
+  service's own client must show it reachable, speaking its protocol, accepting the key and serving the
+  model; otherwise 422 with one line, and nothing is planned (`api.probe_endpoints` turns it off).
 - `api_key_ref` names a secret *registered for the submitting team*: an environment variable
   `<guard.secret_prefix><TEAM>_<NAME>` or a file `<guard.secrets_dir>/<team>/<name>`. A bare name (`KEY`) is
   read as that team's secret `KEY`; a name of any other variable of the service (`HOME`) is refused. What
@@ -27,7 +30,8 @@ from livetab.netguard import NetPolicy, NetRefused
 from livetab.settings import GuardSettings, ModelSettings
 from pydantic import BaseModel
 
-__all__ = ["ERROR_RESPONSES", "ErrorBody", "Refused", "check_model", "policy", "scrape_location", "secret_ref"]
+__all__ = ["ERROR_RESPONSES", "ErrorBody", "Refused", "check_model", "policy", "probe_model", "scrape_location",
+           "secret_ref"]
 
 _REF_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_]{0,63}$")
 
@@ -37,7 +41,7 @@ class Refused(ValueError):
 
 
 def policy(guard: GuardSettings) -> NetPolicy:
-    return NetPolicy.of(guard.allow, guard.cluster_cidrs)
+    return NetPolicy.of(guard.allow, guard.cluster_cidrs, max_response_bytes=guard.max_response_bytes)
 
 
 def team_prefix(guard: GuardSettings, team: str) -> str:
@@ -80,6 +84,17 @@ def check_model(guard: GuardSettings, team: str, model: ModelSettings, net: NetP
         except NetRefused as e:
             raise Refused(f"model base_url: {e}") from None
     return model.model_copy(update={"api_key_ref": secret_ref(guard, team, model.api_key_ref)})
+
+
+def probe_model(guard: GuardSettings, model: ModelSettings, timeout_s: float) -> str:
+    """One tiny request to a submitted openai/grpc endpoint through the inference client and this policy
+    (livetab.models.probe); `Refused` with its one line when it does not answer as a run needs."""
+    from livetab.models.probe import ProbeFailed, probe_endpoint_sync
+
+    try:
+        return probe_endpoint_sync(model, net=policy(guard), timeout_s=timeout_s)
+    except ProbeFailed as e:
+        raise Refused(f"model probe: {e}") from None
 
 
 # Source kinds whose location is not read (they reach the web through their own, fixed endpoints).

@@ -67,7 +67,8 @@ def guard(roots: dict[str, Path]) -> GuardSettings:
 
 def _client(bus: InProcBus, store: Store, guard: GuardSettings) -> TestClient:
     # Auth off: these tests send the run's team in the body; who may call which route is test_api_authz's.
-    return TestClient(create_app(bus, store, ApiSettings(auth=False), guard=guard))
+    # The probe off: these endpoints are refused before it or are not meant to answer (test_api_probe's).
+    return TestClient(create_app(bus, store, ApiSettings(auth=False, probe_endpoints=False), guard=guard))
 
 
 def _run(team: str = "local", **model: Any) -> dict[str, Any]:

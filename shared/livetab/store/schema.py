@@ -32,6 +32,7 @@ __all__ = [
     "results",
     "review_items",
     "runs",
+    "submissions",
     "tables",
     "teams",
 ]
@@ -241,5 +242,22 @@ audit_log = Table(
     Column("action", String(200), nullable=False),  # e.g. "POST /runs" or "token.create"
     Column("target", Text, nullable=False, server_default=""),  # what it acted on (run id, token id, ...)
     Column("status", Integer, nullable=False),  # HTTP status (the CLI: 0 = done)
+    _created(),
+)
+
+# Active submissions (issue 15): a run submitted with `rerun: true` (POST /runs, `livetab submit --rerun`) is a
+# team's submission of its model; when a new release goes live the api's release handler submits it again on
+# that release (same model spec and knobs; livetab.runs.rerun_of). One row per (team, model name): a later
+# submission of the same model replaces it. A submission is *active* while `stopped_at` is NULL; cancelling
+# its latest run stops it.
+submissions = Table(
+    "submissions", metadata,
+    Column("id", String(64), primary_key=True),  # content id of (team, model name)
+    Column("team", String(64), nullable=False, index=True),
+    Column("model", String(128), nullable=False),  # the model's name in the runs
+    Column("run_id", String(64), nullable=False, index=True),  # its latest run (submitted or re-run)
+    Column("release", String(64), nullable=False),  # that run's release
+    Column("payload", LargeBinary, nullable=False),  # that run (livetab.v1.Run): what a re-run copies
+    Column("stopped_at", Float, nullable=True),  # Unix seconds when it stopped; NULL while active
     _created(),
 )

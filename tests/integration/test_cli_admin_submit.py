@@ -1,7 +1,11 @@
-"""`livetab cycle` as the chart's CronJob runs it (the installed entry point) against the api served over HTTP
-on loopback: the api takes only location *names* (guard.scrape_locations), so the cycle sends, for each
-configured source, the name its folder has in the same settings file — and stops with a clear message, before
-any scrape is sent, when a source's folder has none."""
+"""`livetab cycle` and `livetab submit` as users run them (the installed entry point) against the api served
+over HTTP on loopback.
+
+- cycle: the api takes only location *names* (guard.scrape_locations), so the cycle sends, for each configured
+  source, the name its folder has in the same settings file — and stops with a clear message, before any
+  scrape is sent, when a source's folder has none.
+- submit: the api probes a submitted endpoint before it takes the run; a refused probe is one line on stderr
+  (exit 1) and nothing is published."""
 
 from __future__ import annotations
 
@@ -18,12 +22,15 @@ import pytest
 import uvicorn
 import yaml
 from livetab.bus import InProcBus
+from livetab.ids import question_id
+from livetab.records import question_row
 from livetab.settings import ApiSettings, GuardSettings
-from livetab.store import Store, open_store
-from livetab.topics import SCRAPES, TOPICS
-from livetab.v1 import table_pb2
+from livetab.store import Store, open_store, schema
+from livetab.topics import RUNS, SCRAPES, TOPICS
+from livetab.v1 import question_pb2, table_pb2
 from livetab_api.app import create_app
 
+from tests.support.releases import publish
 from tests.support.tokens import bearer
 
 LIVETAB = Path(sys.executable).parent / "livetab"
@@ -35,7 +42,11 @@ def api(tmp_path: Path) -> Iterator[tuple[Store, InProcBus, str, Path]]:
     pages.mkdir()
     store = open_store(f"sqlite:///{tmp_path / 'cli.db'}")
     bus = InProcBus(known_topics={t.name for t in TOPICS})
-    guard = GuardSettings(scrape_kinds=["local_html"], scrape_locations={"wiki": str(pages)})
+    q = question_pb2.Question(id=question_id("t", "r1", {}), table_id="t", family="direct", text="q?",
+                              status="verified", release="r1")
+    store.upsert(schema.questions, [question_row(q)])
+    publish(store, "r1")
+    guard = GuardSettings(scrape_kinds=["local_html"], scrape_locations={"wiki": str(pages)}, allow=["127.0.0.0/8"])
     app = create_app(bus, store, ApiSettings(), guard=guard)
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -71,3 +82,18 @@ def test_cycle_sends_location_names_not_paths(api: tuple[Store, InProcBus, str, 
     [rec] = bus.records(SCRAPES)
     cmd = table_pb2.ScrapeCommand.FromString(rec.value)
     assert (cmd.location, cmd.release) == (str(pages), "2026-12")
+
+
+def test_submit_says_in_one_line_why_the_probe_refused(api: tuple[Store, InProcBus, str, Path]) -> None:
+    store, bus, url, _ = api
+    token = bearer(store, team="blue", role="member")["Authorization"].removeprefix("Bearer ")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        closed = s.getsockname()[1]
+    proc = subprocess.run([str(LIVETAB), "submit", "--api", url, "--release", "r1", "--backend", "openai",
+                           "--model", "m", "--base-url", f"http://127.0.0.1:{closed}/v1"],
+                          capture_output=True, text=True, env={**os.environ, "LIVETAB_TOKEN": token}, timeout=60)
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("livetab submit: the api answered 422: model probe: cannot reach")
+    assert bus.records(RUNS) == []
