@@ -228,6 +228,8 @@ def cmd_submit(args: argparse.Namespace) -> int:
                                                                "base_url": args.base_url, "model": args.model}}
     if args.team:
         body["team"] = args.team
+    if args.rerun:
+        body["rerun"] = True
     r = httpx.post(args.api.rstrip("/") + "/runs", json=body, headers=_auth_headers(args), timeout=60)
     if r.status_code >= 400:
         try:  # one line: the api's reason (a refused probe says what the endpoint did), else its whole answer
@@ -533,6 +535,8 @@ def parser() -> argparse.ArgumentParser:
     sm.add_argument("--model", default="smollm2-135m")
     sm.add_argument("--backend", default="llama_local")
     sm.add_argument("--base-url", default="")
+    sm.add_argument("--rerun", action="store_true", help="make it the team's active submission of this model: run "
+                    "again on every release that goes live (until its latest run is cancelled)")
     sm.set_defaults(func=cmd_submit)
     cn = sub.add_parser("cancel", help="cancel a run of your team through a livetab api over HTTP")
     cn.add_argument("run_id")

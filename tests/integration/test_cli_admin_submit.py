@@ -97,3 +97,16 @@ def test_submit_says_in_one_line_why_the_probe_refused(api: tuple[Store, InProcB
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("livetab submit: the api answered 422: model probe: cannot reach")
     assert bus.records(RUNS) == []
+
+
+def test_submit_rerun_makes_the_run_an_active_submission(api: tuple[Store, InProcBus, str, Path]) -> None:
+    store, bus, url, _ = api
+    token = bearer(store, team="blue", role="member")["Authorization"].removeprefix("Bearer ")
+    proc = subprocess.run([str(LIVETAB), "submit", "--api", url, "--release", "r1", "--backend", "scripted",
+                           "--model", "oracle", "--rerun"],
+                          capture_output=True, text=True, env={**os.environ, "LIVETAB_TOKEN": token}, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    [rec] = bus.records(RUNS)
+    [row] = store.select(schema.submissions)
+    assert (row["team"], row["model"], row["release"], row["stopped_at"]) == ("blue", "oracle", "r1", None)
+    assert row["payload"] == rec.value
