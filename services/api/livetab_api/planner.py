@@ -7,11 +7,19 @@ with `refused` set and nothing planned) and no request is published. A cancelled
 is not planned again.
 
 The closed-book setting is asked once per question (the format does not matter without the table) and
-never for a question whose gold is about the table itself (insufficient, contradictory)."""
+never for a question whose gold is about the table itself (insufficient, contradictory).
+
+Fair sharing between teams: the runs of one batch (`handle_batch`: the records one poll took) are published
+round-robin by team — one request of each team in turn, a team's runs one after another — so the inference
+workers, which take requests in publication order, serve a team's 10 requests among the first 20 even when
+another team's run of 10,000 came in the same batch. Runs planned in later batches queue behind the requests
+already published (the limitation of sharing by publication order)."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
+from itertools import zip_longest
 
 from google.protobuf.message import Message
 from livetab import topics as topic_names
@@ -26,7 +34,7 @@ from livetab.store import schema
 from livetab.topics import requests_topic
 from livetab.v1 import common_pb2, inference_pb2, run_pb2
 
-__all__ = ["PlannerHandler", "plan_requests", "refuse"]
+__all__ = ["PlannerHandler", "plan_requests", "refuse", "round_robin_by_team"]
 
 log = logging.getLogger(__name__)
 
@@ -85,9 +93,26 @@ def refuse(run: run_pb2.Run, store: object, reason: str) -> None:
         store.upsert(schema.runs, [run_row(run, 0, refused=reason)])  # type: ignore[attr-defined]
 
 
+def round_robin_by_team(planned: Sequence[tuple[str, list[Outgoing]]]) -> list[Outgoing]:
+    """(team, the outputs of one run) in arrival order -> one output of each team in turn (teams in order of
+    their first run; a team's runs one after another)."""
+    lanes: dict[str, list[Outgoing]] = {}
+    for team, outs in planned:
+        lanes.setdefault(team, []).extend(outs)
+    return [o for turn in zip_longest(*lanes.values()) for o in turn if o is not None]
+
+
 class PlannerHandler:
     service = "api"
     topics = [topic_names.RUNS]
+
+    def handle_batch(self, messages: Sequence[Message], ctx: HandlerContext) -> list[Outgoing]:
+        """Each run planned as by `handle`; their requests published round-robin by team (fair sharing)."""
+        planned = []
+        for m in messages:
+            outs = self.handle(m, ctx)
+            planned.append((m.team if isinstance(m, run_pb2.Run) else "", outs))
+        return round_robin_by_team(planned)
 
     def handle(self, message: Message, ctx: HandlerContext) -> list[Outgoing]:
         if not isinstance(message, run_pb2.Run):
