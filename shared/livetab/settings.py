@@ -302,6 +302,10 @@ class ApiSettings(_Strict):
     # protocol, a refused or missing key or a model it does not serve is 422 with one line. Off only for tests
     # whose endpoints are not meant to answer.
     probe_endpoints: bool = True
+    # Sharing inference capacity between teams across time: at most this many of a team's requests published and
+    # not yet answered at once; the planner publishes the rest as answers come in, round-robin by team
+    # (livetab_api.planner). 0: a run's requests are published all at once (embedded mode, single-team setups).
+    team_window: int = Field(default=0, ge=0)
     probe_timeout_s: float = Field(default=10.0, gt=0, le=60)
 
 

@@ -79,6 +79,9 @@ runs = Table(
     # when it was cancelled (POST /runs/{id}/cancel; Unix seconds), NULL while not: the planner plans no
     # cancelled run, inference records its outstanding requests as failed ("cancelled") and publishes nothing
     Column("cancelled_at", Float, nullable=True),
+    # how many of its planned requests are published so far, when the planner holds some back to share the
+    # inference capacity between teams (api.team_window; livetab_api.planner); NULL: all of them
+    Column("published", Integer, nullable=True),
     _created(),
 )
 

@@ -1,6 +1,8 @@
 """Active submissions (issue 15): a run submitted with `rerun: true` is re-run on every release that goes live
 (livetab_api.releases); `submissions` holds one row per (team, model name) with its latest run, active while
-`stopped_at` is NULL (cancelling its latest run stops it).
+`stopped_at` is NULL (cancelling its latest run stops it). And `runs.published`: how many of a run's planned
+requests the planner has published while it holds the rest back to share capacity between teams
+(api.team_window); NULL: all.
 
 Revision ID: 0009_h15s
 Revises: 0008_h15c
@@ -18,6 +20,8 @@ depends_on = None
 
 
 def upgrade() -> None:
+    with op.batch_alter_table("runs") as batch:
+        batch.add_column(sa.Column("published", sa.Integer, nullable=True))
     op.create_table(
         "submissions",
         sa.Column("id", sa.String(64), primary_key=True),
@@ -33,3 +37,5 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.drop_table("submissions")
+    with op.batch_alter_table("runs") as batch:
+        batch.drop_column("published")
