@@ -18,10 +18,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent
 STATE = ROOT / ".state" / f"test-{os.getpid()}"
-# The tests' model servers listen on loopback and their scrapes read temporary folders: the tests' admin
-# allows both (guard.allow, guard.scrape_roots); the safety tests build their own, stricter GuardSettings.
+# The tests' model servers listen on loopback: the tests' admin allows it (guard.allow); each test that scrapes
+# through the api names its folders in its config (guard.scrape_locations). The safety tests build their own,
+# stricter GuardSettings.
 os.environ.setdefault("LIVETAB_GUARD__ALLOW", '["127.0.0.0/8", "::1/128"]')
-os.environ.setdefault("LIVETAB_GUARD__SCRAPE_ROOTS", '["/"]')
 os.environ.setdefault("LIVETAB_GUARD__SCRAPE_KINDS",
                       '["local_html", "local_csv", "local_files", "wikipedia", "gsm8k", "freshtab"]')
 

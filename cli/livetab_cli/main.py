@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 import time
 from collections.abc import Iterator
@@ -213,8 +214,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def _auth_headers(args: argparse.Namespace) -> dict[str, str]:
     """The api token: --token, else $LIVETAB_TOKEN (none: the api must run with api.auth off)."""
-    import os
-
     token = args.token or os.environ.get("LIVETAB_TOKEN", "")
     return {"Authorization": f"Bearer {token}"} if token else {}
 
@@ -229,9 +228,15 @@ def cmd_submit(args: argparse.Namespace) -> int:
                                                                "base_url": args.base_url, "model": args.model}}
     if args.team:
         body["team"] = args.team
-    r = httpx.post(args.api.rstrip("/") + "/runs", json=body, headers=_auth_headers(args), timeout=30)
+    if args.rerun:
+        body["rerun"] = True
+    r = httpx.post(args.api.rstrip("/") + "/runs", json=body, headers=_auth_headers(args), timeout=60)
     if r.status_code >= 400:
-        print(f"livetab submit: the api answered {r.status_code}: {r.text}", file=sys.stderr)
+        try:  # one line: the api's reason (a refused probe says what the endpoint did), else its whole answer
+            detail = r.json()["detail"]
+        except (ValueError, KeyError, TypeError):
+            detail = r.text
+        print(f"livetab submit: the api answered {r.status_code}: {detail}", file=sys.stderr)
         return 1
     print(json.dumps(r.json()))
     return 0
@@ -257,6 +262,7 @@ def cmd_cycle(args: argparse.Namespace) -> int:
     from datetime import UTC, datetime
 
     import httpx
+    from livetab.paths import repo_root
 
     from livetab_cli.embedded import scrape_commands
 
@@ -266,8 +272,19 @@ def cmd_cycle(args: argparse.Namespace) -> int:
     if not settings.sources:
         print("livetab cycle: no sources configured (add a `sources:` section to the config)", file=sys.stderr)
         return 2
+    # The api takes a location's name, never a path: each source's folder is sent as the name the same
+    # config gives it in guard.scrape_locations (the api's list, from the same settings file).
+    names = {os.path.realpath(path if os.path.isabs(path) else repo_root() / path): name
+             for name, path in settings.guard.scrape_locations.items()}
     for cmd in scrape_commands(settings):
-        body = {"source": cmd.source, "location": cmd.location, "release": release, "language": cmd.language or "en",
+        name = cmd.location if cmd.location in settings.guard.scrape_locations else names.get(
+            os.path.realpath(cmd.location) if cmd.location else "", "")
+        if cmd.location and not name:
+            print(f"livetab cycle: source {cmd.source} {cmd.location} has no name in guard.scrape_locations; the api "
+                  "takes only named locations (add `guard: {scrape_locations: {NAME: PATH}}` to the config)",
+                  file=sys.stderr)
+            return 2
+        body = {"source": cmd.source, "location": name, "release": release, "language": cmd.language or "en",
                 "options": dict(cmd.options)}
         r = httpx.post(args.api.rstrip("/") + "/scrapes", json=body, headers=_auth_headers(args), timeout=30)
         if r.status_code >= 400:
@@ -518,6 +535,8 @@ def parser() -> argparse.ArgumentParser:
     sm.add_argument("--model", default="smollm2-135m")
     sm.add_argument("--backend", default="llama_local")
     sm.add_argument("--base-url", default="")
+    sm.add_argument("--rerun", action="store_true", help="make it the team's active submission of this model: run "
+                    "again on every release that goes live (until its latest run is cancelled)")
     sm.set_defaults(func=cmd_submit)
     cn = sub.add_parser("cancel", help="cancel a run of your team through a livetab api over HTTP")
     cn.add_argument("run_id")

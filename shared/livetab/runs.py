@@ -12,7 +12,7 @@ from livetab.store import schema
 from livetab.topics import INFERENCE_REQUESTS, INFERENCE_RESULTS
 from livetab.v1 import common_pb2, run_pb2
 
-__all__ = ["CANCELLED", "JudgingProgress", "build_run", "judging_progress"]
+__all__ = ["CANCELLED", "JudgingProgress", "build_run", "judging_progress", "rerun_of"]
 
 CANCELLED = "cancelled"  # the error of a request whose run was cancelled (POST /runs/{id}/cancel)
 
@@ -31,6 +31,15 @@ def build_run(team: str, release: str, spec: common_pb2.ModelSpec, *, formats: S
                                                           seed=seed))
     return run_pb2.Run(id=run_id(team, spec.name, release, {**knobs, "model": model}), team=team, model=spec,
                        release=release, settings=rs)
+
+
+def rerun_of(run: run_pb2.Run, release: str) -> run_pb2.Run:
+    """The same team, model spec and knobs on another release: the run `build_run` gives for them there (so
+    its id is the one a fresh submission of the same settings on that release would get)."""
+    rs, sp = run.settings, run.settings.sampling
+    return build_run(run.team, release, run.model, formats=list(rs.formats), settings=list(rs.settings),
+                     samples=rs.samples, temperature=sp.temperature, top_p=sp.top_p, max_tokens=sp.max_tokens,
+                     seed=sp.seed, max_rows=rs.max_rows, families=list(rs.families), limit=rs.limit)
 
 
 @dataclass(frozen=True)

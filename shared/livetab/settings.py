@@ -297,6 +297,16 @@ class ApiSettings(_Strict):
     runs_per_day: int = Field(default=50, ge=0)
     concurrent_runs: int = Field(default=4, ge=0)
     team_run_requests: int = Field(default=50000, ge=1)  # requests one team's run may plan
+    # POST /runs probes a submitted openai/grpc endpoint with one tiny request (GET /models; the gRPC health
+    # check) through the inference client before it accepts the run (livetab.models.probe): unreachable, another
+    # protocol, a refused or missing key or a model it does not serve is 422 with one line. Off only for tests
+    # whose endpoints are not meant to answer.
+    probe_endpoints: bool = True
+    # Sharing inference capacity between teams across time: at most this many of a team's requests published and
+    # not yet answered at once; the planner publishes the rest as answers come in, round-robin by team
+    # (livetab_api.planner). 0: a run's requests are published all at once (embedded mode, single-team setups).
+    team_window: int = Field(default=0, ge=0)
+    probe_timeout_s: float = Field(default=10.0, gt=0, le=60)
 
 
 class HealthSettings(_Strict):
@@ -321,6 +331,12 @@ class InferenceSettings(_Strict):
 
 
 _REMOTE_KINDS: tuple[SourceKind, ...] = ("wikipedia", "gsm8k", "freshtab")
+# Source options a scrape request may set by default: limits, filters and how to read a file — none names a
+# path, a folder, a URL or the source's location (livetab_api.guard.scrape_location).
+_SAFE_SCRAPE_OPTIONS = ("since", "limit", "domain", "licence", "attribution", "recursive", "encoding", "delimiter",
+                        "escapechar", "header_rows", "html_selector", "force_language", "require_all_languages",
+                        "require_created_after", "skip_future_events", "title_year_filter", "query_limit",
+                        "max_split_depth", "max_queries_per_category", "max_bytes")
 
 
 class GuardSettings(_Strict):
@@ -333,11 +349,11 @@ class GuardSettings(_Strict):
     cluster_cidrs: list[str] = Field(default_factory=list, max_length=256)
     # An endpoint's answer is read up to this many bytes; a longer one is cut off as an error.
     max_response_bytes: int = Field(default=8 * 1024 * 1024, ge=1024)
-    # POST /scrapes: the source kinds a caller may ask for, the named locations ({name: path}) and the roots
-    # a caller's relative path must resolve inside (after following symlinks). Empty: no scrape accepted.
+    # POST /scrapes: the source kinds a caller may ask for, the locations it may name ({name: path}: a caller
+    # sends only a name, never a path) and the source options it may set (none names a path or a URL).
     scrape_kinds: list[SourceKind] = Field(default_factory=lambda: list(_REMOTE_KINDS))
     scrape_locations: dict[str, str] = Field(default_factory=dict)
-    scrape_roots: list[str] = Field(default_factory=list)
+    scrape_options: list[str] = Field(default_factory=lambda: list(_SAFE_SCRAPE_OPTIONS))
     # A model's api_key_ref names a secret registered for the submitting team: an environment variable
     # `<secret_prefix><TEAM>_<NAME>` (TEAM upper-cased, other characters as _), or a file <secrets_dir>/<team>/<name>.
     secret_prefix: str = Field(default="LIVETAB_TEAM_", pattern=r"^[A-Z][A-Z0-9_]*$")

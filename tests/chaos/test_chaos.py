@@ -76,6 +76,7 @@ def _config(tmp: Path, store_url: str, kafka: str | None, out: str, model_url: s
         "kafka": {"bootstrap_servers": kafka or "127.0.0.1:9092", "session_timeout_ms": 6000,
                   "heartbeat_interval_ms": 1000, "max_poll_records": 50, "poll_timeout_ms": 300},
         "sources": [{"kind": "local_html", "location": str(tmp / "pages"), "language": "en"}],
+        "guard": {"scrape_locations": {"pages": str(tmp / "pages")}},  # POST /scrapes names it, never a path
         "models": [_model(model_url)],
         "qagen": {"families": ["direct", "reasoning"], "per_table": 3},
         "run": {"team": "chaos", "release": "chaos", "max_tokens": 16, "temperature": 0.0, "seed": 7,
@@ -184,7 +185,7 @@ def _poison(bootstrap: str, tag: str) -> list[tuple[str, int, int]]:
 def test_the_pipeline_survives_kills_a_broker_restart_a_failing_model_and_poison(tmp_path: Path,
                                                                                   store_url: str) -> None:
     rng = random.Random(SEED)
-    pages = sample_pages(tmp_path / "pages", PAGES)
+    sample_pages(tmp_path / "pages", PAGES)
     server = ThreadedFaultServer()
     server.__enter__()
     broker = Broker(tmp_path / "kafka")
@@ -214,7 +215,7 @@ def test_the_pipeline_survives_kills_a_broker_restart_a_failing_model_and_poison
         start_services(cfg, tmp_path, port, procs, logs)
         _wait_healthy(api, sup)
         auth = bearer(open_store(store_url), team="chaos", role="admin")  # the api takes tokens (livetab token create)
-        r = httpx.post(f"{api}/scrapes", json={"source": "local_html", "location": str(pages), "release": "chaos"},
+        r = httpx.post(f"{api}/scrapes", json={"source": "local_html", "location": "pages", "release": "chaos"},
                        headers=auth)
         assert r.status_code == 202, r.text
         deadline = time.monotonic() + 180

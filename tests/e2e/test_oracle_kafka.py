@@ -53,6 +53,7 @@ def _config(path: Path, store_url: str, kafka: str, srcs: list[dict[str, Any]]) 
            "kafka": {"bootstrap_servers": kafka, "session_timeout_ms": 6000, "heartbeat_interval_ms": 1000,
                      "max_poll_records": 50, "poll_timeout_ms": 300},
            "sources": srcs, "models": models("rotate"),
+           "guard": {"scrape_locations": {s["kind"]: s["location"] for s in srcs}},  # POST /scrapes names them
            "qagen": {"families": QAGEN_FAMILIES, "per_table": 6},
            "reporter": {"refresh_s": 1.0},
            "run": {"release": RELEASE, "formats": FORMATS, "settings": SETTINGS}}
@@ -102,7 +103,7 @@ def test_oracle_100_and_anti_oracle_0_over_kafka(tmp_path: Path, e2e_kafka: str,
             time.sleep(0.5)
 
         for s in srcs:
-            r = http.post(f"{api}/scrapes", json={"source": s["kind"], "location": s["location"], "release": RELEASE,
+            r = http.post(f"{api}/scrapes", json={"source": s["kind"], "location": s["kind"], "release": RELEASE,
                                                    "language": s.get("language", "en")})
             assert r.status_code == 202, r.text
         deadline = time.monotonic() + 180

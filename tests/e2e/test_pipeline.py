@@ -40,6 +40,7 @@ def _config(tmp: Path, store_url: str, kafka: str | None, out: str) -> Path:
         "kafka": {"bootstrap_servers": kafka or "127.0.0.1:9092", "session_timeout_ms": 6000,
                   "heartbeat_interval_ms": 1000, "max_poll_records": 20, "poll_timeout_ms": 300},
         "sources": [{"kind": "local_html", "location": str(tmp / "pages"), "language": "en"}],
+        "guard": {"scrape_locations": {"pages": str(tmp / "pages")}},  # POST /scrapes names it, never a path
         "models": [{"name": "smollm2-135m", "backend": "llama_local", "n_ctx": 4096, "n_threads": 2}],
         "qagen": {"families": ["direct", "reasoning"], "per_table": 3},
         "run": {"team": "e2e", "release": "e2e", "max_tokens": 16, "temperature": 0.0, "seed": 7},
@@ -75,7 +76,7 @@ def _verdicts(store) -> dict[str, str]:
 
 @pytest.mark.parametrize("store_url", ["postgresql"], indirect=True)
 def test_six_services_over_kafka_match_embedded(tmp_path: Path, e2e_kafka: str, store_url: str) -> None:
-    pages = sample_pages(tmp_path / "pages", PAGES)
+    sample_pages(tmp_path / "pages", PAGES)
 
     # 1. embedded, on SQLite
     emb_settings = load_settings(_config(tmp_path, f"sqlite:///{tmp_path / 'emb.db'}", None, str(tmp_path / "emb")))
@@ -110,7 +111,7 @@ def test_six_services_over_kafka_match_embedded(tmp_path: Path, e2e_kafka: str, 
                 assert p.poll() is None, f"{svc} exited: " + (tmp_path / f"{svc}.log").read_text()
             time.sleep(0.5)
 
-        r = http.post(f"{api}/scrapes", json={"source": "local_html", "location": str(pages), "release": "e2e"})
+        r = http.post(f"{api}/scrapes", json={"source": "local_html", "location": "pages", "release": "e2e"})
         assert r.status_code == 202, r.text
         deadline = time.monotonic() + 180
         while http.get(f"{api}/releases/e2e").json().get("questions", 0) < len(emb_questions):

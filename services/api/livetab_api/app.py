@@ -59,6 +59,7 @@ from livetab.v1 import run_pb2, table_pb2
 from pydantic import Field, field_validator
 
 from livetab_api import guard as door
+from livetab_api import submissions
 from livetab_api.auth import Authenticator, require
 from livetab_api.releases import ACTIONS, release_command
 from livetab_api.teams import Principal, audit
@@ -80,11 +81,16 @@ class RunRequest(StrictModel):
     release: str = Field(min_length=1, max_length=MAX_NAME_CHARS)
     model: ModelSettings
     settings: RunKnobs = Field(default_factory=RunKnobs)
+    # The team's active submission of this model: it is run again on every release that goes live from now on
+    # (livetab_api.submissions) until its latest run is cancelled.
+    rerun: bool = False
 
 
 class ScrapeRequest(StrictModel):
     source: SourceKind
-    location: str = Field(min_length=1, max_length=MAX_URL_CHARS)
+    # The name of a location an admin allowed (guard.scrape_locations), never a path; "" only for a kind
+    # that reads no location (wikipedia).
+    location: str = Field(default="", max_length=MAX_URL_CHARS)
     release: str = Field(min_length=1, max_length=MAX_NAME_CHARS)
     language: str = Field(default="en", pattern=r"^[a-z]{2,3}(-[a-z0-9]+)*$", max_length=16)
     options: dict[str, str] = Field(default_factory=dict, max_length=MAX_PARAMS)
@@ -319,10 +325,18 @@ def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, work
         except door.Refused as e:
             raise HTTPException(422, str(e)) from None
         _check_run(req, team)
+        if limits.probe_endpoints and req.model.backend in ("openai", "grpc") and req.model.base_url:
+            try:
+                door.probe_model(safety, req.model, limits.probe_timeout_s)
+            except door.Refused as e:
+                raise HTTPException(422, str(e)) from None
         run = run_from_request(req, team)
         request.state.audit_target = run.id
         _send(Outgoing(topic_names.RUNS, run, key=run.id, message_id=run.id))
-        return {"run_id": run.id, "team": run.team, "release": run.release, "model": run.model.name}
+        if req.rerun:
+            submissions.record(store, run)
+        return {"run_id": run.id, "team": run.team, "release": run.release, "model": run.model.name,
+                "rerun": req.rerun}
 
     @app.get("/runs")
     def runs(who: Principal = reader) -> dict[str, Any]:
@@ -335,7 +349,8 @@ def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, work
     @app.post("/scrapes", status_code=202)
     def submit_scrape(req: ScrapeRequest, _: Principal = admin) -> dict[str, Any]:
         try:
-            req = req.model_copy(update={"location": door.scrape_location(safety, req.source, req.location)})
+            req = req.model_copy(update={"location": door.scrape_location(safety, req.source, req.location,
+                                                                                  req.options)})
         except door.Refused as e:
             raise HTTPException(422, str(e)) from None
         cmd = table_pb2.ScrapeCommand(id=content_id("scrape", req.source, req.location, req.release, req.language),
@@ -418,6 +433,7 @@ def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, work
             raise HTTPException(404, f"run {_excerpt(rid, limits.error_excerpt_chars)} is not planned (yet)")
         if row.get("cancelled_at") is None:
             store.update(schema.runs, rid, cancelled_at=time.time())
+        submissions.stop_for_run(store, rid)  # a submission whose latest run this is re-runs no more
         progress = run_progress(store, rid)
         assert progress is not None
         return progress

@@ -3,13 +3,19 @@ connect (livetab.netguard), which secret its `api_key_ref` may name, and which l
 
 - A model endpoint (`openai` base_url, `grpc` host:port) is resolved and refused (422) when it points at a
   non-public address not in `guard.allow`.
+- The endpoint is then probed (`probe_model`, livetab.models.probe): one tiny request through the inference
+  service's own client must show it reachable, speaking its protocol, accepting the key and serving the
+  model; otherwise 422 with one line, and nothing is planned (`api.probe_endpoints` turns it off).
 - `api_key_ref` names a secret *registered for the submitting team*: an environment variable
   `<guard.secret_prefix><TEAM>_<NAME>` or a file `<guard.secrets_dir>/<team>/<name>`. A bare name (`KEY`) is
   read as that team's secret `KEY`; a name of any other variable of the service (`HOME`) is refused. What
   reaches the run is the full reference, never the key.
-- A scrape's `location` is a name in `guard.scrape_locations` or a path that, after following symlinks,
-  lies inside one of `guard.scrape_roots`; `..`, URL-encoded or NUL-carrying variants and anything that
-  escapes are refused (422) before the file system is touched beyond `realpath`.
+- A scrape's `location` is a *name* in `guard.scrape_locations` (the admin's {name: path}); the path is
+  the admin's, never the caller's: whatever else is sent (a path, `..`, a URL, an encoded variant) is refused
+  (422, naming the allowed names) without touching the file system. Only a kind that reads no location
+  (`wikipedia`) takes an empty one. A scrape's `options` may set only the keys in `guard.scrape_options`
+  (none of them names a path, a folder or a URL), so a caller cannot override the location or a cache
+  folder or an endpoint through them either.
 """
 
 from __future__ import annotations
@@ -19,13 +25,13 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote
 
 from livetab.netguard import NetPolicy, NetRefused
 from livetab.settings import GuardSettings, ModelSettings
 from pydantic import BaseModel
 
-__all__ = ["ERROR_RESPONSES", "ErrorBody", "Refused", "check_model", "policy", "scrape_location", "secret_ref"]
+__all__ = ["ERROR_RESPONSES", "ErrorBody", "Refused", "check_model", "policy", "probe_model", "scrape_location",
+           "secret_ref"]
 
 _REF_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_]{0,63}$")
 
@@ -35,7 +41,7 @@ class Refused(ValueError):
 
 
 def policy(guard: GuardSettings) -> NetPolicy:
-    return NetPolicy.of(guard.allow, guard.cluster_cidrs)
+    return NetPolicy.of(guard.allow, guard.cluster_cidrs, max_response_bytes=guard.max_response_bytes)
 
 
 def team_prefix(guard: GuardSettings, team: str) -> str:
@@ -80,27 +86,37 @@ def check_model(guard: GuardSettings, team: str, model: ModelSettings, net: NetP
     return model.model_copy(update={"api_key_ref": secret_ref(guard, team, model.api_key_ref)})
 
 
-def scrape_location(guard: GuardSettings, kind: str, location: str) -> str:
-    """The real path (or configured location) a scrape of `kind` may read for what the caller sent."""
+def probe_model(guard: GuardSettings, model: ModelSettings, timeout_s: float) -> str:
+    """One tiny request to a submitted openai/grpc endpoint through the inference client and this policy
+    (livetab.models.probe); `Refused` with its one line when it does not answer as a run needs."""
+    from livetab.models.probe import ProbeFailed, probe_endpoint_sync
+
+    try:
+        return probe_endpoint_sync(model, net=policy(guard), timeout_s=timeout_s)
+    except ProbeFailed as e:
+        raise Refused(f"model probe: {e}") from None
+
+
+# Source kinds whose location is not read (they reach the web through their own, fixed endpoints).
+NO_LOCATION_KINDS = frozenset({"wikipedia"})
+
+
+def scrape_location(guard: GuardSettings, kind: str, location: str, options: Mapping[str, str] | None = None) -> str:
+    """The admin's path a scrape of `kind` may read for the location *name* the caller sent. The caller's
+    string is only ever a dictionary key here: nothing of it reaches the file system."""
     if kind not in guard.scrape_kinds:
         raise Refused(f"source kind {kind!r} is not one an admin allowed (guard.scrape_kinds)")
+    bad = sorted(k for k in (options or {}) if k not in guard.scrape_options)
+    if bad:
+        raise Refused(f"scrape option {bad[0][:40]!r} is not one a caller may set; allowed: "
+                      f"{', '.join(guard.scrape_options) or 'none'} (guard.scrape_options)")
     if location in guard.scrape_locations:
         return guard.scrape_locations[location]
-    decoded = location
-    for _ in range(3):  # %2e%2e%2f, %252e...: whatever decoding a later layer might do
-        decoded = unquote(decoded)
-    if "\x00" in decoded or "\\" in decoded or "%" in decoded or any(
-            part == ".." for part in decoded.replace("\\", "/").split("/")):
-        raise Refused(f"scrape location {location[:40]!r}: '..', encoded or escaped paths are refused")
-    if "://" in decoded:
-        raise Refused(f"scrape location {location[:40]!r}: not a configured location name (guard.scrape_locations)")
-    for root in guard.scrape_roots:
-        base = Path(os.path.realpath(root))
-        real = Path(os.path.realpath(decoded if os.path.isabs(decoded) else base / decoded))
-        if real.is_relative_to(base) and real.exists():
-            return str(real)
-    raise Refused(f"scrape location {location[:40]!r} is neither a configured location name nor a path inside "
-                  "an allowed root (guard.scrape_roots), symlinks followed")
+    if not location and kind in NO_LOCATION_KINDS:
+        return ""
+    names = ", ".join(sorted(guard.scrape_locations)[:20]) or "none configured"
+    raise Refused(f"scrape location {location[:40]!r} is not a location name an admin allowed; a path is never "
+                  f"accepted. Allowed names: {names} (guard.scrape_locations)")
 
 
 class ErrorBody(BaseModel):

@@ -7,11 +7,23 @@ with `refused` set and nothing planned) and no request is published. A cancelled
 is not planned again.
 
 The closed-book setting is asked once per question (the format does not matter without the table) and
-never for a question whose gold is about the table itself (insufficient, contradictory)."""
+never for a question whose gold is about the table itself (insufficient, contradictory).
+
+Fair sharing between teams: the runs of one batch (`handle_batch`: the records one poll took) are published
+round-robin by team — one request of each team in turn, a team's runs one after another — so the inference
+workers, which take requests in publication order, serve a team's 10 requests among the first 20 even when
+another team's run of 10,000 came in the same batch. With `api.team_window` = W > 0 the sharing holds across batches too: at
+most W of a team's requests are published and not yet answered at once; the rest of its runs wait in the
+store (`runs.published` counts what went out) and are published as answers come in (`on_idle`, round-robin by
+team), so a team arriving later waits behind at most W of each other team's requests, not their whole runs.
+A cancelled run's held-back requests are never published. W = 0 (the default) publishes every request at once."""
 
 from __future__ import annotations
 
 import logging
+import time
+from collections.abc import Sequence
+from itertools import zip_longest
 
 from google.protobuf.message import Message
 from livetab import topics as topic_names
@@ -22,11 +34,11 @@ from livetab.questions import TABLE_STATE_KINDS
 from livetab.records import load_question, run_row
 from livetab.releases import frozen_questions, not_live_reason
 from livetab.settings import ApiSettings
-from livetab.store import schema
+from livetab.store import Store, schema
 from livetab.topics import requests_topic
 from livetab.v1 import common_pb2, inference_pb2, run_pb2
 
-__all__ = ["PlannerHandler", "plan_requests", "refuse"]
+__all__ = ["PlannerHandler", "plan_requests", "refuse", "round_robin_by_team", "top_up"]
 
 log = logging.getLogger(__name__)
 
@@ -85,9 +97,77 @@ def refuse(run: run_pb2.Run, store: object, reason: str) -> None:
         store.upsert(schema.runs, [run_row(run, 0, refused=reason)])  # type: ignore[attr-defined]
 
 
+def round_robin_by_team(planned: Sequence[tuple[str, list[Outgoing]]]) -> list[Outgoing]:
+    """(team, the outputs of one run) in arrival order -> one output of each team in turn (teams in order of
+    their first run; a team's runs one after another)."""
+    lanes: dict[str, list[Outgoing]] = {}
+    for team, outs in planned:
+        lanes.setdefault(team, []).extend(outs)
+    return [o for turn in zip_longest(*lanes.values()) for o in turn if o is not None]
+
+
+def _outstanding(store: Store, team: str) -> int:
+    """The team's requests published and not yet answered (a result stored, failed ones included)."""
+    total = 0
+    for row in store.select(schema.runs, team=team):
+        if row["refused"]:
+            continue
+        sent = row["planned"] if row.get("published") is None else row["published"]
+        if sent:
+            total += max(0, sent - store.count(schema.results, run_id=row["id"]))
+    return total
+
+
+def _window(ctx: HandlerContext) -> int:
+    return int(getattr(getattr(ctx.settings, "api", None), "team_window", 0) or 0)
+
+
+def top_up(store: Store, window: int) -> list[Outgoing]:
+    """Publish held-back requests: each team with runs waiting gets up to `window` minus its outstanding
+    requests, from its oldest run on; round-robin by team."""
+    waiting = [r for r in store.select(schema.runs) if r.get("published") is not None
+               and r["published"] < r["planned"] and r.get("cancelled_at") is None and not r["refused"]]
+    planned: list[tuple[str, list[Outgoing]]] = []
+    for team in sorted({r["team"] for r in waiting}):
+        budget = window - _outstanding(store, team)
+        outs: list[Outgoing] = []
+        for row in sorted((r for r in waiting if r["team"] == team), key=lambda r: (r["created_at"], r["id"])):
+            if budget <= 0:
+                break
+            run = run_pb2.Run.FromString(row["payload"])
+            start = int(row["published"])
+            more = plan_requests(run, store)[start:start + budget]
+            topic = requests_topic(run.model.pool)
+            outs += [Outgoing(topic, r, key=r.question_id, message_id=r.id) for r in more]
+            budget -= len(more)
+            sent = start + len(more)
+            store.update(schema.runs, row["id"], published=None if sent >= row["planned"] else sent)
+        planned.append((team, outs))
+    return round_robin_by_team(planned)
+
+
 class PlannerHandler:
     service = "api"
     topics = [topic_names.RUNS]
+    top_up_every_s = 1.0  # with api.team_window: how often a quiet planner looks for room to publish more
+
+    def __init__(self) -> None:
+        self._last_top_up = 0.0
+
+    def on_idle(self, ctx: HandlerContext) -> list[Outgoing]:
+        window = _window(ctx)
+        if not window or time.monotonic() - self._last_top_up < self.top_up_every_s:
+            return []
+        self._last_top_up = time.monotonic()
+        return top_up(ctx.store, window)
+
+    def handle_batch(self, messages: Sequence[Message], ctx: HandlerContext) -> list[Outgoing]:
+        """Each run planned as by `handle`; their requests published round-robin by team (fair sharing)."""
+        planned = []
+        for m in messages:
+            outs = self.handle(m, ctx)
+            planned.append((m.team if isinstance(m, run_pb2.Run) else "", outs))
+        return round_robin_by_team(planned)
 
     def handle(self, message: Message, ctx: HandlerContext) -> list[Outgoing]:
         if not isinstance(message, run_pb2.Run):
@@ -107,7 +187,16 @@ class PlannerHandler:
                                 f"pool {message.model.pool!r})")
         api = getattr(ctx.settings, "api", None)
         requests = plan_requests(message, ctx.store, getattr(api, "max_run_requests", ApiSettings().max_run_requests))
-        ctx.store.upsert(schema.runs, [run_row(message, len(requests))])
+        window = _window(ctx)
+        if window and existing is None:  # hold back what is over the team's window (top_up sends it later)
+            room = max(0, window - _outstanding(ctx.store, message.team))
+            row = run_row(message, len(requests)) | {"published": room if room < len(requests) else None}
+            ctx.store.upsert(schema.runs, [row])
+            requests = requests[:room]
+        elif window and existing is not None and existing.get("published") is not None:
+            requests = requests[:existing["published"]]  # a redelivery: what went out already, again
+        else:
+            ctx.store.upsert(schema.runs, [run_row(message, len(requests))])
         log.info("run %s planned: %d requests for model %s on release %s", message.id, len(requests),
                  message.model.name, message.release)
         return [Outgoing(topic, r, key=r.question_id, message_id=r.id) for r in requests]

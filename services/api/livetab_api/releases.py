@@ -11,7 +11,8 @@ store at that moment become its members, written once, and the manifest hash is 
 state the release is already in changes nothing and answers with that state; one that would move a
 release backwards, or names an unknown release, is answered with `refused` set. A redelivered command
 (same id) is applied once: its events are published again, unchanged. Every applied change is appended to
-the release's history and published as a ReleaseEvent on livetab.releases.v1.
+the release's history and published as a ReleaseEvent on livetab.releases.v1. A release going LIVE also
+sends a run of every active submission on it (livetab_api.submissions).
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ from livetab.ids import content_id
 from livetab.releases import DRAFT, FROZEN, LIVE, RETIRED, ReleaseRecord
 from livetab.store import Store, schema
 from livetab.v1 import question_pb2, release_pb2
+
+from livetab_api import submissions
 
 __all__ = ["ACTIONS", "ReleaseHandler", "apply_commands", "late_reason", "publish_releases", "release_command"]
 
@@ -149,7 +152,7 @@ class ReleaseHandler:
             out = [_event(name, rel.status_of(h["status"]), current.manifest_hash, current.questions, cmd.id, h["at"])
                    for h in current.applied(cmd.id)]
             if any(rel.status_of(h["status"]) == target for h in current.applied(cmd.id)):
-                return out
+                return out + (submissions.reruns(store, name) if target == LIVE else [])
             # it stopped half-way (a PUBLISH that froze, then lost a race): go on from where it is
         if current is None:
             if not name or store.count(schema.questions, release=name) == 0:
@@ -184,7 +187,9 @@ class ReleaseHandler:
             return [*out, _event(name, status, frozen.manifest_hash, frozen.questions, cmd.id, at, why)]
         self._moved(rel.advance(store, name, status, target, at, cmd.id, by), name, target)
         log.info("release %s is %s (command %s by %s)", name, rel.status_name(target), cmd.id, by or "?")
-        return [*out, _event(name, target, frozen.manifest_hash, frozen.questions, cmd.id, at)]
+        # a release going live: every active submission is run on it too (livetab_api.submissions)
+        again = submissions.reruns(store, name) if target == LIVE else []
+        return [*out, _event(name, target, frozen.manifest_hash, frozen.questions, cmd.id, at), *again]
 
     @staticmethod
     def _moved(done: bool, name: str, target: int) -> None:

@@ -62,13 +62,13 @@ def roots(tmp_path: Path) -> dict[str, Path]:
 
 @pytest.fixture
 def guard(roots: dict[str, Path]) -> GuardSettings:
-    return GuardSettings(scrape_kinds=["local_html"], scrape_roots=[str(roots["root"])],
-                         scrape_locations={"sample": str(roots["root"] / "pages")})
+    return GuardSettings(scrape_kinds=["local_html", "wikipedia"], scrape_locations={"sample": str(roots["root"] / "pages")})
 
 
 def _client(bus: InProcBus, store: Store, guard: GuardSettings) -> TestClient:
     # Auth off: these tests send the run's team in the body; who may call which route is test_api_authz's.
-    return TestClient(create_app(bus, store, ApiSettings(auth=False), guard=guard))
+    # The probe off: these endpoints are refused before it or are not meant to answer (test_api_probe's).
+    return TestClient(create_app(bus, store, ApiSettings(auth=False, probe_endpoints=False), guard=guard))
 
 
 def _run(team: str = "local", **model: Any) -> dict[str, Any]:
@@ -151,44 +151,62 @@ def opened() -> Iterator[list[str]]:
     state["on"] = False
 
 
-def test_scrape_paths_outside_the_roots_are_refused_and_nothing_is_read(
+def test_scrape_paths_are_refused_and_nothing_is_read(
         bus: InProcBus, store: Store, guard: GuardSettings, roots: dict[str, Path], opened: list[str]) -> None:
+    """A caller names a location; any path — even one inside the allowed location — is refused, the answer
+    names the allowed names, and the api opens no file at all."""
     client = _client(bus, store, guard)
     outside, secret = roots["outside"], roots["secret"]
     attempts = [
         "../outside/secret.html", "pages/../../outside/secret.html", str(secret), str(outside), "/etc/passwd",
-        "escape/secret.html", "escape", "pages/link.html",  # symlinks that leave the root
+        "escape/secret.html", "escape", "pages/link.html",  # symlinks that leave the allowed folder
         "%2e%2e/outside/secret.html", "..%2foutside%2fsecret.html", "%252e%252e%252foutside/secret.html",
         "pages%2f..%2f..%2foutside", "..\\outside\\secret.html", "file://" + str(secret), "nonexistent.html",
+        str(roots["root"] / "pages"), "pages", "pages/p.html", "sample/", "sample/../sample", "./sample", "SAMPLE",
+        "sample%00", "%73ample", "",  # the allowed folder by path, and spellings of the name that are not it
     ]
     secret.read_text()  # the watch works: this read is seen
     assert [p for p in opened if p == str(secret)]
     opened.clear()
     for location in attempts:
         r = client.post("/scrapes", json={"source": "local_html", "location": location, "release": "r"})
-        assert r.status_code == 422 and "scrape location" in r.text, (location, r.text)
-        assert str(secret) not in r.text and len(r.text) < 400
+        assert r.status_code == 422 and "scrape location" in r.text and "Allowed names: sample" in r.text, (location,
+                                                                                                            r.text)
+        assert str(secret) not in r.text and str(roots["root"]) not in r.text and len(r.text) < 400
     assert bus.records(SCRAPES) == []
-    assert not [p for p in opened if str(outside) in p], opened  # the api never opened the watched file
-    r = client.post("/scrapes", json={"source": "wikipedia", "location": "sample", "release": "r"})
+    assert not [p for p in opened if str(roots["root"].parent) in p], opened  # the api opened nothing there
+    r = client.post("/scrapes", json={"source": "local_files", "location": "sample", "release": "r"})
     assert r.status_code == 422 and "guard.scrape_kinds" in r.text
 
 
-def test_named_locations_and_paths_inside_a_root_are_accepted(bus: InProcBus, store: Store, guard: GuardSettings,
-                                                              roots: dict[str, Path]) -> None:
+@pytest.mark.parametrize("option", ["location", "cache_dir", "api_url", "sparql_url", "rest_url", "kind", "path"])
+def test_scrape_options_cannot_name_a_place(bus: InProcBus, store: Store, guard: GuardSettings,
+                                            roots: dict[str, Path], option: str) -> None:
+    """The scraper merges options over its config: a caller's `location` or `cache_dir` option would be a path
+    by the back door, an `api_url` a request to anywhere. Only guard.scrape_options pass."""
+    r = _client(bus, store, guard).post("/scrapes", json={"source": "local_html", "location": "sample", "release": "r",
+                                                          "options": {option: str(roots["secret"])}})
+    assert r.status_code == 422 and "guard.scrape_options" in r.text and str(roots["secret"]) not in r.text, r.text
+    assert bus.records(SCRAPES) == []
+
+
+def test_a_named_location_is_accepted_as_the_admins_path(bus: InProcBus, store: Store, guard: GuardSettings,
+                                                         roots: dict[str, Path]) -> None:
     client = _client(bus, store, guard)
-    for location, real in (("sample", roots["root"] / "pages"), ("pages", roots["root"] / "pages"),
-                           ("pages/p.html", roots["root"] / "pages" / "p.html")):
-        r = client.post("/scrapes", json={"source": "local_html", "location": location, "release": "r"})
-        assert r.status_code == 202, r.text
-        cmd = table_pb2.ScrapeCommand.FromString(bus.records(SCRAPES)[-1].value)
-        assert cmd.location == str(real.resolve())
+    r = client.post("/scrapes", json={"source": "local_html", "location": "sample", "release": "r",
+                                      "options": {"limit": "3", "domain": "sport"}})
+    assert r.status_code == 202, r.text
+    cmd = table_pb2.ScrapeCommand.FromString(bus.records(SCRAPES)[-1].value)
+    assert cmd.location == str(roots["root"] / "pages") and dict(cmd.options) == {"limit": "3", "domain": "sport"}
+    r = client.post("/scrapes", json={"source": "wikipedia", "release": "r", "options": {"since": "2026-01-01"}})
+    assert r.status_code == 202, r.text  # a kind that reads no location takes none
+    assert table_pb2.ScrapeCommand.FromString(bus.records(SCRAPES)[-1].value).location == ""
 
 
 def test_no_scrape_without_configured_locations(bus: InProcBus, store: Store, roots: dict[str, Path]) -> None:
-    """The default guard: no roots, no named locations, no local kinds — a caller's path reaches nothing."""
+    """The default guard: no named locations, no local kinds — a caller's path reaches nothing."""
     client = _client(bus, store, GuardSettings())
-    for source in ("local_html", "freshtab"):
-        r = client.post("/scrapes", json={"source": source, "location": str(roots["root"] / "pages"), "release": "r"})
-        assert r.status_code == 422, r.text
+    for source, location in (("local_html", str(roots["root"] / "pages")), ("freshtab", "sample"), ("gsm8k", "")):
+        r = client.post("/scrapes", json={"source": source, "location": location, "release": "r"})
+        assert r.status_code == 422 and ("none configured" in r.text or "scrape_kinds" in r.text), r.text
     assert bus.records(SCRAPES) == []

@@ -47,9 +47,10 @@ def _schema(tmp: Path) -> Any:
     store.upsert(schema.questions, [question_row(q) for q in qs])
     publish(store, "r1")
     (tmp / "pages").mkdir(exist_ok=True)
-    guard = GuardSettings(scrape_kinds=["local_html"], scrape_roots=[str(tmp)], allow=["127.0.0.0/8"])
+    guard = GuardSettings(scrape_kinds=["local_html"], scrape_locations={"pages": str(tmp / "pages")}, allow=["127.0.0.0/8"])
     limits = ApiSettings(rate_burst=1_000_000, rate_per_minute=1_000_000, auth_failures_per_minute=1_000_000,
-                         runs_per_day=1_000_000, concurrent_runs=1_000_000)
+                         runs_per_day=1_000_000, concurrent_runs=1_000_000,
+                         probe_endpoints=False)  # never probe whatever listens on this machine's loopback ports
     app = create_app(InProcBus(known_topics={t.name for t in TOPICS}), store, limits, guard=guard)
     return schemathesis.openapi.from_asgi("/openapi.json", app), bearer(store, team="ops", role="admin")
 

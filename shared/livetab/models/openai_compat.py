@@ -189,6 +189,34 @@ class OpenAIBackend:
             raise self._status_error(status, raw, retry_after, url)
         return self._parse(raw, latency_ms)
 
+    async def served_models(self) -> list[str]:
+        """The model ids `GET {base_url}/models` lists, asked through the session every request uses (each address
+        checked by the net policy just before connecting, no redirect followed, the answer capped); `StatusError`
+        (status 0: no answer; 200: an answer that is not a model list) when there is none."""
+        session = self._ensure_session()
+        url = self.base_url + "/models"
+        try:
+            async with session.get(url, allow_redirects=False) as resp:
+                status = resp.status
+                kind = resp.headers.get("Content-Type", "no content type").split(";")[0]
+                raw = await self._read_capped(resp)
+        except NetRefused as e:
+            raise StatusError(str(e), retryable=False) from None
+        except TimeoutError:
+            raise StatusError(f"cannot reach {url}: no answer within {self.timeout_s:g}s", retryable=True) from None
+        except aiohttp.ClientResponseError:  # it answered, but not in HTTP/1.x (a gRPC server, say)
+            raise StatusError(f"{url} does not speak the OpenAI API: its answer is not an HTTP/1.1 response",
+                              retryable=False) from None
+        except aiohttp.ClientError as e:
+            raise StatusError(self._redact(f"cannot reach {url}: {type(e).__name__}: {e}"), retryable=True) from None
+        if status != 200:
+            raise self._status_error(status, raw, None, url)
+        try:
+            return [str(m["id"]) for m in json.loads(raw)["data"]]
+        except (ValueError, KeyError, TypeError):
+            raise StatusError(f"{url} does not speak the OpenAI API: GET /models answered {kind}, not a model list "
+                              "(is base_url the server's /v1 base?)", status=200, retryable=False) from None
+
     async def _read_capped(self, resp: aiohttp.ClientResponse) -> bytes:
         """The body, or `StatusError` once it passes `max_response_bytes` (the rest is not read)."""
         declared = resp.content_length

@@ -32,6 +32,7 @@ __all__ = [
     "results",
     "review_items",
     "runs",
+    "submissions",
     "tables",
     "teams",
 ]
@@ -78,6 +79,9 @@ runs = Table(
     # when it was cancelled (POST /runs/{id}/cancel; Unix seconds), NULL while not: the planner plans no
     # cancelled run, inference records its outstanding requests as failed ("cancelled") and publishes nothing
     Column("cancelled_at", Float, nullable=True),
+    # how many of its planned requests are published so far, when the planner holds some back to share the
+    # inference capacity between teams (api.team_window; livetab_api.planner); NULL: all of them
+    Column("published", Integer, nullable=True),
     _created(),
 )
 
@@ -241,5 +245,22 @@ audit_log = Table(
     Column("action", String(200), nullable=False),  # e.g. "POST /runs" or "token.create"
     Column("target", Text, nullable=False, server_default=""),  # what it acted on (run id, token id, ...)
     Column("status", Integer, nullable=False),  # HTTP status (the CLI: 0 = done)
+    _created(),
+)
+
+# Active submissions (issue 15): a run submitted with `rerun: true` (POST /runs, `livetab submit --rerun`) is a
+# team's submission of its model; when a new release goes live the api's release handler submits it again on
+# that release (same model spec and knobs; livetab.runs.rerun_of). One row per (team, model name): a later
+# submission of the same model replaces it. A submission is *active* while `stopped_at` is NULL; cancelling
+# its latest run stops it.
+submissions = Table(
+    "submissions", metadata,
+    Column("id", String(64), primary_key=True),  # content id of (team, model name)
+    Column("team", String(64), nullable=False, index=True),
+    Column("model", String(128), nullable=False),  # the model's name in the runs
+    Column("run_id", String(64), nullable=False, index=True),  # its latest run (submitted or re-run)
+    Column("release", String(64), nullable=False),  # that run's release
+    Column("payload", LargeBinary, nullable=False),  # that run (livetab.v1.Run): what a re-run copies
+    Column("stopped_at", Float, nullable=True),  # Unix seconds when it stopped; NULL while active
     _created(),
 )
