@@ -13,14 +13,16 @@ What a careful reader sees, and this source reads:
 - **No header row** in about half of them (`[["الإجمالي", 35], ["لا يوجد", 58], …]`): the first row
   already states an amount, so it is data (`filestructure.read_file_structure` reads the header depth
   from the content). The columns are then named from the metadata: the label column from the title's
-  "حسب X" / "by X" ("… حسب التعليم" -> "التعليم"), else "السنة" when every label is a year, else
-  "الفئة" (the chart's category); the value column from `unit_of_measure` ("القيمة" when it is empty).
+  "حسب X" / "by X" ("… حسب التعليم" -> "التعليم") when the chart has no sections, else "السنة" when every label is a year, else
+  "الفئة" (the chart's category); the value column from `unit_of_measure` (from the title when it is empty: the chart plots what
+  its title says; "القيمة" when both are).
   A header whose corner cell is empty gets the same label-column name.
 - **Section rows** (`["محل الإقامة", ""]`, `["مبكر", "", "", ""]`) head the rows under them and become
   a `القسم` (Section) column; a label split over two columns (section in the first, the row's own label
   in the second: `["", "المناطق الحضرية", 54]`) is read as one label column first.
 - **Unlabelled rows** under a section: a chart's proportion and count rows (`["", 0.32, …]`,
-  `["", 278, …]`) are named "النسبة" and "العدد" when each section holds exactly that pair.
+  `["", 278, …]`) when each section holds exactly that pair: one row per section, each measure split
+  into a proportion column and a count column ("… (النسبة)", "… (العدد)"), so no column mixes the two.
 - **Totals**: a row whose label says so ("الإجمالي", "إجمالي مناطق تنزانيا", "Total"), in a chart "by"
   background characteristics a single data row above the first of its sections (the national figure,
   "كينيا" over "محل الإقامة"), or a row whose amounts are exactly the sums of the rows above it in two or
@@ -130,32 +132,45 @@ def _merge_split_labels(grid: list[list[str]], language: str) -> bool:
     return True
 
 
-def _name_pairs(grid: list[list[str]], start: int, language: str) -> int:
-    """Unlabelled rows under each section that are a proportion row (every amount a fraction) and a count
-    row (every amount a whole number above 1): named "النسبة" / "العدد". Returns how many were named."""
+def _fold_pairs(grid: list[list[str]], start: int, language: str) -> list[list[str]] | None:
+    """Unlabelled row pairs under each section, a proportion row (every amount a fraction) and a count row
+    (every amount a whole number above 1): one row per section, each column split into its proportion
+    and its count ("… (النسبة)", "… (العدد)"), so that no column mixes the two. None when the grid is
+    not that shape."""
     lang = _lang(language)
-    blocks: list[list[int]] = []
+    if start != 1:
+        return None
+    blocks: list[tuple[str, list[int]]] = []
     for r in range(start, len(grid)):
         row = grid[r]
         if row[0] and not any(row[1:]):
-            blocks.append([])
-        elif not row[0]:
-            if not blocks:
-                return 0
-            blocks[-1].append(r)
-    if not blocks or not all(len(b) == 2 for b in blocks):
-        return 0
+            blocks.append((row[0], []))
+        elif not row[0] and blocks:
+            blocks[-1][1].append(r)
+        else:
+            return None
+    if not blocks or not all(len(rows) == 2 for _, rows in blocks):
+        return None
 
     def values(r: int) -> list[float]:
         return [x.value for v in grid[r][1:] if v and (x := read_number(v, language)) is not None]
 
-    for share, count in blocks:
+    for _, (share, count) in blocks:
         a, b = values(share), values(count)
         if not a or not b or not all(0 <= x <= 1 for x in a) or not all(x > 1 and x.is_integer() for x in b):
-            return 0
-    for share, count in blocks:
-        grid[share][0], grid[count][0] = SHARE[lang], COUNT[lang]
-    return 2 * len(blocks)
+            return None
+    width = len(grid[0])
+    header = [grid[0][0]]
+    for c in range(1, width):
+        header += [f"{grid[0][c]} ({SHARE[lang]})", f"{grid[0][c]} ({COUNT[lang]})"]
+    out = [header]
+    for label, (share, count) in blocks:
+        row = [label]
+        for c in range(1, width):
+            row += [grid[share][c], grid[count][c]]
+        out.append(row)
+    keep = [c for c in range(len(header)) if c == 0 or any(row[c] for row in out[1:])]
+    return [[row[c] for c in keep] for row in out]
 
 
 @dataclass
@@ -166,6 +181,7 @@ class TataReading:
     headerless: bool  # the grid had no header row: the columns were named from the metadata
     named_from_title: bool  # the label column's name came from the title's "حسب X"
     named_from_unit: bool  # the value column's name came from unit_of_measure
+    folded_sections: int  # sections of unlabelled proportion/count row pairs read as one row each
     structure: FileStructure
     notes: list[str]
 
@@ -257,18 +273,23 @@ def read_tata(rec: dict[str, object], language: str = "ar", origin: str = "") ->
     if _merge_split_labels(grid, language):
         notes.append("a label split over two columns (section, row label) read as one label column")
     title = str(rec.get("title") or "").strip()
-    unit = str(rec.get("unit_of_measure") or "").strip()
+    unit = str(rec.get("unit_of_measure") or "").strip().rstrip(".:؛ ").strip()
     found = read_file_structure(grid, language, default_header=1)
     headerless = found.header_rows == 0
-    named = _name_pairs(grid, found.header_rows, language)
-    if named:
-        notes.append(f"{named} unlabelled rows named by their content (proportion / count)")
+    folded = _fold_pairs(grid, found.header_rows, language)
+    if folded is not None:
+        notes.append(f"{len(folded) - 1} sections of unlabelled proportion and count rows read as one row each, "
+                     "with a proportion and a count column per measure")
+        grid = folded
+        found = read_file_structure(grid, language, default_header=1)
     labels = [r[0] for r in grid[found.header_rows:]]
-    key = key_name(title, labels, language)
+    # The title's "by X" names the label column of a plain chart; over sections (residence, region, …)
+    # it names what the sections range over, so the labels are then the categories.
+    key = CATEGORY[lang] if found.sections else key_name(title, labels, language)
     from_title = key not in (CATEGORY[lang], YEAR[lang])
     from_unit = False
     if headerless:
-        value = unit or VALUE[lang]
+        value = unit or title.rstrip(".:؟?* ").strip() or VALUE[lang]  # a chart without a unit plots its title
         from_unit = bool(unit)
         width = len(grid[0])
         values = [value] if width == 2 else [f"{value} ({k})" for k in range(1, width)]
@@ -298,7 +319,7 @@ def read_tata(rec: dict[str, object], language: str = "ar", origin: str = "") ->
                   column_units=units)
     notes += found.notes()
     return TataReading(table=table, headerless=headerless, named_from_title=from_title, named_from_unit=from_unit,
-                       structure=found, notes=notes)
+                       folded_sections=len(folded) - 1 if folded is not None else 0, structure=found, notes=notes)
 
 
 def iter_tata(location: str | Path, language: str = "ar") -> Iterator[Item]:
