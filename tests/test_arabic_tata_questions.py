@@ -68,6 +68,8 @@ def test_the_reviewed_arabic_questions_are_regenerated_unchanged() -> None:
     reviewed = _read()
     assert len(reviewed) == N
     assert all(str(r.get("note", "")).strip() for r in reviewed), "every question carries its reviewer's note"
+    assert all(r["gold_right"] is True and r["unambiguous"] is True for r in reviewed)
+    assert sum(r["natural"] is True for r in reviewed) >= 27  # the rest: "heavy" (long unit names) or "weak"
     got = [_record(e, q) for e, q in sample()]
     assert [(r["example_id"], r["text"], r["gold"]) for r in got] == \
         [(r["example_id"], r["text"], r["gold"]) for r in reviewed]
@@ -84,12 +86,16 @@ def test_the_sample_covers_the_families_and_several_tables() -> None:
         assert "العمود " not in str(r["text"]), r["text"]  # no unnamed "column N"
 
 
+REVIEW_FIELDS = ("note", "gold_right", "unambiguous", "natural")
+
+
 def _write() -> None:
-    old = {(r["example_id"], r["text"], r["gold"]): r.get("note", "") for r in _read()} if REVIEWED.exists() else {}
+    old = {(r["example_id"], r["text"], r["gold"]): r for r in _read()} if REVIEWED.exists() else {}
     with REVIEWED.open("w", encoding="utf-8") as f:
         for e, q in sample():
             rec = _record(e, q)
-            rec["note"] = old.get((e, q.text, q.gold.text), "")
+            seen = old.get((e, q.text, q.gold.text), {})
+            rec.update({k: seen.get(k, "") for k in REVIEW_FIELDS})  # unreviewed: empty, and the test fails
             f.write(json.dumps(rec, ensure_ascii=False) + "\n")
 
 

@@ -266,6 +266,10 @@ class Frame:
         if not (_SHARE_WORDS.search(name) or _SHARE_WORDS.search(unit)
                 or any("%" in self.grid[r][c] for r in self.data_rows)):
             return True
+        key = self.key_column if self.key_column is not None else 0  # long labels name no key, still label
+        labels = [self.grid[r][key] for r in self.data_rows] if key != c else []
+        if labels and 2 * sum(1 for v in labels if _SHARE_WORDS.search(v)) > len(labels):
+            return False  # each row is a share of its own ("النسبة المئوية للنساء …"): not parts of one whole
         total = sum(v for r in self.data_rows if r not in self.total_rows and (v := self.numbers[c][r]) is not None)
         return abs(total - 100) <= 1.5 or abs(total - 1) <= 0.015
 
