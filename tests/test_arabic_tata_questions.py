@@ -101,3 +101,18 @@ def _write() -> None:
 
 if __name__ == "__main__" and "--write" in sys.argv:
     _write()
+
+
+def test_shares_are_summed_only_when_they_are_parts_of_one_whole() -> None:
+    """What the review found: "the sum over all rows" of different indicators' percentages."""
+    from livetab_qagen.frame import Frame
+
+    tables = dict(_tables())
+    indicators = Frame(tables["SR280-ar-9"])  # four indicators, each a percentage of children (68, 63, 55, 53)
+    distribution = Frame(tables["FR359-ar-51"])  # who assisted the delivery: 0.43 + 0.2 + 0.22 + 0.03 + 0.11
+    labelled = Frame(tables["FR293-ar-33"])  # rows each name a share ("النسبة المئوية للنساء …"): 15+6+53+26 = 100
+    assert not indicators.additive(1) and distribution.additive(1) and not labelled.additive(1)
+    asked = {q.operation for table in ("SR280-ar-9", "FR293-ar-33")
+             for q in generate(tables[table], families=["reasoning", "fact", "mcq"], per_family=6, seed=0).questions  # type: ignore[arg-type]
+             if "مجموع" in q.text}
+    assert not asked
