@@ -57,6 +57,7 @@ def test_counts_over_the_181_tables(readings: dict[str, TataReading]) -> None:
         c["headerless, value column named from unit_of_measure"] += r.headerless and r.named_from_unit
         c["label column named from the title (all)"] += r.named_from_title
         c["tables with section rows"] += bool(t.group_column) or r.folded_sections > 0
+        c["section column named from the title"] += bool(t.group_column) and t.group_column != "القسم"
         c["section rows"] += len(r.structure.sections) + r.folded_sections
         c["tables with total rows"] += bool(t.total_rows)
         c["total rows"] += len(t.total_rows)
@@ -76,6 +77,7 @@ def test_counts_over_the_181_tables(readings: dict[str, TataReading]) -> None:
     assert c["tables with section rows"] >= 27 and c["section rows"] >= 80
     assert c["tables with total rows"] >= 17
     assert c["columns left unnamed"] == 0
+    assert c["section column named from the title"] >= 5
 
 
 def test_every_label_total_is_marked_and_no_sorted_chart_gets_a_sum_total(readings: dict[str, TataReading]) -> None:
@@ -103,7 +105,8 @@ def test_a_headerless_chart_is_named_from_its_title_and_unit(readings: dict[str,
 
 def test_sections_and_the_national_figure(readings: dict[str, TataReading]) -> None:
     t = readings["FR229-ar-7"].table  # ["كينيا", 4.6], ["محل الإقامة", ""], ["المناطق الحضرية", 2.9], ...
-    assert t.columns == ["القسم", "الفئة", "معدل الخصوبة الكلي"]
+    assert t.columns == ["الخصائص الخلفية", "الفئة", "معدل الخصوبة الكلي"]  # "… حسب الخصائص الخلفية"
+    assert t.group_column == "الخصائص الخلفية"
     assert t.rows[0] == ["", "كينيا", "4.6"] and t.total_rows == [0]
     assert t.rows[1] == ["محل الإقامة", "المناطق الحضرية", "2.9"]
     assert not any(row[1] == "محل الإقامة" for row in t.rows)  # the section row is no data row

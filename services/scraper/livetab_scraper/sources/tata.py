@@ -18,7 +18,8 @@ What a careful reader sees, and this source reads:
   its title says; "القيمة" when both are).
   A header whose corner cell is empty gets the same label-column name.
 - **Section rows** (`["محل الإقامة", ""]`, `["مبكر", "", "", ""]`) head the rows under them and become
-  a `القسم` (Section) column; a label split over two columns (section in the first, the row's own label
+  a `القسم` (Section) column, named from the title when it says what they are ("… حسب الخصائص الخلفية":
+  the column "الخصائص الخلفية" holds محل الإقامة, المقاطعة, …); a label split over two columns (section in the first, the row's own label
   in the second: `["", "المناطق الحضرية", 54]`) is read as one label column first.
 - **Unlabelled rows** under a section: a chart's proportion and count rows (`["", 0.32, …]`,
   `["", 278, …]`) when each section holds exactly that pair: one row per section, each measure split
@@ -41,7 +42,7 @@ import json
 import logging
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from livetab.ids import content_id
@@ -85,6 +86,18 @@ def key_name(title: str, labels: list[str], language: str = "ar") -> str:
     if filled and all(_YEARISH.match(_digits(v)) for v in filled):
         return YEAR[lang]
     return CATEGORY[lang]
+
+
+_CHARACTERISTICS = re.compile(r"الخصائص|characteristics", re.I)
+
+
+def _group_name(title: str, language: str) -> str:
+    """The section column's name when the title says the chart is "by" kinds of characteristics ("… حسب
+    الخصائص الخلفية": residence, region, education are its sections); "" otherwise."""
+    lang = _lang(language)
+    m = _BY[lang].search(title.strip())
+    x = _CUT.sub("", m.group(1)).strip() if m else ""
+    return x if x and _CHARACTERISTICS.search(x) and len(x.split()) <= 5 else ""
 
 
 def _digits(text: str) -> str:
@@ -294,7 +307,7 @@ def read_tata(rec: dict[str, object], language: str = "ar", origin: str = "") ->
         width = len(grid[0])
         values = [value] if width == 2 else [f"{value} ({k})" for k in range(1, width)]
         grid.insert(0, [key, *values])
-        notes.append(f"no header row: columns named from the title ({key!r}) and the unit of measure")
+        notes.append(f"no header row: the label column named {key!r}, the value column {value!r} (title, unit of measure)")
         found = read_file_structure(grid, language, default_header=1)
     elif not any(grid[r][0] for r in range(found.header_rows) if r not in found.unit_rows):
         last = max(r for r in range(found.header_rows) if r not in found.unit_rows)
@@ -309,6 +322,12 @@ def read_tata(rec: dict[str, object], language: str = "ar", origin: str = "") ->
             if c not in found.units and any(_is_amount(grid[r][c], language) for r in range(found.header_rows, len(grid))):
                 found.units[c] = unit
     header, rows, cells, group, totals, units = shape_grid(grid, found, language)
+    kinds = _group_name(title, language) if group else ""
+    if kinds and kinds not in header[-1]:  # the sections are the title's "background characteristics"
+        header[-1][0] = kinds
+        cells = [replace(c, text=kinds) if c.header and c.row == len(header) - 1 and c.col == 0 else c for c in cells]
+        units = {kinds if k == group else k: v for k, v in units.items()}
+        group = kinds
     example = str(rec.get("example_id") or "").strip()
     uri = f"tata:{example}" if example else f"tata:{origin}"
     revision = content_id("rev", raw if isinstance(raw, str) else json.dumps(raw), title, unit)
