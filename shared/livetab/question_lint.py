@@ -9,7 +9,8 @@ quality report counts the flags (`lint_counts`). The flags:
 - `total_row_as_key`: a whole-table question (count, sum, average, highest, lowest) that names a total
   row's label as a value — the total was counted with the rows it totals;
 - `column_n_name`: a column named "column 3", the name the model gives a column it found no header for;
-- `answer_in_question`: a lookup whose gold (three or more characters) is quoted in its own question;
+- `answer_in_question`: a lookup whose gold (three or more characters) is quoted in its own question
+  (not a choice between two quoted alternatives, "…: «A» أم «B»؟", whose answer is one of them);
 - `key_on_numeric`: a row keyed by an amount (`the row whose "Fiscal Year Ended June 30," is "1,577"`);
 - `degenerate_distinct_count`: a count of distinct values whose answer is 1 or the number of data rows.
 """
@@ -32,6 +33,9 @@ _KEY = re.compile(r"[\"«“]([^\"»”]{1,80})[\"»”]\s+(?:is|equals?|was|ه�
 _COLUMN_N = re.compile(r"\bcolumn \d+\b|\bالعمود \d+", re.I)
 _WHOLE = re.compile(r"\b(?:how many|sum|total of|average|mean|highest|lowest|most|least)\b|مجموع|متوسط|كم عدد|أعلى|أدنى",
                     re.I)
+# "Which has the lower X: "A" or "B"?" / "أيهما له قيمة أقل في X: «A» أم «B»؟": the answer is one of the two
+# alternatives the question offers, as it must be.
+_ALTERNATIVES = re.compile(r"[\"»”]\s*(?:or|أم)\s*[\"«“][^\"»”]{1,80}[\"»”]\s*[?؟]\s*$", re.I)
 _DISTINCT = re.compile(r"\b(?:distinct|different|unique)\b|مختلفة|مميزة", re.I)
 _LOOKUP_FAMILIES = {"direct", "reasoning"}
 # A label that only names a unit or scale, as unit rows print it: "$M", "£m", "%", "(in thousands)".
@@ -56,7 +60,8 @@ def lint_question(text: str, gold: str, family: str, table: Table) -> list[str]:
     if _COLUMN_N.search(text):
         flags.append("column_n_name")
     g = gold.strip()
-    if family in _LOOKUP_FAMILIES and len(g) >= 3 and g in quoted and not _WHOLE.search(text):
+    if (family in _LOOKUP_FAMILIES and len(g) >= 3 and g in quoted and not _WHOLE.search(text)
+            and not _ALTERNATIVES.search(text)):
         flags.append("answer_in_question")
     if any(read_number(value, table.language or "en", units=True, accounting=True) is not None
            and column.strip() in columns and not re.fullmatch(r"(?:19|20)\d\d", value.strip()) for column, value in keys):

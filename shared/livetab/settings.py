@@ -58,7 +58,7 @@ class _Strict(BaseModel):
 
 
 StrictModel = _Strict  # for request bodies (the api) that follow the same rules: no unknown keys, no NUL bytes
-SourceKind = Literal["local_html", "local_csv", "local_files", "wikipedia", "gsm8k", "freshtab"]
+SourceKind = Literal["local_html", "local_csv", "local_files", "wikipedia", "gsm8k", "freshtab", "tata"]
 
 
 class KafkaSettings(_Strict):

@@ -20,6 +20,9 @@ TABLE = Table(id="t", source=Source(kind="local_files", uri="file:r.csv"), heade
     ('Which "Item" is "USA" in the row whose "2019" is "222.2"?', "USA", "direct",
      ["answer_in_question", "key_on_numeric"]),
     ('How many different values does "Item" have?', "2", "reasoning", ["degenerate_distinct_count"]),
+    # A choice between two quoted alternatives names its answer by design (en and ar).
+    ('Which has the lower "2019": "UK" or "USA"?', "USA", "reasoning", []),
+    ("أيهما له قيمة أقل في «2019»: «UK» أم «USA»؟", "USA", "reasoning", []),
     ('What is the "2019" of the row whose "Item" is "UK"?', "83.2", "direct", []),
     ('What was the total in 2019?', "305.4", "direct", []),
 ])

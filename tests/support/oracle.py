@@ -97,10 +97,16 @@ def gsm8k_problems(path: Path, n: int) -> Path:
 
 
 def sources(tmp: Path, pages: list[str], n_arabic: int, n_math: int) -> list[dict[str, Any]]:
+    """Demo pages, GSM8K problems and the first `n_arabic` Arabic TaTA charts through the `tata` source
+    (headerless charts named from their titles and units, sections, totals)."""
     wiki = sample_pages(tmp / "pages", pages)
-    return [{"kind": "local_html", "location": str(wiki), "language": "en"},
-            {"kind": "gsm8k", "location": str(gsm8k_problems(tmp / "gsm8k" / "problems.jsonl", n_math))},
-            {"kind": "local_files", "location": str(arabic_tables(tmp / "arabic", n_arabic)), "language": "ar"}]
+    out: list[dict[str, Any]] = [
+        {"kind": "local_html", "location": str(wiki), "language": "en"},
+        {"kind": "gsm8k", "location": str(gsm8k_problems(tmp / "gsm8k" / "problems.jsonl", n_math))}]
+    if n_arabic:
+        out.append({"kind": "tata", "location": str(shared_data() / "arabic" / "tata_ar_dev_test.jsonl"),
+                    "language": "ar", "options": {"limit": str(n_arabic)}})
+    return out
 
 
 def verdict_cells(store: Store, run_id: str) -> dict[tuple[str, str, str, str], list[str]]:

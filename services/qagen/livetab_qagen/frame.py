@@ -37,6 +37,10 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 _WS = re.compile(r"\s+")
+# A column of shares or rates (its name or unit says so): its rows add up to something only when they
+# are the parts of one whole (a distribution summing to 100 % or 1).
+_SHARE_WORDS = re.compile(r"%|\bper ?cent|\bpercentage|\brate\b|\bratio\b|\bshare\b|\bproportion|\bper 1[, ]?000|"
+                          r"نسبة|النسبة|معدل|لكل", re.I)
 _MONTHS = {
     name: i + 1
     for i, names in enumerate([
@@ -251,6 +255,23 @@ class Frame:
             return True
         values = [self.numbers[c][r] for r in self.data_rows]
         return values == [float(i + 1) for i in range(len(values))]
+
+    def additive(self, c: int) -> bool:
+        """Whether adding up column c over the data rows means anything: not for a column of shares or
+        rates ("النسبة المئوية للأطفال …", "Rate per 1,000", unit "%") unless its rows are the parts of
+        one whole (they sum to 100 or to 1); a sum of the shares of different indicators or regions is
+        no quantity a reader would ask for."""
+        name = self.names[c]
+        unit = self.table.column_units.get(name, "")
+        if not (_SHARE_WORDS.search(name) or _SHARE_WORDS.search(unit)
+                or any("%" in self.grid[r][c] for r in self.data_rows)):
+            return True
+        key = self.key_column if self.key_column is not None else 0  # long labels name no key, still label
+        labels = [self.grid[r][key] for r in self.data_rows] if key != c else []
+        if labels and 2 * sum(1 for v in labels if _SHARE_WORDS.search(v)) > len(labels):
+            return False  # each row is a share of its own ("النسبة المئوية للنساء …"): not parts of one whole
+        total = sum(v for r in self.data_rows if r not in self.total_rows and (v := self.numbers[c][r]) is not None)
+        return abs(total - 100) <= 1.5 or abs(total - 1) <= 0.015
 
     def decimals(self, c: int) -> int:
         """The most decimal places any number of a numeric column shows (at most 4)."""

@@ -92,7 +92,7 @@ def count(ctx: Context) -> list[Pair]:
 def aggregate(ctx: Context, fn: str = "sum") -> list[Pair]:
     out: list[Pair] = []
     loc = ctx.locale
-    for c in numeric_columns(ctx.frame)[:2]:
+    for c in [c for c in numeric_columns(ctx.frame) if fn != "sum" or ctx.frame.additive(c)][:2]:
         d = ctx.frame.decimals(c) if fn == "sum" else 2
         spec = {"op": "agg", "fn": fn, "col": c, "as": "num", "round": d}
         value = ctx.run(spec)

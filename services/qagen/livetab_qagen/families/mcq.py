@@ -124,7 +124,7 @@ def candidates(ctx: Context) -> list[Candidate]:
                     text = loc.t("reasoning.arg_max" if desc else "reasoning.arg_min", key=ctx.col(key), col=ctx.col(c))
                     out.append(_mk("superlative", spec, text, options, "superlative", "full_table", "superlative",
                                    ctx, "medium"))
-        if frame.complete(c):
+        if frame.complete(c) and frame.additive(c):
             d = frame.decimals(c)
             spec = {"op": "agg", "fn": "sum", "col": c, "as": "num", "round": d}
             total = ctx.run(spec)

@@ -92,8 +92,9 @@ def _aggregates(ctx: Context) -> list[Candidate]:
     for c in numeric_columns(ctx.frame):
         d = ctx.frame.decimals(c)
         spec = {"op": "agg", "fn": "sum", "col": c, "as": "num", "round": d}
-        out.append(_cand("sum", spec, loc.t("reasoning.sum", col=ctx.col(c)), "arithmetic", "full_table",
-                         "aggregation", "medium"))
+        if ctx.frame.additive(c):
+            out.append(_cand("sum", spec, loc.t("reasoning.sum", col=ctx.col(c)), "arithmetic", "full_table",
+                             "aggregation", "medium"))
         spec = {"op": "agg", "fn": "mean", "col": c, "as": "num", "round": 2}
         out.append(_cand("mean", spec, loc.t("reasoning.mean", col=ctx.col(c), places=loc.get("places")[2]),
                          "average", "full_table", "aggregation", "medium"))

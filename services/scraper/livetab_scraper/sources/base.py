@@ -127,7 +127,7 @@ def register_source(*names: str, config: type[C]) -> Callable[[Callable[[C], Sou
 
 def _load_builtins() -> None:
     # Importing the plugin modules registers them; done lazily to keep import order simple.
-    from livetab_scraper.sources import files, freshtab, gsm8k, local_html, wikipedia  # noqa: F401
+    from livetab_scraper.sources import files, freshtab, gsm8k, local_html, tata, wikipedia  # noqa: F401
 
 
 def available_sources() -> list[str]:
