@@ -210,7 +210,7 @@ def main(argv: list[str] | None = None) -> None:
         # the fake model listens on loopback; the bench polls the api often and submits runs of 100k requests
         "guard": {"allow": ["127.0.0.0/8"]},
         "api": {"rate_per_minute": 1e6, "rate_burst": 100000, "runs_per_day": 10000, "concurrent_runs": 100,
-                "team_run_requests": 10_000_000},
+                "team_run_requests": 10_000_000, "team_run_tokens": 10_000_000_000},
         "models": [{**spec, "timeout_s": 30}]}))
     sock_port = _free_port()
     procs: dict[str, Any] = {}

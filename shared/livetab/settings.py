@@ -297,6 +297,8 @@ class ApiSettings(_Strict):
     runs_per_day: int = Field(default=50, ge=0)
     concurrent_runs: int = Field(default=4, ge=0)
     team_run_requests: int = Field(default=50000, ge=1)  # requests one team's run may plan
+    # Generated tokens one team's run may ask for: planned requests x the run's max_tokens (403 over it).
+    team_run_tokens: int = Field(default=5_000_000, ge=1)
     # POST /runs probes a submitted openai/grpc endpoint with one tiny request (GET /models; the gRPC health
     # check) through the inference client before it accepts the run (livetab.models.probe): unreachable, another
     # protocol, a refused or missing key or a model it does not serve is 422 with one line. Off only for tests

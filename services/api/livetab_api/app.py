@@ -250,12 +250,16 @@ def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, work
     def _team_runs(team: str) -> list[dict[str, Any]]:
         return [r for r in store.select(schema.runs, team=team)]
 
-    def _check_quota(team: str, requests: int) -> None:
-        """The team's quotas (api.runs_per_day, concurrent_runs, team_run_requests), counted from the audit
-        log's accepted submissions, so runs not planned yet count too."""
+    def _check_quota(team: str, requests: int, max_tokens: int) -> None:
+        """The team's quotas (api.runs_per_day, concurrent_runs, team_run_requests, team_run_tokens), counted
+        from the audit log's accepted submissions, so runs not planned yet count too."""
         if requests > limits.team_run_requests:
             raise HTTPException(403, f"the run would plan {requests} requests, over this team's quota of "
                                      f"{limits.team_run_requests} per run (api.team_run_requests)")
+        if requests * max_tokens > limits.team_run_tokens:
+            raise HTTPException(403, f"the run may generate {requests} x {max_tokens} = {requests * max_tokens} "
+                                     f"tokens, over this team's quota of {limits.team_run_tokens} per run "
+                                     "(api.team_run_tokens): lower settings.max_tokens, samples or limit")
         since = time.time() - 86400
         accepted = [a for a in store.select(schema.audit_log, team=team, action="POST /runs", status=202)
                     if a["at"] >= since]
@@ -295,7 +299,7 @@ def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, work
             raise HTTPException(422, f"the run would plan {requests} requests, over api.max_run_requests "
                                      f"({limits.max_run_requests})")
         if auth.enabled:
-            _check_quota(team, requests)
+            _check_quota(team, requests, knobs.max_tokens)
 
     def _send(out: Outgoing) -> None:
         """Publish and wait for the broker's acknowledgement; a bus that cannot take it now is 503, not 500."""

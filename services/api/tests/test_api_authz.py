@@ -214,10 +214,12 @@ def test_guessing_a_token_secret_is_throttled(tmp_path: Path) -> None:
 def test_team_quotas_are_checked_at_the_door(world: World, tmp_path: Path) -> None:
     bus = InProcBus(known_topics={t.name for t in TOPICS})
     client = TestClient(create_app(bus, world.store, ApiSettings(runs_per_day=2, concurrent_runs=5,
-                                                                 team_run_requests=2)))
+                                                                 team_run_requests=2, team_run_tokens=1000)))
     member = world.tokens["member"]
     big = client.post("/runs", json=RUN_BODY, headers=member)  # 3 questions: over 2 requests a run
     assert big.status_code == 403 and "api.team_run_requests" in big.text
+    wordy = client.post("/runs", json={**RUN_BODY, "settings": {"limit": 1, "max_tokens": 2048}}, headers=member)
+    assert wordy.status_code == 403 and "api.team_run_tokens" in wordy.text  # 1 request x 2,048 > 1,000 tokens
     small = {**RUN_BODY, "settings": {"limit": 1}}
     assert client.post("/runs", json=small, headers=member).status_code == 202
     assert client.post("/runs", json={**small, "settings": {"limit": 2}}, headers=member).status_code == 202
