@@ -167,6 +167,11 @@ class QagenSettings(_Strict):
     seed: int = 0
     # balance per attribute, e.g. {"skill": {"lookup": 0.4, "count": 0.3, "arithmetic": 0.3}}
     proportions: dict[str, dict[str, float]] = Field(default_factory=dict)
+    # What happens to a generated question the question lint flags (livetab.question_lint: a header, unit or
+    # total row read as data, a "column N" name, the answer in the question, a key on an amount, a degenerate
+    # distinct count): `review` holds it back in the human review queue with its flags as the reason (a person
+    # may still accept it), `drop` leaves it out, `keep` publishes it anyway (the quality report counts it).
+    lint: Literal["review", "drop", "keep"] = "review"
     llm: LlmPathSettings = Field(default_factory=LlmPathSettings)
 
 

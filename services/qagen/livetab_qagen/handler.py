@@ -10,6 +10,7 @@ import random
 from typing import Any
 
 from google.protobuf.message import Message
+from livetab import review
 from livetab.aioloop import BackgroundLoop
 from livetab.bus import HandlerContext, Outgoing, PoisonMessage
 from livetab.failures import record_failure
@@ -26,6 +27,22 @@ __all__ = ["QagenHandler"]
 
 log = logging.getLogger(__name__)
 NOT_FAILURES = {"no_candidates", "near_duplicate", "balance"}  # quality control at work, not errors
+
+
+def _held_back(questions: list[Question], tables: dict[str, Table]) -> tuple[list[Question], list[tuple[Question, str]]]:
+    """The questions the question lint lets through, and those it flags with the reason (their flags)."""
+    from livetab.question_lint import lint_question
+
+    clean: list[Question] = []
+    flagged: list[tuple[Question, str]] = []
+    for q in questions:
+        table = tables.get(q.table_id)
+        flags = lint_question(q.text, q.gold.text, q.family, table) if table is not None else []
+        if flags:
+            flagged.append((q, "question lint: " + ", ".join(flags)))
+        else:
+            clean.append(q)
+    return clean, flagged
 
 
 def _balanced(questions: list[Question], n: int, offset: int = 0) -> list[Question]:
@@ -66,7 +83,6 @@ class QagenHandler:
     def _llm_path(self, table: Table, cfg: Any, ctx: HandlerContext) -> list[Question]:
         """LLM-proposed questions, admitted only when the sandboxed derivation reproduces the proposed answer
         and the validator agrees in enough trials; borderline ones go to the human review queue."""
-        from livetab import review
         from livetab.models.registry import backend_from_spec
         from livetab.models.spec import model_spec
 
@@ -125,9 +141,19 @@ class QagenHandler:
                 log.info("qagen %s: %s: %s", table.id, reason, detail)
                 continue
             record_failure(ctx.store, "qagen", table.id, f"{reason}: {detail}", table.release)
+        candidates = result.questions
+        lint = cfg.lint if cfg else "review"
+        if lint != "keep":  # held back before the per-table quota, so a clean question takes the place
+            candidates, flagged = _held_back(candidates, {table.id: table, **{t.id: t for t in result.tables}})
+            for q, why in flagged:
+                q.release = table.release
+                q.source_created_at = q.source_created_at or table.source.created_at
+                queued = lint == "review" and review.add(ctx.store, q, why)
+                log.info("qagen %s: question %s %s: %s", table.id, q.id, "sent to review" if queued else "left out",
+                         why)
         per_table = cfg.per_table if cfg and cfg.per_table else 0
         offset = int(hashlib.sha256(table.id.encode()).hexdigest()[:8], 16)
-        questions = _balanced(result.questions, per_table, offset) if per_table else result.questions
+        questions = _balanced(candidates, per_table, offset) if per_table else candidates
         if cfg is not None and cfg.llm.generator is not None:
             questions = questions + self._llm_path(table, cfg, ctx)
         used = {q.table_id for q in questions}

@@ -9,6 +9,7 @@ import json
 import random
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from livetab.paths import shared_data
@@ -97,3 +98,46 @@ def test_the_lint_counts_before_and_after_structure_is_read(tmp_path: Path,
     assert before["header_row_as_data"] > 0 and before["column_n_name"] > 0  # the lint sees the old misreadings
     assert after["header_row_as_data"] == 0 and after["column_n_name"] == 0 and after["total_row_as_key"] == 0
     assert after["flagged"] < before["flagged"]
+
+
+def test_questions_the_lint_flags_are_held_back_in_the_review_queue(tmp_path: Path) -> None:
+    """Through the qagen handler: tables misread the old way (first row the only header) give flagged
+    questions; with `qagen.lint: review` (the default) none of them is published or stored as a question, each
+    waits in the review queue with its flags as the reason; `keep` publishes them; `drop` leaves them out."""
+    from livetab import review
+    from livetab.bus import HandlerContext
+    from livetab.question_lint import lint_question
+    from livetab.settings import QagenSettings, Settings
+    from livetab.store import open_store, schema
+    from livetab_qagen.handler import QagenHandler
+
+    tables = []
+    for i in (1, 7):
+        path = tmp_path / f"tatqa_{i}.csv"
+        with path.open("w", newline="", encoding="utf-8") as f:
+            csv.writer(f).writerows(_grids()[i])
+        cfg = LocalFilesConfig(location=str(tmp_path), header_rows=1)
+        t = next(t for item in read_table_file(path, cfg, tmp_path) for t in getattr(item, "tables", []))
+        t.release = "lint"
+        tables.append(t)
+
+    def published(lint: str) -> tuple[list[str], list[Any], Any]:
+        store = open_store(f"sqlite:///{tmp_path / f'{lint}.db'}")
+        ctx = HandlerContext(store=store, settings=Settings(qagen=QagenSettings(
+            families=["direct", "reasoning", "fact"], per_table=0, lint=lint)))
+        handler = QagenHandler()
+        out = [o for t in tables for o in handler.handle(t.to_proto(), ctx)]
+        by_id = {t.id: t for t in tables}
+        flags = [",".join(lint_question(o.message.text, o.message.gold.text, o.message.family,
+                                        by_id[o.message.table_id])) for o in out if o.message.table_id in by_id]
+        return flags, review.items(store, release="lint"), store
+
+    kept, queue_kept, _ = published("keep")
+    held, queue, store = published("review")
+    dropped, queue_dropped, _ = published("drop")
+    assert sum(bool(f) for f in kept) > 0 and not queue_kept  # the misread tables do give flagged questions
+    assert not any(held) and not any(dropped) and not queue_dropped
+    assert len(queue) == sum(bool(f) for f in kept) == len(kept) - len(held)
+    assert all(item.reason.startswith("question lint: ") for item in queue)
+    stored = {r["id"] for r in store.select(schema.questions)}
+    assert not stored & {item.question.id for item in queue}  # held back: not a question of the release
