@@ -62,6 +62,7 @@ from livetab_reporter.leaderboard import compute_rows
 __all__ = ["ReporterHandler"]
 
 log = logging.getLogger(__name__)
+STOP_WRITE_S = 20.0  # how long a stopping reporter service waits for its writer thread (orchestrators allow 30 s)
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,9 @@ class ReporterHandler:
         self._queued: list[str] = []  # runs whose files the writer thread writes next
         self._wake = threading.Event()
         self._writer: threading.Thread | None = None
+        self._settled = threading.Event()  # set while the writer has nothing queued
+        self._settled.set()
+        self._stopping = False  # the worker is stopping: write what is due now, without waiting on open runs
         self._last: dict[str, _Recomputed] = {}  # run id -> this handler's last recompute of it
         self._held: set[str] = set()  # runs judged since their last recompute
         self._written: set[str] = set()  # runs whose files this handler wrote once complete
@@ -172,8 +176,22 @@ class ReporterHandler:
             return
         with self._lock:
             self._queued += [r for r in runs if r not in self._queued]
+            self._settled.clear()
         self.start_writer(ctx)
         self._wake.set()
+
+    def on_stop(self, ctx: HandlerContext, timeout_s: float = STOP_WRITE_S) -> None:
+        """The worker is stopping (SIGTERM): let the writer thread write what is queued and the releases that
+        are due, within `timeout_s`, before the process exits. What it cannot finish is not lost: the next
+        reporter's writer writes the files of complete runs that have none."""
+        if self._writer is None:
+            return
+        with self._lock:
+            self._stopping = True
+            self._settled.clear()
+        self._wake.set()
+        if not self._settled.wait(timeout_s):
+            log.warning("reporter stops with report files still being written; the next reporter writes them")
 
     def start_writer(self, ctx: HandlerContext) -> None:
         """Start the writer thread now (it first writes the files of complete runs that have none)."""
@@ -204,6 +222,9 @@ class ReporterHandler:
                     self._write_releases(ctx)
             except Exception:
                 log.exception("reporter's file writer failed; it goes on")
+            with self._lock:
+                if not self._queued:
+                    self._settled.set()
 
     def _sweep(self, ctx: HandlerContext) -> None:
         """Queue every complete run whose folder has no leaderboard.json: its last judgments were committed
@@ -302,7 +323,7 @@ class ReporterHandler:
             waiting = set(self._open.values())
             due = sorted(self._due_releases.items())
         for release, since in due:
-            if (release in waiting and now - since < settings.reporter.refresh_s) or \
+            if (release in waiting and now - since < settings.reporter.refresh_s and not self._stopping) or \
                     self._backing_off(f"release {release}", settings):
                 continue
             t0 = time.perf_counter()

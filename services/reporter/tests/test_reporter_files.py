@@ -235,7 +235,8 @@ def _eventually(check: Any, timeout_s: float = 60.0) -> None:
 def test_the_service_writes_files_on_its_own_thread_and_a_restart_writes_what_was_lost(
         store: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """With `background_files` (the reporter service) a run's completing batch returns before its files are
-    written (the consumer never waits for a report); the writer thread writes them, then the release's. A
+    written (the consumer never waits for a report); the writer thread writes them, then the release's, and a
+    stopping worker waits for them (`on_stop`). A
     reporter that stopped after committing a run's last judgments but before writing its files loses nothing:
     the next one's writer writes the files of every complete run that has none."""
     import livetab_reporter.files as files
@@ -256,8 +257,9 @@ def test_the_service_writes_files_on_its_own_thread_and_a_restart_writes_what_wa
     reporter.send(topics.JUDGMENTS, answer_and_judge(store, req1, _verdict))  # returns while the write waits
     assert store.get(schema.leaderboard, f"{run1}|all")["n"] == len(req1)  # the live rows are stored at once
     assert not (out / "runs" / run1 / "leaderboard.json").exists()
-    gate.set()
-    _eventually(lambda: (out / "leaderboard.json").exists())
+    threading.Timer(0.3, gate.set).start()
+    reporter.handler.on_stop(reporter.worker.ctx)  # SIGTERM: the stopping worker waits for what is queued
+    assert (out / "leaderboard.json").exists()  # the run's files and, at once, its release's
     assert _scores(_board(out / "runs" / run1)) == {"m1": _expected(req1)}
     assert _scores(_board(out)) == {"m1": _expected(req1)}
 
