@@ -7,8 +7,10 @@ an answer judged again by another judge is not counted twice either. A recompute
 so it is not done for every batch: a run named in a batch is recomputed when
 
 - this handler has not recomputed it yet (first batch, or after a restart),
-- its judged count (one cheap count query) has grown by `reporter.refresh_growth` (a fraction) since
-  this handler's last recompute of it,
+- its judged count has grown by `reporter.refresh_growth` (a fraction) since this handler's last recompute
+  of it (the count is a query that grows with the run, so between counts the judgments a batch brings are
+  added to the last one, and the store is counted again only when that estimate could make something due,
+  or after `COUNT_EVERY_S`: see `_count_due`),
 - `reporter.refresh_s` seconds (monotonic clock) have passed since that recompute, or
 - the run is complete: every planned request is judged or dead-lettered (`livetab.runs.judging_progress`),
   so the final update always goes out.
@@ -62,6 +64,7 @@ from livetab_reporter.leaderboard import compute_rows
 __all__ = ["ReporterHandler"]
 
 log = logging.getLogger(__name__)
+COUNT_EVERY_S = 1.0  # at most this long between counts of a run's judgments while they arrive (`_count_due`)
 STOP_WRITE_S = 20.0  # how long a stopping reporter service waits for its writer thread (orchestrators allow 30 s)
 
 
@@ -85,6 +88,8 @@ class ReporterHandler:
         self._settled.set()
         self._stopping = False  # the worker is stopping: write what is due now, without waiting on open runs
         self._last: dict[str, _Recomputed] = {}  # run id -> this handler's last recompute of it
+        self._counted: dict[str, tuple[int, float]] = {}  # run id -> judged at its last count, when (monotonic)
+        self._since: dict[str, int] = {}  # run id -> judgments of the configured judge seen since that count
         self._held: set[str] = set()  # runs judged since their last recompute
         self._written: set[str] = set()  # runs whose files this handler wrote once complete
         self._stale: set[str] = set()  # written runs judged again since their files were written
@@ -115,11 +120,25 @@ class ReporterHandler:
         run_rows = ctx.store.get_many(schema.runs, runs)
         out = []
         complete: list[str] = []
+        for m in messages:
+            if isinstance(m, judgment_pb2.Judgment) and m.judge == judge:
+                self._since[m.run_id] = self._since.get(m.run_id, 0) + 1
         for run_id in runs:
             run = run_rows.get(run_id)
             self.fresh_releases.discard(run["release"] if run else "")
+            if not self._count_due(run_id, run["planned"] if run else 0, settings):
+                self._held.add(run_id)  # nothing can be due: not counted, not recomputed
+                if files:
+                    with self._lock:
+                        if run_id in self._written:
+                            self._stale.add(run_id)
+                        else:
+                            self._open[run_id] = run["release"] if run else ""
+                continue
             progress = judging_progress(ctx.store, run_id, judge, planned=run["planned"] if run else 0,
                                         cancelled=run is not None and run.get("cancelled_at") is not None)
+            self._counted[run_id] = (progress.judged, time.monotonic())
+            self._since[run_id] = 0
             if self._due(run_id, progress.judged, progress.complete, settings):
                 out.append(self._recompute(ctx.store, run_id, run, judge, progress.judged))
             else:
@@ -380,6 +399,21 @@ class ReporterHandler:
             self._due_releases.pop(event.release, None)
             self.fresh_releases.add(event.release)
             log.info("release %s retired: public export in %s", event.release, folder / "release")
+
+    def _count_due(self, run_id: str, planned: int, s: ReporterSettings) -> bool:
+        """Whether this batch counts the run's judgments in the store (`judging_progress`: a count that grows
+        with the run, too dear for every batch of a large one). Judgments seen since the last count are added
+        to it: a redelivered one is added twice, so the estimate errs high and only asks for a count sooner. A
+        count is due for a run not counted yet, when the estimate could complete the run or make a recompute
+        due, and at least every `COUNT_EVERY_S` (another replica may be consuming the run's other partitions)."""
+        counted, last = self._counted.get(run_id), self._last.get(run_id)
+        if counted is None or last is None:
+            return True
+        judged, at = counted
+        estimate = judged + self._since.get(run_id, 0)
+        now = time.monotonic()
+        return (estimate >= planned or now - at >= COUNT_EVERY_S or now - last.at >= s.refresh_s
+                or (estimate > last.judged and estimate - last.judged >= s.refresh_growth * last.judged - 1e-9))
 
     def _due(self, run_id: str, judged: int, complete: bool, s: ReporterSettings) -> bool:
         last = self._last.get(run_id)
