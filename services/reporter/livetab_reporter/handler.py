@@ -13,7 +13,8 @@ so it is not done for every batch: a run named in a batch is recomputed when
   or after `COUNT_EVERY_S`: see `_count_due`),
 - `reporter.refresh_s` seconds (monotonic clock) have passed since that recompute, or
 - the run is complete: every planned request is judged or dead-lettered (`livetab.runs.judging_progress`),
-  so the final update always goes out.
+  so the final update always goes out (once: a complete run's later batches, e.g. the backlog of a reporter
+  that fell behind the judge, redeliveries, re-judgments, are throttled by `refresh_s` like the rest).
 
 Otherwise the batch emits nothing for that run, and the run is held back: when the topic goes quiet
 (`on_idle`, called by the worker on an empty poll) every held-back run whose `refresh_s` has passed is
@@ -412,15 +413,18 @@ class ReporterHandler:
         judged, at = counted
         estimate = judged + self._since.get(run_id, 0)
         now = time.monotonic()
-        return (estimate >= planned or now - at >= COUNT_EVERY_S or now - last.at >= s.refresh_s
+        could_complete = estimate >= planned and last.judged < planned  # not once recomputed complete
+        return (could_complete or now - at >= COUNT_EVERY_S or now - last.at >= s.refresh_s
                 or (estimate > last.judged and estimate - last.judged >= s.refresh_growth * last.judged - 1e-9))
 
     def _due(self, run_id: str, judged: int, complete: bool, s: ReporterSettings) -> bool:
         last = self._last.get(run_id)
         if last is None:
             return True
-        if complete:
+        if complete and judged != last.judged:
             return True
+        if complete:  # recomputed at this count already: a redelivery, or a re-judgment (which waits refresh_s)
+            return time.monotonic() - last.at >= s.refresh_s
         if judged > last.judged and judged - last.judged >= s.refresh_growth * last.judged - 1e-9:
             return True
         return time.monotonic() - last.at >= s.refresh_s

@@ -150,3 +150,18 @@ def test_batches_that_cannot_make_anything_due_do_not_count_the_store(store: Any
     assert batches == 120 and len(counts) <= batches // 3, len(counts)
     assert updates[-1].judged == updates[-1].planned == len(requests)
     assert store.get(schema.leaderboard, f"{run_id}|all")["n"] == len(requests)
+
+
+def test_a_complete_run_is_recomputed_once_not_on_every_later_batch(store: Any) -> None:
+    """A reporter behind the judge finds the run complete in the store long before it has consumed every
+    judgment: the first batch that sees it complete recomputes; the backlog's batches after it (and
+    redeliveries) wait for `refresh_s` like any held-back run, instead of recomputing the whole run each."""
+    run_id, requests = _run(store, 40, samples=4)
+    ctx = context(store, refresh_growth=0.1, refresh_s=3600.0)
+    judgments = answer_and_judge(store, requests, _verdict)  # the judge is done: all stored
+    handler = ReporterHandler()
+    [first] = handler.handle_batch(judgments[:10], ctx)
+    assert first.message.judged == first.message.planned == len(requests)
+    backlog = [handler.handle_batch(judgments[i:i + 10], ctx) for i in range(10, len(judgments), 10)]
+    assert backlog == [[] for _ in backlog]
+    assert store.get(schema.leaderboard, f"{run_id}|all")["n"] == len(requests)
