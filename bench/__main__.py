@@ -10,7 +10,13 @@ MODULES = ["bus", "scraper", "qagen", "judge", "inference", "inference_service",
 
 
 def main() -> int:
-    only = sys.argv[1:] or MODULES
+    args = sys.argv[1:]
+    names = [a for a in args if not a.startswith("-")][:1] if any(a.startswith("-") for a in args) else args
+    options = args[len(names):]  # `python -m bench NAME --option ...`: NAME's own options
+    if options and (len(names) != 1 or args[0] != names[0]):
+        print("bench: options go after one benchmark's name: python -m bench NAME --option ...", file=sys.stderr)
+        return 2
+    only = names or MODULES
     failed = []
     for name in only:
         try:
@@ -22,7 +28,7 @@ def main() -> int:
             raise
         print(f"== bench {name}", flush=True)
         try:
-            mod.main([])  # each benchmark's own options are for `python -m bench.NAME ...`
+            mod.main(options)  # none for `make bench`: each benchmark's defaults
         except Exception:
             traceback.print_exc()
             failed.append(name)

@@ -159,3 +159,23 @@ def test_a_poison_record_is_dead_lettered_before_the_batch_is_committed(handler_
     letters = bus.records("livetab.dlq.v1")
     assert len(letters) == 1 and worker.stats.dead_lettered == 1 and worker.stats.processed == 2
     assert letters[0].headers["message-id"] == f"{TOPIC}:0:1"
+
+
+@pytest.mark.parametrize("error", ["RebalanceInProgressError", "CommitFailedError", "IllegalGenerationError",
+                                   "UnknownMemberIdError"])
+def test_a_kafka_commit_refused_by_a_rebalance_is_retryable(error: str) -> None:
+    """Found by the pipeline bench on a loaded machine: the inference service exited when the broker refused
+    its commit during a rebalance (a member joined or timed out). That refusal is passing: `Retryable`, so the
+    worker rewinds and reads the records again, never a stopped service. The broker's refusal is injected."""
+    import kafka.errors
+    from livetab.bus.kafka import KafkaBusConsumer
+
+    class Refusing:
+        def commit(self, offsets: object) -> None:
+            raise getattr(kafka.errors, error)("the group is rebalancing")
+
+    consumer = object.__new__(KafkaBusConsumer)
+    consumer._c = Refusing()  # type: ignore[assignment]
+    with pytest.raises(Retryable, match="rebalance"):
+        consumer.commit([Record("livetab.tables.v1", 0, 7, b"k", b"v", {})])
+    consumer.commit([])  # nothing to commit: the broker is not asked

@@ -18,6 +18,7 @@ import html
 import json
 import os
 import re
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -81,7 +82,7 @@ def release_public(store: Any, settings: Settings, release: str) -> bool:
 
 def _write_text(path: Path, text: str) -> None:
     """Written whole or not at all: a reader (or a second reporter replica) never sees half a file."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")  # the writer thread too
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
 

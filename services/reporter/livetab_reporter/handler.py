@@ -7,11 +7,14 @@ an answer judged again by another judge is not counted twice either. A recompute
 so it is not done for every batch: a run named in a batch is recomputed when
 
 - this handler has not recomputed it yet (first batch, or after a restart),
-- its judged count (one cheap count query) has grown by `reporter.refresh_growth` (a fraction) since
-  this handler's last recompute of it,
+- its judged count has grown by `reporter.refresh_growth` (a fraction) since this handler's last recompute
+  of it (the count is a query that grows with the run, so between counts the judgments a batch brings are
+  added to the last one, and the store is counted again only when that estimate could make something due,
+  or after `COUNT_EVERY_S`: see `_count_due`),
 - `reporter.refresh_s` seconds (monotonic clock) have passed since that recompute, or
 - the run is complete: every planned request is judged or dead-lettered (`livetab.runs.judging_progress`),
-  so the final update always goes out.
+  so the final update always goes out (once: a complete run's later batches, e.g. the backlog of a reporter
+  that fell behind the judge, redeliveries, re-judgments, are throttled by `refresh_s` like the rest).
 
 Otherwise the batch emits nothing for that run, and the run is held back: when the topic goes quiet
 (`on_idle`, called by the worker on an empty poll) every held-back run whose `refresh_s` has passed is
@@ -28,6 +31,12 @@ rewrite. A run that completes without a judgment arriving (its last requests dea
 idle hook too. Rewriting on every judgment batch would redo the whole report each time; nothing is written
 for a run that is still going.
 
+With `background_files` (the reporter service; not embedded mode, whose caller reads the files at once), those
+files are written by a thread of the handler's own, so consuming judgments never waits for a report: the
+consumer thread only decides what is due and queues it. The files are derived from the store, never from the
+messages, so nothing of a run is lost if the process stops before its queued files are written: when the
+writer thread starts, it writes the files of every complete run that has none (`_sweep`).
+
 Release events (`livetab.releases.v1`, from the api service's release lifecycle): FROZEN writes the release's
 private export (the operators' full copy) and its quality report (`quality`); RETIRED writes the public export
 in full (questions, gold answers, tables, card, results) and rewrites the release's reports, which may now show
@@ -37,6 +46,7 @@ everything. Refused commands' events and the other states write nothing.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -55,6 +65,8 @@ from livetab_reporter.leaderboard import compute_rows
 __all__ = ["ReporterHandler"]
 
 log = logging.getLogger(__name__)
+COUNT_EVERY_S = 1.0  # at most this long between counts of a run's judgments while they arrive (`_count_due`)
+STOP_WRITE_S = 20.0  # how long a stopping reporter service waits for its writer thread (orchestrators allow 30 s)
 
 
 @dataclass(frozen=True)
@@ -67,8 +79,18 @@ class ReporterHandler:
     service = "reporter"
     topics = [topic_names.JUDGMENTS, topic_names.RELEASES]
 
-    def __init__(self) -> None:
+    def __init__(self, *, background_files: bool = False) -> None:
+        self._background = background_files
+        self._lock = threading.RLock()  # the files state below, shared with the writer thread
+        self._queued: list[str] = []  # runs whose files the writer thread writes next
+        self._wake = threading.Event()
+        self._writer: threading.Thread | None = None
+        self._settled = threading.Event()  # set while the writer has nothing queued
+        self._settled.set()
+        self._stopping = False  # the worker is stopping: write what is due now, without waiting on open runs
         self._last: dict[str, _Recomputed] = {}  # run id -> this handler's last recompute of it
+        self._counted: dict[str, tuple[int, float]] = {}  # run id -> judged at its last count, when (monotonic)
+        self._since: dict[str, int] = {}  # run id -> judgments of the configured judge seen since that count
         self._held: set[str] = set()  # runs judged since their last recompute
         self._written: set[str] = set()  # runs whose files this handler wrote once complete
         self._stale: set[str] = set()  # written runs judged again since their files were written
@@ -99,24 +121,39 @@ class ReporterHandler:
         run_rows = ctx.store.get_many(schema.runs, runs)
         out = []
         complete: list[str] = []
+        for m in messages:
+            if isinstance(m, judgment_pb2.Judgment) and m.judge == judge:
+                self._since[m.run_id] = self._since.get(m.run_id, 0) + 1
         for run_id in runs:
             run = run_rows.get(run_id)
             self.fresh_releases.discard(run["release"] if run else "")
+            if not self._count_due(run_id, run["planned"] if run else 0, settings):
+                self._held.add(run_id)  # nothing can be due: not counted, not recomputed
+                if files:
+                    with self._lock:
+                        if run_id in self._written:
+                            self._stale.add(run_id)
+                        else:
+                            self._open[run_id] = run["release"] if run else ""
+                continue
             progress = judging_progress(ctx.store, run_id, judge, planned=run["planned"] if run else 0,
                                         cancelled=run is not None and run.get("cancelled_at") is not None)
+            self._counted[run_id] = (progress.judged, time.monotonic())
+            self._since[run_id] = 0
             if self._due(run_id, progress.judged, progress.complete, settings):
                 out.append(self._recompute(ctx.store, run_id, run, judge, progress.judged))
             else:
                 self._held.add(run_id)
             if not files:
                 continue
-            if run_id in self._written:
-                self._stale.add(run_id)  # judged again after its files were written: rewritten when idle
-            elif progress.complete:
-                complete.append(run_id)
-            else:
-                self._open[run_id] = run["release"] if run else ""
-        self._write_runs(ctx, complete)
+            with self._lock:
+                if run_id in self._written:
+                    self._stale.add(run_id)  # judged again after its files were written: rewritten when idle
+                elif progress.complete:
+                    complete.append(run_id)
+                else:
+                    self._open[run_id] = run["release"] if run else ""
+        self._files_due(ctx, complete)
         for event in events:
             self._release_event(ctx, event)
         return out
@@ -126,6 +163,7 @@ class ReporterHandler:
         without a judgment arriving, and rewrite those judged again since their files were written (the
         worker calls this when idle)."""
         out: list[Outgoing] = []
+        self.start_writer(ctx)
         if self._held:
             settings, judge = self._settings(ctx)
             now = time.monotonic()
@@ -133,17 +171,107 @@ class ReporterHandler:
             run_rows = ctx.store.get_many(schema.runs, due)
             out += [self._recompute(ctx.store, run_id, run_rows.get(run_id), judge,
                                     ctx.store.count(schema.judgments, run_id=run_id, judge=judge)) for run_id in due]
-        if self._open:
+        with self._lock:
+            open_runs = sorted(set(self._open) - set(self._queued))
+            stale = sorted(self._stale - set(self._queued))
+        if open_runs:
             _, judge = self._settings(ctx)
-            done = sorted(r for r in self._open if judging_progress(ctx.store, r, judge).complete)
+            done = [r for r in open_runs if judging_progress(ctx.store, r, judge).complete]
             out += [self._recompute(ctx.store, r, ctx.store.get(schema.runs, r), judge,
                                     ctx.store.count(schema.judgments, run_id=r, judge=judge)) for r in done]
-            self._write_runs(ctx, done)
-        if self._stale:
-            self._write_runs(ctx, sorted(self._stale))
-        if self._due_releases:
+            self._files_due(ctx, done)
+        if stale:
+            self._files_due(ctx, stale)
+        if self._due_releases and not self._background:
             self._write_releases(ctx)
         return out
+
+    def _files_due(self, ctx: HandlerContext, runs: list[str]) -> None:
+        """Write these runs' files (then their releases'), or, with `background_files`, queue them for the
+        writer thread."""
+        if not runs or self._files(ctx) is None:
+            return
+        if not self._background:
+            self._write_runs(ctx, runs)
+            return
+        with self._lock:
+            self._queued += [r for r in runs if r not in self._queued]
+            self._settled.clear()
+        self.start_writer(ctx)
+        self._wake.set()
+
+    def on_stop(self, ctx: HandlerContext, timeout_s: float = STOP_WRITE_S) -> None:
+        """The worker is stopping (SIGTERM): let the writer thread write what is queued and the releases that
+        are due, within `timeout_s`, before the process exits. What it cannot finish is not lost: the next
+        reporter's writer writes the files of complete runs that have none."""
+        if self._writer is None:
+            return
+        with self._lock:
+            self._stopping = True
+            self._settled.clear()
+        self._wake.set()
+        if not self._settled.wait(timeout_s):
+            log.warning("reporter stops with report files still being written; the next reporter writes them")
+
+    def start_writer(self, ctx: HandlerContext) -> None:
+        """Start the writer thread now (it first writes the files of complete runs that have none)."""
+        with self._lock:
+            if self._background and self._writer is None and self._files(ctx) is not None:
+                self._writer = threading.Thread(target=self._write_loop, args=(ctx,), daemon=True,
+                                                name="reporter-files")
+                self._writer.start()
+
+    def _write_loop(self, ctx: HandlerContext) -> None:
+        """The writer thread: the queued runs' files, then the releases that are due (checked at least every
+        `refresh_s`, so a release waiting on a run still in progress is written in time). An error is logged
+        and the loop goes on: what failed is tried again later (`_failure`)."""
+        try:
+            self._sweep(ctx)
+        except Exception:
+            log.exception("reporter could not look for complete runs without files")
+        settings, _ = self._settings(ctx)
+        while True:
+            self._wake.wait(timeout=max(1.0, min(settings.refresh_s, 30.0)))
+            self._wake.clear()
+            with self._lock:
+                runs, self._queued = self._queued, []
+            try:
+                if runs:
+                    self._write_runs(ctx, runs)  # then their releases
+                else:
+                    self._write_releases(ctx)
+            except Exception:
+                log.exception("reporter's file writer failed; it goes on")
+            with self._lock:
+                if not self._queued:
+                    self._settled.set()
+
+    def _sweep(self, ctx: HandlerContext) -> None:
+        """Queue every complete run whose folder has no leaderboard.json: its last judgments were committed
+        by a reporter that stopped before writing its files (or by one that does not write files)."""
+        settings = self._files(ctx)
+        if settings is None:
+            return
+        from livetab_reporter.files import report_dir
+
+        _, judge = self._settings(ctx)
+        missing = []
+        for run in ctx.store.select(schema.runs):
+            try:
+                folder = report_dir(settings, run["release"], run["id"])
+            except ValueError:
+                continue
+            if not run["planned"] or (folder / "leaderboard.json").exists():
+                continue
+            if judging_progress(ctx.store, run["id"], judge, planned=run["planned"],
+                                cancelled=run.get("cancelled_at") is not None).complete:
+                missing.append(run["id"])
+        with self._lock:
+            missing = [r for r in missing if r not in self._written and r not in self._queued]
+            self._queued += missing
+        if missing:
+            log.info("reporter writes the files of %d complete run(s) that have none", len(missing))
+            self._wake.set()
 
     @staticmethod
     def _settings(ctx: HandlerContext) -> tuple[ReporterSettings, str]:
@@ -186,17 +314,19 @@ class ReporterHandler:
                 folder = write_run_files(ctx.store, settings, run_id, auto=auto)
             except Exception:
                 self._failure(f"run {run_id}")
-                self._stale.add(run_id)  # tried again when idle, `refresh_s` later
-                self._written.add(run_id)
-                self._open.pop(run_id, None)
+                with self._lock:
+                    self._stale.add(run_id)  # tried again when idle, `refresh_s` later
+                    self._written.add(run_id)
+                    self._open.pop(run_id, None)
                 continue
             log.info("reporter wrote run %s's files into %s in %.1f s", run_id, folder, time.perf_counter() - t0)
-            self._written.add(run_id)
-            self._stale.discard(run_id)
-            self._open.pop(run_id, None)
             run = ctx.store.get(schema.runs, run_id)
-            if run is not None:
-                self._due_releases.setdefault(run["release"], time.monotonic())
+            with self._lock:
+                self._written.add(run_id)
+                self._stale.discard(run_id)
+                self._open.pop(run_id, None)
+                if run is not None:
+                    self._due_releases.setdefault(run["release"], time.monotonic())
         self._write_releases(ctx)
 
     def _write_releases(self, ctx: HandlerContext) -> None:
@@ -209,9 +339,11 @@ class ReporterHandler:
         from livetab_reporter.files import write_release_files
 
         now = time.monotonic()
-        waiting = set(self._open.values())
-        for release, since in sorted(self._due_releases.items()):
-            if (release in waiting and now - since < settings.reporter.refresh_s) or \
+        with self._lock:
+            waiting = set(self._open.values())
+            due = sorted(self._due_releases.items())
+        for release, since in due:
+            if (release in waiting and now - since < settings.reporter.refresh_s and not self._stopping) or \
                     self._backing_off(f"release {release}", settings):
                 continue
             t0 = time.perf_counter()
@@ -220,7 +352,9 @@ class ReporterHandler:
             except Exception:
                 self._failure(f"release {release}")  # still due: tried again when idle, `refresh_s` later
                 continue
-            del self._due_releases[release]
+            with self._lock:
+                if self._due_releases.get(release) == since:  # no run of it written since this write began
+                    del self._due_releases[release]
             self.fresh_releases.add(release)
             log.info("reporter wrote release %s's files in %.1f s", release, time.perf_counter() - t0)
 
@@ -267,12 +401,30 @@ class ReporterHandler:
             self.fresh_releases.add(event.release)
             log.info("release %s retired: public export in %s", event.release, folder / "release")
 
+    def _count_due(self, run_id: str, planned: int, s: ReporterSettings) -> bool:
+        """Whether this batch counts the run's judgments in the store (`judging_progress`: a count that grows
+        with the run, too dear for every batch of a large one). Judgments seen since the last count are added
+        to it: a redelivered one is added twice, so the estimate errs high and only asks for a count sooner. A
+        count is due for a run not counted yet, when the estimate could complete the run or make a recompute
+        due, and at least every `COUNT_EVERY_S` (another replica may be consuming the run's other partitions)."""
+        counted, last = self._counted.get(run_id), self._last.get(run_id)
+        if counted is None or last is None:
+            return True
+        judged, at = counted
+        estimate = judged + self._since.get(run_id, 0)
+        now = time.monotonic()
+        could_complete = estimate >= planned and last.judged < planned  # not once recomputed complete
+        return (could_complete or now - at >= COUNT_EVERY_S or now - last.at >= s.refresh_s
+                or (estimate > last.judged and estimate - last.judged >= s.refresh_growth * last.judged - 1e-9))
+
     def _due(self, run_id: str, judged: int, complete: bool, s: ReporterSettings) -> bool:
         last = self._last.get(run_id)
         if last is None:
             return True
-        if complete:
+        if complete and judged != last.judged:
             return True
+        if complete:  # recomputed at this count already: a redelivery, or a re-judgment (which waits refresh_s)
+            return time.monotonic() - last.at >= s.refresh_s
         if judged > last.judged and judged - last.judged >= s.refresh_growth * last.judged - 1e-9:
             return True
         return time.monotonic() - last.at >= s.refresh_s

@@ -9,7 +9,9 @@ from livetab_reporter.handler import ReporterHandler
 
 
 def _handlers(build: Build) -> list[AnyHandler]:
-    return [ReporterHandler()]
+    # a service process writes report files on a thread of their own, so consuming judgments never waits for
+    # them; embedded mode writes them before its caller reads them
+    return [ReporterHandler(background_files=not build.embedded)]
 
 
 SERVICE = Service("reporter", _handlers, description="judgments -> leaderboards, reports and release files")

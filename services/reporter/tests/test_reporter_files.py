@@ -5,6 +5,8 @@ re-judged run rewritten when the topic goes quiet, and the release exports on th
 from __future__ import annotations
 
 import json
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -30,11 +32,13 @@ def _settings(out: Path, release: str = RELEASE) -> Settings:
 
 
 class _Reporter:
-    """The reporter handler in its worker over the in-process bus, as embedded mode runs it."""
+    """The reporter handler in its worker over the in-process bus, as embedded mode runs it (`background`: as
+    the reporter service runs it, its files written by a thread of their own)."""
 
-    def __init__(self, store: Any, settings: Settings) -> None:
+    def __init__(self, store: Any, settings: Settings, *, background: bool = False) -> None:
         self.bus = InProcBus()
-        self.worker = Worker(ReporterHandler(), self.bus, HandlerContext(store=store, settings=settings),
+        self.handler = ReporterHandler(background_files=background)
+        self.worker = Worker(self.handler, self.bus, HandlerContext(store=store, settings=settings),
                              poll_timeout_s=0, max_records=1000)
 
     def send(self, topic: str, messages: list[Message]) -> None:
@@ -219,3 +223,52 @@ def test_judgment_and_release_topics_are_the_reporters(store: Any) -> None:
     assert ReporterHandler.topics == [topics.JUDGMENTS, topics.RELEASES]
     assert {t.name for t in topics.consumed_by("reporter")} == set(ReporterHandler.topics)
     assert judgment_pb2.Judgment.DESCRIPTOR.full_name == topics.by_name(topics.JUDGMENTS).message_type
+
+
+def _eventually(check: Any, timeout_s: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not check():
+        assert time.monotonic() < deadline, "the writer thread did not write the files in time"
+        time.sleep(0.05)
+
+
+def test_the_service_writes_files_on_its_own_thread_and_a_restart_writes_what_was_lost(
+        store: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With `background_files` (the reporter service) a run's completing batch returns before its files are
+    written (the consumer never waits for a report); the writer thread writes them, then the release's, and a
+    stopping worker waits for them (`on_stop`). A
+    reporter that stopped after committing a run's last judgments but before writing its files loses nothing:
+    the next one's writer writes the files of every complete run that has none."""
+    import livetab_reporter.files as files
+
+    add_questions(store, 8)
+    run1, req1 = plan_run(store, model="m1")
+    out = tmp_path / "out"
+    gate = threading.Event()
+    real = files.write_run_files
+
+    def held(*args: Any, **kwargs: Any) -> Path:
+        assert threading.current_thread().name == "reporter-files"
+        assert gate.wait(60)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(files, "write_run_files", held)
+    reporter = _Reporter(store, _settings(out), background=True)
+    reporter.send(topics.JUDGMENTS, answer_and_judge(store, req1, _verdict))  # returns while the write waits
+    assert store.get(schema.leaderboard, f"{run1}|all")["n"] == len(req1)  # the live rows are stored at once
+    assert not (out / "runs" / run1 / "leaderboard.json").exists()
+    threading.Timer(0.3, gate.set).start()
+    reporter.handler.on_stop(reporter.worker.ctx)  # SIGTERM: the stopping worker waits for what is queued
+    assert (out / "leaderboard.json").exists()  # the run's files and, at once, its release's
+    assert _scores(_board(out / "runs" / run1)) == {"m1": _expected(req1)}
+    assert _scores(_board(out)) == {"m1": _expected(req1)}
+
+    # a run whose last judgments were committed by a reporter that stopped before writing its files
+    run2, req2 = plan_run(store, model="m2")
+    answer_and_judge(store, req2, _verdict)  # stored and committed; no judgment will arrive again
+    monkeypatch.setattr(files, "write_run_files", real)
+    restarted = _Reporter(store, _settings(out), background=True)
+    restarted.idle()  # the first quiet poll starts the writer, which looks for complete runs without files
+    _eventually(lambda: (out / "runs" / run2 / "leaderboard.json").exists())
+    assert _scores(_board(out / "runs" / run2)) == {"m2": _expected(req2)}
+    _eventually(lambda: _scores(_board(out)) == {"m1": _expected(req1), "m2": _expected(req2)})

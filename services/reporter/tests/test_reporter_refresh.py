@@ -129,3 +129,39 @@ def test_a_held_back_run_is_recomputed_once_the_topic_is_quiet(store: Any) -> No
     assert store.get(schema.leaderboard, f"{run_id}|all")["n"] == 9
     time.sleep(0.35)
     assert handler.on_idle(ctx) == []  # nothing new since: nothing to do
+
+
+def test_batches_that_cannot_make_anything_due_do_not_count_the_store(store: Any, monkeypatch: pytest.MonkeyPatch
+                                                                      ) -> None:
+    """Counting a run's judgments is a query that grows with the run: a batch whose judgments, added to the last
+    count, can neither complete the run nor make its growth due skips it; the last batch still completes."""
+    run_id, requests = _run(store, 100, samples=12)
+    counts = []
+    real = store.count
+
+    def count(table: Any, **where: Any) -> int:  # measures: how many count queries the reporter asks for
+        if table is schema.judgments:
+            counts.append(where)
+        return int(real(table, **where))
+
+    monkeypatch.setattr(store, "count", count)
+    batches, updates = _feed(store, ReporterHandler(), context(store, refresh_growth=0.1, refresh_s=3600.0),
+                             requests, batch=10)
+    assert batches == 120 and len(counts) <= batches // 3, len(counts)
+    assert updates[-1].judged == updates[-1].planned == len(requests)
+    assert store.get(schema.leaderboard, f"{run_id}|all")["n"] == len(requests)
+
+
+def test_a_complete_run_is_recomputed_once_not_on_every_later_batch(store: Any) -> None:
+    """A reporter behind the judge finds the run complete in the store long before it has consumed every
+    judgment: the first batch that sees it complete recomputes; the backlog's batches after it (and
+    redeliveries) wait for `refresh_s` like any held-back run, instead of recomputing the whole run each."""
+    run_id, requests = _run(store, 40, samples=4)
+    ctx = context(store, refresh_growth=0.1, refresh_s=3600.0)
+    judgments = answer_and_judge(store, requests, _verdict)  # the judge is done: all stored
+    handler = ReporterHandler()
+    [first] = handler.handle_batch(judgments[:10], ctx)
+    assert first.message.judged == first.message.planned == len(requests)
+    backlog = [handler.handle_batch(judgments[i:i + 10], ctx) for i in range(10, len(judgments), 10)]
+    assert backlog == [[] for _ in backlog]
+    assert store.get(schema.leaderboard, f"{run_id}|all")["n"] == len(requests)

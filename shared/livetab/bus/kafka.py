@@ -13,7 +13,15 @@ import time
 
 from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import NewTopic
-from kafka.errors import KafkaError, KafkaTimeoutError, TopicAlreadyExistsError
+from kafka.errors import (
+    CommitFailedError,
+    IllegalGenerationError,
+    KafkaError,
+    KafkaTimeoutError,
+    RebalanceInProgressError,
+    TopicAlreadyExistsError,
+    UnknownMemberIdError,
+)
 from kafka.structs import OffsetAndMetadata
 
 from livetab import topics
@@ -23,6 +31,8 @@ from livetab.settings import KafkaSettings
 __all__ = ["BrokerUnreachable", "KafkaBus", "check_broker", "ensure_topics"]
 
 log = logging.getLogger(__name__)
+# a commit refused because this consumer's group membership changed: passing, the worker rewinds and goes on
+_MEMBERSHIP = (CommitFailedError, RebalanceInProgressError, IllegalGenerationError, UnknownMemberIdError)
 
 
 class BrokerUnreachable(Exception):
@@ -190,8 +200,14 @@ class KafkaBusConsumer:
             nxt = r.offset + 1
             if tp not in offsets or offsets[tp].offset < nxt:
                 offsets[tp] = OffsetAndMetadata(nxt, "", -1)
-        if offsets:
+        if not offsets:
+            return
+        try:
             self._c.commit(offsets)
+        except _MEMBERSHIP as e:
+            # the group rebalanced under this consumer (e.g. a poll loop slower than the session timeout on a
+            # loaded machine): nothing is committed, the records are read again (effects are idempotent)
+            raise Retryable(f"offset commit refused while the group rebalances: {type(e).__name__}: {e}") from e
 
     def rewind(self) -> None:
         for tp in self._c.assignment():

@@ -72,7 +72,8 @@ M_contra = TypeVar("M_contra", bound=Message, contravariant=True)
 class Handler(Protocol[M_contra]):
     """A service's handler of the messages `M_contra` its topics carry: the service it belongs to, the topics
     it reads (registry constants), and `handle` returning what to publish. It may also have
-    `handle_batch(messages, ctx)` (several records at once) and `on_idle(ctx)` (a quiet poll)."""
+    `handle_batch(messages, ctx)` (several records at once), `on_idle(ctx)` (a quiet poll) and `on_stop(ctx)`
+    (the loop ends without an error: finish work of its own, e.g. files being written)."""
 
     service: str
     topics: list[str]
@@ -160,6 +161,9 @@ class Worker:
                 if n == 0 and until_idle and not self.in_flight:
                     break
             self._drain()
+            on_stop = getattr(self.handler, "on_stop", None)  # e.g. the reporter: files still being written
+            if on_stop is not None:
+                on_stop(self.ctx)
         finally:
             self._abandon()
             self.consumer.close()

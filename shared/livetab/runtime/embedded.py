@@ -54,7 +54,7 @@ class Embedded:
         """Service `name`'s workers, built on first use."""
         if name not in self._workers:
             svc = declared_service(name)
-            handlers = svc.build(Build(self.settings, backends=self.backends))
+            handlers = svc.build(Build(self.settings, backends=self.backends, embedded=True))
             self._workers[name] = [worker_for(h, self.bus, self.ctx, self.settings, embedded=True) for h in handlers]
         return self._workers[name]
 

@@ -27,6 +27,7 @@ class Build:
     settings: Settings
     pool: str = ""  # inference only: the worker pool served ("" = remote endpoints)
     backends: dict[str, Any] | None = None  # in-process model backends by model name (embedded mode, tests)
+    embedded: bool = False  # every service in one process, driven to idle by its caller (`livetab run`)
 
 
 @dataclass(frozen=True)
