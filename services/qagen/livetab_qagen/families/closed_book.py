@@ -5,6 +5,8 @@ named by its title and source instead
 from __future__ import annotations
 
 import copy
+import hashlib
+from urllib.parse import urlsplit
 
 from livetab.ids import question_id
 from livetab.questions import Question
@@ -12,17 +14,39 @@ from livetab.tables import Table
 
 from livetab_qagen.templates import Locale
 
-__all__ = ["variants"]
+__all__ = ["source_name", "table_name", "variants"]
+
+
+def source_name(table: Table) -> str:
+    """Where the table is from, as a reader names it: "Wikipedia" for a Wikipedia page (not its
+    `action=render&curid=...` address), else the attribution, the site, or the source's address."""
+    uri = table.source.uri or ""
+    host = (urlsplit(uri).hostname or "") if "://" in uri else ""
+    if host == "wikipedia.org" or host.endswith(".wikipedia.org"):
+        return "Wikipedia"
+    return table.source.attribution or host or uri or table.source.kind or table.id
+
+
+def table_name(table: Table, locale: Locale) -> str:
+    """The table's name in running text: its caption (or its page's title), and the page's title beside a
+    caption that does not contain it ("Representing Kazakhstan" in the article "Olga Rypakova"), where the
+    locale has words for that (`closed_book.titled`)."""
+    caption, page = table.caption.strip(), table.source.title.strip()
+    title = caption or page
+    if caption and page and page.lower() not in caption.lower() and locale.has("closed_book.titled"):
+        return locale.t("closed_book.titled", caption=locale.q(caption), page=locale.q(page))
+    return locale.q(title)
 
 
 def variants(table: Table, base: list[Question], locale: Locale, limit: int) -> tuple[list[Question], list[tuple[str, str]]]:
     """Up to `limit` closed-book copies of `base` questions (taken in turn from each family)."""
     title = table.caption or table.source.title
-    source = table.source.uri or table.source.kind or table.id
-    if source.startswith("file:"):
+    source = source_name(table)
+    name = table_name(table, locale)
+    if (table.source.uri or "").startswith("file:"):
         # A file's name ("tatqa_bf16cbd8b1.csv") names nothing a reader knows: a file table is named by its
         # caption and its publisher (the configured attribution), or it gets no closed-book variant.
-        title, source = table.caption, table.source.attribution
+        title, source, name = table.caption, table.source.attribution, locale.q(table.caption)
         if not title or not source:
             return [], [("closed_book_file_name", f"{table.id}: a file table without caption and attribution "
                                                   "would be named only by its file name")]
@@ -41,7 +65,9 @@ def variants(table: Table, base: list[Question], locale: Locale, limit: int) -> 
     for q in order:
         v = copy.deepcopy(q)
         v.id = question_id(table.id, "programmatic.closed_book", {"base": q.id})
-        v.text = locale.t("closed_book.question", title=locale.q(title), source=source, question=q.text)
+        form = int(hashlib.sha256(q.id.encode()).hexdigest()[:8], 16)
+        v.text = locale.t("closed_book.question", form=form, title=name, source=source,
+                          question=q.text)
         v.closed_book = True
         v.generator = f"programmatic.closed_book.{q.family}"
         v.params = {**q.params, "closed_book_of": q.id}
