@@ -11,7 +11,15 @@ quality report counts the flags (`lint_counts`). The flags:
 - `column_n_name`: a column named "column 3", the name the model gives a column it found no header for;
 - `answer_in_question`: a lookup whose gold (three or more characters) is quoted in its own question;
 - `key_on_numeric`: a row keyed by an amount (`the row whose "Fiscal Year Ended June 30," is "1,577"`);
-- `degenerate_distinct_count`: a count of distinct values whose answer is 1 or the number of data rows.
+- `degenerate_distinct_count`: a count of distinct values whose answer is 1 or the number of data rows;
+- `doubled_quotes`: quote marks back to back (`""Steve Severin" has the highest ..."."`), a quoted
+  statement whose own values are quoted;
+- `number_agreement`: a count that disagrees with its noun (`Exactly 1 rows have ...`, `There are 1 ...`);
+- `named_by_file`: a question that names its table by a file (`from file:tatqa_bf16cbd8b1.csv`).
+
+A row's key is found in the phrasings qagen writes: `"Item" is "UK"` (names quoted), and with names as
+phrases of running text, `the row whose item is "UK"`, `where the item is "UK"`, `for the item "UK"`; a
+phrase is matched to a column by its words (case aside; "2019 figure" and `"#" value` name "2019" and "#").
 """
 
 from __future__ import annotations
@@ -26,9 +34,16 @@ from livetab.tables import Table
 __all__ = ["LINT_FLAGS", "lint_counts", "lint_question"]
 
 LINT_FLAGS = ("header_row_as_data", "total_row_as_key", "column_n_name", "answer_in_question", "key_on_numeric",
-              "degenerate_distinct_count")
+              "degenerate_distinct_count", "doubled_quotes", "number_agreement", "named_by_file")
 _QUOTED = re.compile(r"[\"«“]([^\"»”]{1,80})[\"»”]")
 _KEY = re.compile(r"[\"«“]([^\"»”]{1,80})[\"»”]\s+(?:is|equals?|was|هو|هي|يساوي)\s+[\"«“]([^\"»”]{1,80})[\"»”]")
+# a column named as a phrase of running text before its value: "whose item is "UK"", "for the item "UK""
+_PHRASE_KEY = re.compile(r"(?:\bwhose|\bwhere the|\bfor the)\s+(\"[^\"]{1,40}\" value|[^\"«“?:;]{1,60}?)\s+"
+                         r"(?:(?:is|are)\s+)?[\"«“]([^\"»”]{1,80})[\"»”]", re.I)
+_DOUBLED = re.compile(r"[\"“”«»]{2}|[\"”»][.?!][\"”»]")
+_AGREEMENT = re.compile(r"(?<![\d.,])1 (?:rows|values|entries|times|days|years)\b|\b(?:there|they) (?:are|were) 1\b|"
+                        r"(?<![\d.,])(?:0|[2-9]|\d{2,}) (?:row|value|entry) (?:has|is|was)\b", re.I)
+_FILE_NAME = re.compile(r"\bfile:|\b[\w-]+\.(?:csv|tsv|xlsx|xls|docx|json|md)\b", re.I)
 _COLUMN_N = re.compile(r"\bcolumn \d+\b|\bالعمود \d+", re.I)
 _WHOLE = re.compile(r"\b(?:how many|sum|total of|average|mean|highest|lowest|most|least)\b|مجموع|متوسط|كم عدد|أعلى|أدنى",
                     re.I)
@@ -39,6 +54,26 @@ _UNIT_LABEL = re.compile(r"^\(?\s*(?:US\$|\$|£|€|¥)?\s*(?:m|M|bn|k|'?000s?|%
                          r"^\(?\s*(?:\$ |dollars )?in (?:thousands|millions|billions)\b.*\)?$", re.I)
 
 
+def _norm(name: str) -> str:
+    return " ".join(name.replace('"', " ").split()).strip(",;: ").lower()
+
+
+def _keys(text: str, columns: set[str]) -> list[tuple[str, str]]:
+    """(column, value) of every key the question names: quoted names as they are, a phrase as the column
+    whose name it is (kept as written when no column has that name)."""
+    keys = [(c.strip(), v) for c, v in _KEY.findall(text)]
+    by_norm = {_norm(c): c for c in columns}
+    for phrase, value in _PHRASE_KEY.findall(text):
+        p = _norm(phrase)
+        for cand in (p, p.removesuffix(" figure"), p.removesuffix(" value")):
+            if cand in by_norm:
+                keys.append((by_norm[cand], value))
+                break
+        else:
+            keys.append((phrase.strip(), value))
+    return keys
+
+
 def lint_question(text: str, gold: str, family: str, table: Table) -> list[str]:
     """The lint flags one question raises (in `LINT_FLAGS` order; empty when it reads well)."""
     flags: list[str] = []
@@ -46,7 +81,7 @@ def lint_question(text: str, gold: str, family: str, table: Table) -> list[str]:
     columns = {c.strip() for c in table.columns}
     header_labels = {v.strip() for level in table.header for v in level if v.strip()} | {
         u.strip() for u in table.column_units.values()}
-    keys = _KEY.findall(text)
+    keys = _keys(text, columns)
     if any((value.strip() in header_labels and value.strip() not in columns) or value.strip() in columns
            or (value.strip() and _UNIT_LABEL.match(value.strip())) for _, value in keys):
         flags.append("header_row_as_data")
@@ -64,6 +99,12 @@ def lint_question(text: str, gold: str, family: str, table: Table) -> list[str]:
     if _DISTINCT.search(text) and (n := read_number(g)) is not None and (
             n.value == 1 or n.value == len(table.rows) - len(table.total_rows)):
         flags.append("degenerate_distinct_count")
+    if _DOUBLED.search(text):
+        flags.append("doubled_quotes")
+    if _AGREEMENT.search(text):
+        flags.append("number_agreement")
+    if _FILE_NAME.search(text):
+        flags.append("named_by_file")
     return flags
 
 

@@ -89,3 +89,20 @@ def sample(tmp: Path) -> list[dict[str, Any]]:
              "source": where,
              "question": q.text, "options": list(q.options), "gold": q.gold.text,
              "spec": q.params.get("spec", ""), "table_id": q.table_id} for where, q in picked]
+
+
+def lint_of_sample(tmp: Path) -> dict[str, int]:
+    """The question lint's counts (`livetab.question_lint`, as in a release's quality report) over every
+    question generated from the sample's tables, and their number."""
+    from livetab.question_lint import lint_counts
+
+    items = [(q.text, q.gold.text, q.family, table) for _, table in sample_tables(tmp)
+             for q in generate(table, seed=SEED, per_family=1).questions]
+    return {**lint_counts(items), "questions": len(items)}
+
+
+if __name__ == "__main__":  # python services/qagen/tests/reviewed_sample.py: the lint counts over the sample's tables
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        print(json.dumps(lint_of_sample(Path(d))))

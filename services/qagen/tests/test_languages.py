@@ -63,7 +63,7 @@ def _required(shape: dict[str, Any]) -> dict[str, Any]:
 
 def test_every_pack_has_the_english_keys() -> None:
     folder = resources.files("livetab_qagen.templates")
-    en = _required(_without_plurals(_shape(yaml.safe_load(folder.joinpath("en.yaml").read_text("utf-8"))))))
+    en = _required(_without_plurals(_shape(yaml.safe_load(folder.joinpath("en.yaml").read_text("utf-8")))))
     assert set(LANGS) | {"en", "ar"} <= set(available_languages())
     for lang in available_languages():
         pack = yaml.safe_load(folder.joinpath(f"{lang}.yaml").read_text("utf-8"))

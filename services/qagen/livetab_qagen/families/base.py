@@ -22,7 +22,7 @@ from livetab_qagen.templates import Locale
 
 __all__ = ["Candidate", "Context", "cond_text", "numeric_columns", "pick_rows"]
 
-_DOUBLED_WORD = re.compile(r"\b(\w{3,}) \1\b", re.IGNORECASE)
+_DOUBLED_WORD = re.compile(r"\b(\w{3,}) \1s?\b", re.IGNORECASE)  # "the total total", "value values"
 
 
 @dataclass
@@ -83,7 +83,7 @@ class Context:
     def t(self, path: str, slot: Any = None, **values: Any) -> str:
         """Template `path` filled with `values`, in the surface form `form(path, slot)` picks (slot: the
         values themselves when None; a true/false pair passes its group, so both sides read alike). A form
-        that would say a word twice over ("the total total") gives way to the next form that does not.
+        that would say a word twice over ("the total total", "value values") gives way to the next form that does not.
         `be` (the verb agreeing with `target` or `col`, `Locale.verb_be`) is supplied for templates that use it."""
         subject = values.get("target") or values.get("col")
         if subject is not None and "be" not in values:

@@ -1,6 +1,8 @@
 """Closed-book variants (TeleTables): the same verified question asked without the table, which is
 named by its title and source instead
-(never by a file name: a file table needs its caption and attribution). Gold, derivation and verification are the base question's."""
+(never by a file name: a file table needs its caption and attribution). Only questions about named rows
+(one cell, or two rows compared) get a closed-book variant: a whole-table answer holds for the table as
+scraped, which may be shortened, not necessarily for the page a model remembers. Gold, derivation and verification are the base question's."""
 
 from __future__ import annotations
 
@@ -54,7 +56,9 @@ def variants(table: Table, base: list[Question], locale: Locale, limit: int) -> 
         return [], [("closed_book_no_title", f"{table.id}: no caption or source title to name the table by")]
     by_family: dict[str, list[Question]] = {}
     for q in base:
-        if not q.closed_book and q.table_id == table.id:
+        # a whole-table question (a count, a sum, a ranking) holds for the table as scraped, which cleaning
+        # may have shortened (max_rows): recalled from the page itself, its answer can differ
+        if not q.closed_book and q.table_id == table.id and q.scope != "full_table":
             by_family.setdefault(q.family, []).append(q)
     order: list[Question] = []
     while any(by_family.values()) and len(order) < limit:

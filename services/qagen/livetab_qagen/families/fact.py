@@ -104,7 +104,7 @@ def aggregate(ctx: Context, fn: str = "sum") -> list[Pair]:
 
 def comparative(ctx: Context) -> list[Pair]:
     out: list[Pair] = []
-    frame, loc = ctx.frame, ctx.locale
+    frame = ctx.frame
     key = frame.key_column
     if key is None:
         return out
@@ -168,7 +168,7 @@ def unique(ctx: Context) -> list[Pair]:
 
 def all_rows(ctx: Context) -> list[Pair]:
     out: list[Pair] = []
-    frame, loc = ctx.frame, ctx.locale
+    frame = ctx.frame
     for c in numeric_columns(frame, complete=False)[:2]:
         values = sorted({v for r in frame.data_rows if (v := frame.numbers[c][r]) is not None})
         if len(values) < 3:

@@ -46,7 +46,7 @@ def contradictory_copy(table: Table, r: int, c: int, other: str) -> Table:
 
 
 def candidates(ctx: Context) -> list[Candidate]:
-    frame, loc = ctx.frame, ctx.locale
+    frame = ctx.frame
     key = frame.key_column
     if key is None:
         return []

@@ -84,7 +84,7 @@ def _mk(kind: str, spec: Spec, base_text: str, options: list[str], skill: str, s
 
 
 def candidates(ctx: Context) -> list[Candidate]:
-    frame, loc = ctx.frame, ctx.locale
+    frame = ctx.frame
     key = frame.key_column
     out: list[Candidate] = []
     if key is not None:

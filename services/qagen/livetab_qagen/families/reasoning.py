@@ -7,8 +7,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 
-from livetab.numbers import read_number
-
 from livetab_qagen.derive import Spec, ranked_rows
 from livetab_qagen.families.base import Candidate, Context, cond_text, numeric_columns
 
@@ -34,9 +32,7 @@ def text_cond(ctx: Context, c: int) -> Spec | None:
     """A 'column == value' condition for a value that occurs in more than one row (but not in all)."""
     counts = Counter(ctx.frame.grid[r][c] for r in ctx.frame.data_rows if ctx.frame.grid[r][c])
     # a value with neither letter nor digit ("…", "—", "?") marks a missing cell, not a category
-    # a number ("6" of a rank, "3" of a score) is compared by size, not asked about as a category
-    repeated = sorted(v for v, n in counts.items() if 2 <= n < len(ctx.frame.data_rows) and any(ch.isalnum() for ch in v)
-                      and read_number(v, ctx.frame.language) is None)
+    repeated = sorted(v for v, n in counts.items() if 2 <= n < len(ctx.frame.data_rows) and any(ch.isalnum() for ch in v))
     if not repeated:
         return None
     return {"col": c, "cmp": "==", "val": ctx.rng.choice(repeated), "as": "text"}
@@ -56,7 +52,6 @@ def _text_cols(ctx: Context) -> list[int]:
 
 def _count(ctx: Context) -> list[Candidate]:
     out = []
-    loc = ctx.locale
     for c in numeric_columns(ctx.frame, complete=False):
         if (k := numeric_cond(ctx, c)) is not None:
             out.append(_cand("count", count_spec([k]), ctx.t("reasoning.count", cond=cond_text(ctx, k)),
@@ -70,7 +65,6 @@ def _count(ctx: Context) -> list[Candidate]:
 
 def _multi(ctx: Context) -> list[Candidate]:
     out = []
-    loc = ctx.locale
     nums = numeric_columns(ctx.frame, complete=False, kinds=("number", "year"))
     conds = [k for c in nums if (k := numeric_cond(ctx, c))][:3] + [k for c in _text_cols(ctx) if (k := text_cond(ctx, c))][:2]
     for i, k1 in enumerate(conds):

@@ -31,6 +31,10 @@ from livetab.numbers import format_number
 
 __all__ = ["Locale", "LocaleError", "available_languages", "load_locale"]
 
+# a column headed by a date ("December 29, 2017", "Year Ended December 31, 2018"): its cells are that date's figures
+_DATED = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? \d{1,2},? (?:19|20)\d\d$",
+                    re.IGNORECASE)
+
 log = logging.getLogger(__name__)
 
 
@@ -110,12 +114,17 @@ class Locale:
         name = " ".join(name.split())
         if self.column_style != "phrase":
             return self.q(name)
-        if re.fullmatch(r"(?:19|20)\d\d(?:[/–-]\d{2,4})?", name):
-            return f"{name} {self.get('column_year_noun')}"
+        if re.fullmatch(r"(?:19|20)\d\d(?:[/–-]\d{2,4})?", name) or _DATED.search(name):
+            return f"{self._phrase(name)} {self.get('column_year_noun')}"
         if (not re.search(r"[^\W\d_]", name) or re.search(r"[\"«»“”„]", name) or len(name) > 60
-                or len(name.strip(".")) <= 2):  # "#", "W", "GB": a bare letter or two reads as a word
+                or len(name.strip(".")) <= 2  # "#", "W", "GB": a bare letter or two reads as a word
+                # a verb, not a noun ("Played", "Finished", "Appointed by"): "the played" says nothing
+                or re.fullmatch(r"[^\W\d_]+ed|.+ by", name, re.I)):
             return f"{self.q(name)} {self.get('column_value_noun')}"
 
+        return self._phrase(name)
+
+    def _phrase(self, name: str) -> str:
         def word(w: str) -> str:
             core = w.strip("()[]{},.;:!?'’")
             if (core and core[0].isupper() and core[1:].islower() and core.lower() not in self.keep_case
@@ -130,7 +139,8 @@ class Locale:
         forms = self.data.get("be")
         if not isinstance(forms, dict):
             return ""
-        last = phrase.split()[-1].lower().strip("()[],.") if phrase.split() else ""
+        head = phrase.split(" of ")[0].split(" - ")[0].split()  # "No. of titles" is one number
+        last = head[-1].lower().strip("()[],.") if head else ""
         plural = (len(last) > 3 and last.endswith("s") and not last.endswith(("ss", "us", "is", "series", "news"))
                   and not phrase.endswith(str(self.get("column_value_noun"))))
         return str(forms["other" if plural else "one"])
