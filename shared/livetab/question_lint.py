@@ -9,7 +9,8 @@ quality report counts the flags (`lint_counts`). The flags:
 - `total_row_as_key`: a whole-table question (count, sum, average, highest, lowest) that names a total
   row's label as a value — the total was counted with the rows it totals;
 - `column_n_name`: a column named "column 3", the name the model gives a column it found no header for;
-- `answer_in_question`: a lookup whose gold (three or more characters) is quoted in its own question;
+- `answer_in_question`: a lookup whose gold (three or more characters) is quoted in its own question (not a
+  question that offers its alternatives, `"A" or "B"`);
 - `key_on_numeric`: a row keyed by an amount (`the row whose "Fiscal Year Ended June 30," is "1,577"`);
 - `degenerate_distinct_count`: a count of distinct values whose answer is 1 or the number of data rows;
 - `doubled_quotes`: quote marks back to back (`""Steve Severin" has the highest ..."."`), a quoted
@@ -43,6 +44,8 @@ _PHRASE_KEY = re.compile(r"(?:\bwhose|\bwhere the|\bfor the)\s+(\"[^\"]{1,40}\" 
 _DOUBLED = re.compile(r"[\"“”«»]{2}|[\"”»][.?!][\"”»]")
 _AGREEMENT = re.compile(r"(?<![\d.,])1 (?:rows|values|entries|times|days|years)\b|\b(?:there|they) (?:are|were) 1\b|"
                         r"(?<![\d.,])(?:0|[2-9]|\d{2,}) (?:row|value|entry) (?:has|is|was)\b", re.I)
+# a question that offers its alternatives ("Which has the lower ...: "Italy" or "United States"?") names its answer
+_CHOICE = re.compile(r"[\"»”]\s*(?:or|أم)\s+[\"«“]", re.I)
 _FILE_NAME = re.compile(r"\bfile:|\b[\w-]+\.(?:csv|tsv|xlsx|xls|docx|json|md)\b", re.I)
 _COLUMN_N = re.compile(r"\bcolumn \d+\b|\bالعمود \d+", re.I)
 _WHOLE = re.compile(r"\b(?:how many|sum|total of|average|mean|highest|lowest|most|least)\b|مجموع|متوسط|كم عدد|أعلى|أدنى",
@@ -91,7 +94,8 @@ def lint_question(text: str, gold: str, family: str, table: Table) -> list[str]:
     if _COLUMN_N.search(text):
         flags.append("column_n_name")
     g = gold.strip()
-    if family in _LOOKUP_FAMILIES and len(g) >= 3 and g in quoted and not _WHOLE.search(text):
+    if (family in _LOOKUP_FAMILIES and len(g) >= 3 and g in quoted and not _WHOLE.search(text)
+            and not _CHOICE.search(text)):
         flags.append("answer_in_question")
     if any(read_number(value, table.language or "en", units=True, accounting=True) is not None
            and column.strip() in columns and not re.fullmatch(r"(?:19|20)\d\d", value.strip()) for column, value in keys):

@@ -27,6 +27,7 @@ TABLE = Table(id="t", source=Source(kind="local_files", uri="file:r.csv"), heade
     ('What is the 2019 figure for the item "2018"?', "83.2", "direct", ["header_row_as_data"]),
     ('In the row where the 2019 figure is "222.2", what is the item?', "USA", "direct", ["key_on_numeric"]),
     ('What is the 2019 figure for the item "UK"?', "83.2", "direct", []),
+    ('Which has the higher 2019 figure: "UK" or "USA"?', "USA", "reasoning", []),
     # phrasing gone astray
     ('Is the following statement true or false? ""USA" has the highest "2019"." Answer True or False.', "True",
      "fact", ["doubled_quotes"]),

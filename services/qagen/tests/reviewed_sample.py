@@ -22,7 +22,7 @@ from livetab.v1 import table_pb2
 from livetab_qagen import generate
 from livetab_scraper.handler import ScraperHandler
 
-__all__ = ["REVIEWED", "SEED", "sample", "sample_tables"]
+__all__ = ["REVIEWED", "SEED", "lint_of_sample", "sample", "sample_tables", "sample_with_tables"]
 
 SEED = 17
 N_WTQ, N_QUESTIONS, N_FROM_TATQA = 12, 100, 25  # pages drawn; questions; of them from TAT-QA (all 60 tables read)
@@ -77,18 +77,25 @@ def _round_robin(items: list[tuple[str, Question]], n: int, rng: random.Random) 
     return picked
 
 
-def sample(tmp: Path) -> list[dict[str, Any]]:
-    """The 100 questions: id, family, kind, closed_book, source, question, options, gold, spec (no notes)."""
+def sample_with_tables(tmp: Path) -> tuple[list[dict[str, Any]], dict[str, Table]]:
+    """The 100 questions (id, family, kind, closed_book, source, question, options, gold, spec, table_id; no
+    review) and, by each question's source, the table it was generated from."""
     made: dict[bool, list[tuple[str, Question]]] = {True: [], False: []}
+    tables: dict[str, Table] = {}
     for where, table in sample_tables(tmp):
+        tables[where] = table
         made[where.startswith("tatqa:")] += [(where, q) for q in generate(table, seed=SEED, per_family=1).questions]
     rng = random.Random(SEED)
     tatqa = _round_robin(made[True], N_FROM_TATQA, rng)
     picked = _round_robin(made[False], N_QUESTIONS - len(tatqa), rng) + tatqa
-    return [{"id": q.id, "family": q.family, "kind": q.params.get("kind", ""), "closed_book": q.closed_book,
-             "source": where,
-             "question": q.text, "options": list(q.options), "gold": q.gold.text,
-             "spec": q.params.get("spec", ""), "table_id": q.table_id} for where, q in picked]
+    records = [{"id": q.id, "family": q.family, "kind": q.params.get("kind", ""), "closed_book": q.closed_book,
+                "source": where, "question": q.text, "options": list(q.options), "gold": q.gold.text,
+                "spec": q.params.get("spec", ""), "table_id": q.table_id} for where, q in picked]
+    return records, tables
+
+
+def sample(tmp: Path) -> list[dict[str, Any]]:
+    return sample_with_tables(tmp)[0]
 
 
 def lint_of_sample(tmp: Path) -> dict[str, int]:
