@@ -11,13 +11,11 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import pytest
 from livetab.paths import shared_data
 from livetab.question_lint import LINT_FLAGS, lint_counts, lint_question
-
 from reviewed_sample import REVIEWED, sample_with_tables
 
 pytestmark = pytest.mark.skipif(not (shared_data() / "tatqa").exists(), reason="shared data not present")
