@@ -3,8 +3,8 @@
 Each check looks at one question's text and gold against the table it was generated from; the release
 quality report counts the flags (`lint_counts`). The flags:
 
-- `header_row_as_data`: a value quoted in the question is a header-level or unit label of the table, a
-  unit label ("£m", "(in thousands)") or another column's name (`the row whose "2018" is "£m"`, `whose
+- `header_row_as_data`: a value the question gives a row (its key, or a value it states with "is") is a
+  header-level or unit label of the table, a unit label ("£m", "(in thousands)") or another column's name (`the row whose "2018" is "£m"`, `whose
   "2018" is "2019"`): a header or unit row was read as a data row;
 - `total_row_as_key`: a whole-table question (count, sum, average, highest, lowest) that names a total
   row's label as a value — the total was counted with the rows it totals;
@@ -42,8 +42,9 @@ _KEY = re.compile(r"[\"«“]([^\"»”]{1,80})[\"»”]\s+(?:is|equals?|was|ه�
 _PHRASE_KEY = re.compile(r"(?:\bwhose|\bwhere the|\bfor the)\s+(\"[^\"]{1,40}\" value|[^\"«“?:;]{1,60}?)\s+"
                          r"(?:(?:is|are)\s+)?[\"«“]([^\"»”]{1,80})[\"»”]", re.I)
 _DOUBLED = re.compile(r"[\"“”«»]{2}|[\"”»][.?!][\"”»]")
-_AGREEMENT = re.compile(r"(?<![\d.,])1 (?:rows|values|entries|times|days|years)\b|\b(?:there|they) (?:are|were) 1\b|"
+_AGREEMENT = re.compile(r"(?<![\d.,])(?<!column )1 (?:rows|values|entries|times|days|years)\b|\b(?:there|they) (?:are|were) 1\b|"
                         r"(?<![\d.,])(?:0|[2-9]|\d{2,}) (?:row|value|entry) (?:has|is|was)\b", re.I)
+_STATED = re.compile(r"\b(?:is|are|was|were|equal to|equals)\s+(?:not\s+)?[\"«“]([^\"»”]{1,80})[\"»”]", re.I)
 # a question that offers its alternatives ("Which has the lower ...: "Italy" or "United States"?") names its answer
 _CHOICE = re.compile(r"[\"»”]\s*(?:or|أم)\s+[\"«“]", re.I)
 _FILE_NAME = re.compile(r"\bfile:|\b[\w-]+\.(?:csv|tsv|xlsx|xls|docx|json|md)\b", re.I)
@@ -85,8 +86,10 @@ def lint_question(text: str, gold: str, family: str, table: Table) -> list[str]:
     header_labels = {v.strip() for level in table.header for v in level if v.strip()} | {
         u.strip() for u in table.column_units.values()}
     keys = _keys(text, columns)
+    # the values the question gives a row: its key, and a value it states ("... the 2018 figure is "£m"")
+    given = [value for _, value in keys] + _STATED.findall(text)
     if any((value.strip() in header_labels and value.strip() not in columns) or value.strip() in columns
-           or (value.strip() and _UNIT_LABEL.match(value.strip())) for _, value in keys):
+           or (value.strip() and _UNIT_LABEL.match(value.strip())) for value in given):
         flags.append("header_row_as_data")
     totals = {table.rows[r][0].strip() for r in table.total_rows if 0 <= r < len(table.rows) and table.rows[r]}
     if totals and _WHOLE.search(text) and any(q in totals for q in quoted):
