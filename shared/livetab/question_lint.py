@@ -10,7 +10,7 @@ quality report counts the flags (`lint_counts`). The flags:
   row's label as a value — the total was counted with the rows it totals;
 - `column_n_name`: a column named "column 3", the name the model gives a column it found no header for;
 - `answer_in_question`: a lookup whose gold (three or more characters) is quoted in its own question (not a
-  question that offers its alternatives, `"A" or "B"`);
+  question that offers its alternatives, `"A" or "B"`, `between "A" and "B"`);
 - `key_on_numeric`: a row keyed by an amount (`the row whose "Fiscal Year Ended June 30," is "1,577"`);
 - `degenerate_distinct_count`: a count of distinct values whose answer is 1 or the number of data rows;
 - `doubled_quotes`: quote marks back to back (`""Steve Severin" has the highest ..."."`), a quoted
@@ -46,7 +46,7 @@ _AGREEMENT = re.compile(r"(?<![\d.,])(?<!column )1 (?:rows|values|entries|times|
                         r"(?<![\d.,])(?:0|[2-9]|\d{2,}) (?:row|value|entry) (?:has|is|was)\b", re.I)
 _STATED = re.compile(r"\b(?:is|are|was|were|equal to|equals)\s+(?:not\s+)?[\"«“]([^\"»”]{1,80})[\"»”]", re.I)
 # a question that offers its alternatives ("Which has the lower ...: "Italy" or "United States"?") names its answer
-_CHOICE = re.compile(r"[\"»”]\s*(?:or|أم)\s+[\"«“]", re.I)
+_CHOICE = re.compile(r"[\"»”]\s*(?:or|أم)\s+[\"«“]|\bbetween\s+[\"«“][^\"»”]+[\"»”]\s+and\s+[\"«“]", re.I)
 _FILE_NAME = re.compile(r"\bfile:|\b[\w-]+\.(?:csv|tsv|xlsx|xls|docx|json|md)\b", re.I)
 _COLUMN_N = re.compile(r"\bcolumn \d+\b|\bالعمود \d+", re.I)
 _WHOLE = re.compile(r"\b(?:how many|sum|total of|average|mean|highest|lowest|most|least)\b|مجموع|متوسط|كم عدد|أعلى|أدنى",

@@ -29,6 +29,7 @@ TABLE = Table(id="t", source=Source(kind="local_files", uri="file:r.csv"), heade
     ('What is the 2019 figure for the item "UK"?', "83.2", "direct", []),
     ('True or false: For the item "UK", the 2019 figure is "$M".', "False", "fact", ["header_row_as_data"]),
     ('Which has the higher 2019 figure: "UK" or "USA"?', "USA", "reasoning", []),
+    ('Between "UK" and "USA", which has the higher 2019 figure?', "USA", "reasoning", []),
     # phrasing gone astray
     ('Is the following statement true or false? ""USA" has the highest "2019"." Answer True or False.', "True",
      "fact", ["doubled_quotes"]),

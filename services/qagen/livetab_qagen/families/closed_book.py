@@ -58,7 +58,9 @@ def variants(table: Table, base: list[Question], locale: Locale, limit: int) -> 
     for q in base:
         # a whole-table question (a count, a sum, a ranking) holds for the table as scraped, which cleaning
         # may have shortened (max_rows): recalled from the page itself, its answer can differ
-        if not q.closed_book and q.table_id == table.id and q.scope != "full_table":
+        # and an answer the table's name gives away ("Spicy Horse", the developer on the page "Spicy Horse") is no question
+        if (not q.closed_book and q.table_id == table.id and q.scope != "full_table"
+                and not (len(q.gold.text) >= 3 and q.gold.text.lower() in name.lower())):
             by_family.setdefault(q.family, []).append(q)
     order: list[Question] = []
     while any(by_family.values()) and len(order) < limit:

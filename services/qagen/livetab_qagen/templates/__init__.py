@@ -100,10 +100,14 @@ class Locale:
 
     def q(self, text: str) -> str:
         """A table value or column name as quoted in running text (a value the table already quotes in
-        this locale's marks, «Pilot», is not quoted twice)."""
+        this locale's marks, «Pilot», is not quoted twice; with straight double quotes, quote marks inside a
+        value become single curly ones, so none stand back to back)."""
         o, c = self.open_quote.strip(), self.close_quote.strip()
         if len(text) > 2 and text.startswith(o) and text.endswith(c):
             return text
+        if o == c == '"' and '"' in text:  # a title inside a value ("Best Thing" (featuring Lecrae)): no ""
+            parts = text.split('"')
+            text = "".join(p + ("‘" if k % 2 == 0 else "’") for k, p in enumerate(parts[:-1])) + parts[-1]
         return f"{self.open_quote}{text}{self.close_quote}"
 
     def column(self, name: str) -> str:
