@@ -98,18 +98,38 @@ def sample(tmp: Path) -> list[dict[str, Any]]:
     return sample_with_tables(tmp)[0]
 
 
-def lint_of_sample(tmp: Path) -> dict[str, int]:
+def all_tables(tmp: Path) -> list[tuple[str, Table]]:
+    """Every table the sample draws from: the 150 WTQ pages and the 60 TAT-QA tables (those cleaning keeps)."""
+    data = shared_data()
+    out: list[tuple[str, Table]] = []
+    for folder in ("wiki_html", "wiki_html_more"):
+        out += [(f"wtq:{folder}", t) for t in _scraped("local_html", data / folder / "pages")]
+    folder_path = tmp / "tatqa_all"
+    folder_path.mkdir(parents=True, exist_ok=True)
+    for line in (data / "tatqa" / "dev_sample.jsonl").read_text(encoding="utf-8").splitlines():
+        rec = json.loads(line)
+        with (folder_path / f"tatqa_{rec['table']['uid'][:8]}.csv").open("w", newline="", encoding="utf-8") as f:
+            csv.writer(f).writerows(rec["table"]["table"])
+    cmd = table_pb2.ScrapeCommand(source="local_files", location=str(folder_path), release="reviewed-sample",
+                                  options={"attribution": TATQA_ATTRIBUTION})
+    return out + [("tatqa", f.table) for f in ScraperHandler()._found(cmd, None) if f.table is not None]
+
+
+def lint_of_sample(tmp: Path, every_table: bool = False, per_family: int = 1) -> dict[str, int]:
     """The question lint's counts (`livetab.question_lint`, as in a release's quality report) over every
-    question generated from the sample's tables, and their number."""
+    question generated from the sample's tables (or from all 210 tables), and their number."""
     from livetab.question_lint import lint_counts
 
-    items = [(q.text, q.gold.text, q.family, table) for _, table in sample_tables(tmp)
-             for q in generate(table, seed=SEED, per_family=1).questions]
-    return {**lint_counts(items), "questions": len(items)}
+    pairs = all_tables(tmp) if every_table else sample_tables(tmp)
+    items = [(q.text, q.gold.text, q.family, table) for _, table in pairs
+             for q in generate(table, seed=SEED, per_family=per_family).questions]
+    return {**lint_counts(items), "questions": len(items), "tables": len(pairs)}
 
 
-if __name__ == "__main__":  # python services/qagen/tests/reviewed_sample.py: the lint counts over the sample's tables
+if __name__ == "__main__":  # python services/qagen/tests/reviewed_sample.py [--all]: lint counts over the tables
+    import sys
     import tempfile
 
     with tempfile.TemporaryDirectory() as d:
-        print(json.dumps(lint_of_sample(Path(d))))
+        every = "--all" in sys.argv
+        print(json.dumps(lint_of_sample(Path(d), every_table=every, per_family=2 if every else 1)))
