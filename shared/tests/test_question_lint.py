@@ -25,6 +25,26 @@ TABLE = Table(id="t", source=Source(kind="local_files", uri="file:r.csv"), heade
     ("أيهما له قيمة أقل في «2019»: «UK» أم «USA»؟", "USA", "reasoning", []),
     ('What is the "2019" of the row whose "Item" is "UK"?', "83.2", "direct", []),
     ('What was the total in 2019?', "305.4", "direct", []),
+    # the same patterns with column names written as phrases of running text
+    ('What is the 2019 figure of the row whose 2018 figure is "$M"?', "73.5", "direct", ["header_row_as_data"]),
+    ('What is the 2019 figure for the item "2018"?', "83.2", "direct", ["header_row_as_data"]),
+    ('In the row where the 2019 figure is "222.2", what is the item?', "USA", "direct", ["key_on_numeric"]),
+    ('What is the 2019 figure for the item "UK"?', "83.2", "direct", []),
+    ('True or false: For the item "UK", the 2019 figure is "$M".', "False", "fact", ["header_row_as_data"]),
+    ('Which has the higher 2019 figure: "UK" or "USA"?', "USA", "reasoning", []),
+    ('Between "UK" and "USA", which has the higher 2019 figure?', "USA", "reasoning", []),
+    # phrasing gone astray
+    ('Is the following statement true or false? ""USA" has the highest "2019"." Answer True or False.', "True",
+     "fact", ["doubled_quotes"]),
+    ('True or false: "USA" has the highest 2019 figure. Answer True or False.', "True", "fact", []),
+    ('Is the following statement true or false? Exactly 1 rows have item equal to "UK".', "True", "fact",
+     ["number_agreement"]),
+    ('True or false: Exactly 1 row has item equal to "UK". Answer True or False.', "True", "fact", []),
+    ('How many column 1 values are above 100?', "1", "reasoning", ["column_n_name"]),
+    ('True or false: There are exactly 2 rows with a 2019 figure above 100.', "False", "fact", []),
+    ('Considering the table "tatqa_bf16cbd8b1" from file:tatqa_bf16cbd8b1.csv: How many rows are there?', "2",
+     "reasoning", ["named_by_file"]),
+    ('Considering the table "Revenue by country" from TAT-QA: How many rows are there?', "2", "reasoning", []),
 ])
 def test_each_flag_is_raised_by_its_pattern(text: str, gold: str, family: str, flags: list[str]) -> None:
     assert lint_question(text, gold, family, TABLE) == flags

@@ -65,10 +65,10 @@ def _alt(words: list[str]) -> str:
 
 
 @cache
-def _structure_words(language: str) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
-    """(summary-row start, rank-column name, year-column name) patterns: English, Arabic and the
-    table's language, from the `frame` section of each question-template pack."""
-    words: dict[str, list[str]] = {"total_words": [], "index_names": [], "year_words": []}
+def _structure_words(language: str) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """(summary-row start, rank-column name, year-column name, code-column word) patterns: English, Arabic
+    and the table's language, from the `frame` section of each question-template pack."""
+    words: dict[str, list[str]] = {"total_words": [], "index_names": [], "year_words": [], "code_words": []}
     for lang in dict.fromkeys(["en", "ar", language]):
         try:
             section = load_locale(lang).get("frame")
@@ -78,7 +78,8 @@ def _structure_words(language: str) -> tuple[re.Pattern[str], re.Pattern[str], r
             words[k] += [str(w) for w in section.get(k, [])]
     return (re.compile(rf"^({_alt(words['total_words'])})(?!\w)", re.IGNORECASE),
             re.compile(rf"^({_alt(words['index_names'])})$", re.IGNORECASE),
-            re.compile(rf"({_alt(words['year_words'])})", re.IGNORECASE))
+            re.compile(rf"({_alt(words['year_words'])})", re.IGNORECASE),
+            re.compile(rf"(?<!\w)({_alt(words['code_words']) or '(?!)'})(?!\w)", re.IGNORECASE))
 
 
 def clean_cell(text: object) -> str:
@@ -272,6 +273,10 @@ class Frame:
             return False  # each row is a share of its own ("النسبة المئوية للنساء …"): not parts of one whole
         total = sum(v for r in self.data_rows if r not in self.total_rows and (v := self.numbers[c][r]) is not None)
         return abs(total - 100) <= 1.5 or abs(total - 1) <= 0.015
+
+    def is_code(self, c: int) -> bool:
+        """A column of identifiers by its name ("Production code", "ID"): its digits are no quantity."""
+        return bool(_structure_words(self.language)[3].search(self.names[c]))
 
     def decimals(self, c: int) -> int:
         """The most decimal places any number of a numeric column shows (at most 4)."""

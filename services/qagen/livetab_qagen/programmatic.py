@@ -202,7 +202,7 @@ def generate(table: Table, *, families: list[str] | None = None, language: str |
         if family == "closed_book":
             continue
         rng = random.Random(f"{table.id}:{seed}:{family}:{locale.language}")
-        ctx = Context(frame, locale, rng, budget=max(2 * per_family, 6))
+        ctx = Context(frame, locale, rng, budget=max(2 * per_family, 6), salt=f"{table.id}:{seed}")
         try:
             cands = _MODULES[family].candidates(ctx)
         except Exception as exc:  # one family's failure is recorded, the others still run

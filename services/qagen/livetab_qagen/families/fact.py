@@ -63,13 +63,13 @@ def simple(ctx: Context, negated: bool = False) -> list[Pair]:
             shown_true, shown_wrong = loc.q(truth), loc.q(wrong)
         if negated:
             stmt = ({"op": "not", "a": {"op": "eq", "a": cell, "b": wrong}},
-                    loc.t("fact.negation", value=shown_wrong, **words), "negation")
+                    ctx.t("fact.negation", value=shown_wrong, slot=words, **words), "negation")
             out.append((stmt, ({"op": "not", "a": {"op": "eq", "a": cell, "b": truth}},
-                               loc.t("fact.negation", value=shown_true, **words), "negation")))
+                               ctx.t("fact.negation", value=shown_true, slot=words, **words), "negation")))
         else:
             label = "number" if cell["as"] == "num" else "entity"
-            out.append(((({"op": "eq", "a": cell, "b": truth}), loc.t("fact.lookup", value=shown_true, **words), label),
-                        ({"op": "eq", "a": cell, "b": wrong}, loc.t("fact.lookup", value=shown_wrong, **words), label)))
+            out.append(((({"op": "eq", "a": cell, "b": truth}), ctx.t("fact.lookup", value=shown_true, slot=words, **words), label),
+                        ({"op": "eq", "a": cell, "b": wrong}, ctx.t("fact.lookup", value=shown_wrong, slot=words, **words), label)))
     return out
 
 
@@ -84,8 +84,8 @@ def count(ctx: Context) -> list[Pair]:
         n = int(ctx.run(spec))
         wrong = n + 1 if n <= 1 or ctx.rng.random() < 0.5 else n - 1
         words = {"cond": cond_text(ctx, k)}
-        out.append((({"op": "eq", "a": spec, "b": n}, loc.t("fact.count", count=n, n=loc.number(n), **words), "count"),
-                    ({"op": "eq", "a": spec, "b": wrong}, loc.t("fact.count", count=wrong, n=loc.number(wrong), **words), "count")))
+        out.append((({"op": "eq", "a": spec, "b": n}, ctx.t("fact.count", count=n, n=loc.number(n), slot=words, **words), "count"),
+                    ({"op": "eq", "a": spec, "b": wrong}, ctx.t("fact.count", count=wrong, n=loc.number(wrong), slot=words, **words), "count")))
     return out
 
 
@@ -97,14 +97,14 @@ def aggregate(ctx: Context, fn: str = "sum") -> list[Pair]:
         spec = {"op": "agg", "fn": fn, "col": c, "as": "num", "round": d}
         value = ctx.run(spec)
         wrong = _nudge(ctx, value, d)
-        out.append((({"op": "eq", "a": spec, "b": value}, loc.t(f"fact.{fn}", col=ctx.col(c), value=loc.number(value)), "number"),
-                    ({"op": "eq", "a": spec, "b": wrong}, loc.t(f"fact.{fn}", col=ctx.col(c), value=loc.number(wrong)), "number")))
+        out.append((({"op": "eq", "a": spec, "b": value}, ctx.t(f"fact.{fn}", slot=c, col=ctx.col(c), value=loc.number(value)), "number"),
+                    ({"op": "eq", "a": spec, "b": wrong}, ctx.t(f"fact.{fn}", slot=c, col=ctx.col(c), value=loc.number(wrong)), "number")))
     return out
 
 
 def comparative(ctx: Context) -> list[Pair]:
     out: list[Pair] = []
-    frame, loc = ctx.frame, ctx.locale
+    frame = ctx.frame
     key = frame.key_column
     if key is None:
         return out
@@ -123,9 +123,9 @@ def comparative(ctx: Context) -> list[Pair]:
             return {"op": "cell", "key": key, "kv": frame.grid[r][key], "col": c, "as": "num"}
 
         out.append((({"op": "gt", "a": cell(hi), "b": cell(lo)},
-                     loc.t("fact.which_max", col=ctx.col(c), a=ctx.cell(hi, key), b=ctx.cell(lo, key)), "comparison"),
+                     ctx.t("fact.which_max", slot=c, col=ctx.col(c), a=ctx.cell(hi, key), b=ctx.cell(lo, key)), "comparison"),
                     ({"op": "gt", "a": cell(lo), "b": cell(hi)},
-                     loc.t("fact.which_max", col=ctx.col(c), a=ctx.cell(lo, key), b=ctx.cell(hi, key)), "comparison")))
+                     ctx.t("fact.which_max", slot=c, col=ctx.col(c), a=ctx.cell(lo, key), b=ctx.cell(hi, key)), "comparison")))
     return out
 
 
@@ -145,8 +145,8 @@ def superlative(ctx: Context, n: int = 1) -> list[Pair]:
         right, wrong = frame.grid[ranked[n - 1]][key], frame.grid[ranked[n]][key]
         path = ("fact.arg_max" if desc else "fact.arg_min") if n == 1 else "fact.nth_desc"
         extra = {"nth": loc.get("ordinals")[n]} if n > 1 else {}
-        out.append((({"op": "eq", "a": spec, "b": right}, loc.t(path, a=loc.q(right), col=ctx.col(c), **extra), "entity"),
-                    ({"op": "eq", "a": spec, "b": wrong}, loc.t(path, a=loc.q(wrong), col=ctx.col(c), **extra), "entity")))
+        out.append((({"op": "eq", "a": spec, "b": right}, ctx.t(path, slot=c, a=loc.q(right), col=ctx.col(c), **extra), "entity"),
+                    ({"op": "eq", "a": spec, "b": wrong}, ctx.t(path, slot=c, a=loc.q(wrong), col=ctx.col(c), **extra), "entity")))
     return out
 
 
@@ -161,22 +161,22 @@ def unique(ctx: Context) -> list[Pair]:
             continue
         spec = {"op": "nunique", "col": c}
         n = int(ctx.run(spec))
-        out.append((({"op": "eq", "a": spec, "b": n}, loc.t("fact.nunique", count=n, n=loc.number(n), col=ctx.col(c)), "count"),
-                    ({"op": "eq", "a": spec, "b": n + 1}, loc.t("fact.nunique", count=n + 1, n=loc.number(n + 1), col=ctx.col(c)), "count")))
+        out.append((({"op": "eq", "a": spec, "b": n}, ctx.t("fact.nunique", slot=c, count=n, n=loc.number(n), col=ctx.col(c)), "count"),
+                    ({"op": "eq", "a": spec, "b": n + 1}, ctx.t("fact.nunique", slot=c, count=n + 1, n=loc.number(n + 1), col=ctx.col(c)), "count")))
     return out
 
 
 def all_rows(ctx: Context) -> list[Pair]:
     out: list[Pair] = []
-    frame, loc = ctx.frame, ctx.locale
+    frame = ctx.frame
     for c in numeric_columns(frame, complete=False)[:2]:
         values = sorted({v for r in frame.data_rows if (v := frame.numbers[c][r]) is not None})
         if len(values) < 3:
             continue
         true_k = {"col": c, "cmp": ">=", "val": values[0], "as": "num"}
         false_k = {"col": c, "cmp": ">=", "val": values[1], "as": "num"}
-        out.append((({"op": "all", "where": [true_k]}, loc.t("fact.all", cond=cond_text(ctx, true_k)), "number"),
-                    ({"op": "all", "where": [false_k]}, loc.t("fact.all", cond=cond_text(ctx, false_k)), "number")))
+        out.append((({"op": "all", "where": [true_k]}, ctx.t("fact.all", slot=c, cond=cond_text(ctx, true_k, slot=c)), "number"),
+                    ({"op": "all", "where": [false_k]}, ctx.t("fact.all", slot=c, cond=cond_text(ctx, false_k, slot=c)), "number")))
     return out
 
 
@@ -214,7 +214,7 @@ def candidates(ctx: Context) -> list[Candidate]:
                 continue
             for truth, (spec, statement, label) in (("true", true_stmt), ("false", false_stmt)):
                 out.append(Candidate(
-                    family="fact", kind=kind, spec=spec, text=ctx.locale.t("fact.question", statement=statement),
+                    family="fact", kind=kind, spec=spec, text=ctx.t("fact.question", slot=f"{kind}:{i}", statement=statement),
                     skill=SKILL[kind], scope=SCOPE.get(kind, "full_table"), operation=kind,
                     difficulty="easy" if kind == "simple" else "medium", group=f"{kind}:{i}",
                     variant={"truth": truth, "perturbation": label if truth == "false" else ""},

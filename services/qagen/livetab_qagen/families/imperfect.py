@@ -11,6 +11,7 @@ from livetab.ids import content_id
 from livetab.tables import Table
 
 from livetab_qagen.families.base import Candidate, Context, pick_rows
+from livetab_qagen.families.direct import lookup_text
 from livetab_qagen.frame import Frame
 
 __all__ = ["candidates", "contradictory_copy", "missing_copy"]
@@ -45,7 +46,7 @@ def contradictory_copy(table: Table, r: int, c: int, other: str) -> Table:
 
 
 def candidates(ctx: Context) -> list[Candidate]:
-    frame, loc = ctx.frame, ctx.locale
+    frame = ctx.frame
     key = frame.key_column
     if key is None:
         return []
@@ -56,7 +57,7 @@ def candidates(ctx: Context) -> list[Candidate]:
         if not cols:
             continue
         c = ctx.rng.choice(cols)
-        text = loc.t("direct.lookup", target=ctx.col(c), key=ctx.col(key), kv=ctx.cell(r, key))
+        text = lookup_text(ctx, r, c)
         spec = {"op": "status", "key": key, "kv": frame.grid[r][key], "col": c}
         if i % 2 == 0:
             twin, kind = missing_copy(frame.table, r, c), "insufficient"

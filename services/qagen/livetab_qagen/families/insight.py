@@ -65,12 +65,12 @@ def candidates(ctx: Context) -> list[Candidate]:
     out: list[Candidate] = []
     chosen = ctx.rng.sample(sorted(references), min(DIRECT_PER_TABLE, len(references)))
     for op in chosen:
-        prompt = loc.t("insight.direct", op=loc.get("insight.ops")[op])
+        prompt = ctx.t("insight.direct", op=loc.get("insight.ops")[op])
         out.append(_candidate(ctx, "direct", [references[op]], prompt, skill=SKILL[op],
                               scope=SCOPE.get(op, "full_table"), operation=op, difficulty="medium",
                               variant={"mode": "direct"}))
-    bullets = "\n".join(loc.t("insight.bullet", op=loc.get("insight.ops")[op]) for op in OPERATIONS)
+    bullets = "\n".join(ctx.t("insight.bullet", op=loc.get("insight.ops")[op]) for op in OPERATIONS)
     out.append(_candidate(ctx, "choice", [references[o] for o in sorted(references)],
-                          loc.t("insight.choice", ops=bullets), skill="mixed", scope="full_table",
+                          ctx.t("insight.choice", ops=bullets), skill="mixed", scope="full_table",
                           operation="choice", difficulty="hard", variant={"mode": "choice"}))
     return out

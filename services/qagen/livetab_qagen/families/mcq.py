@@ -16,7 +16,7 @@ from livetab.rubric.mcq import option_key
 
 from livetab_qagen.derive import Spec, ranked_rows
 from livetab_qagen.families.base import Candidate, Context, cond_text, numeric_columns, pick_rows
-from livetab_qagen.families.direct import lookup_spec
+from livetab_qagen.families.direct import lookup_spec, lookup_text
 from livetab_qagen.families.reasoning import count_spec, numeric_cond, unique_extreme, whole_table_ok
 
 __all__ = ["candidates", "options_for"]
@@ -79,12 +79,12 @@ def _number_pool(ctx: Context, value: float, decimals: int, near: list[str]) -> 
 
 def _mk(kind: str, spec: Spec, base_text: str, options: list[str], skill: str, scope: str, op: str,
         ctx: Context, difficulty: str) -> Candidate:
-    return Candidate(family="mcq", kind=kind, spec=spec, text=ctx.locale.t("mcq.question", question=base_text),
+    return Candidate(family="mcq", kind=kind, spec=spec, text=ctx.t("mcq.question", question=base_text),
                      skill=skill, scope=scope, operation=op, difficulty=difficulty, gold_kind="option", options=options)
 
 
 def candidates(ctx: Context) -> list[Candidate]:
-    frame, loc = ctx.frame, ctx.locale
+    frame = ctx.frame
     key = frame.key_column
     out: list[Candidate] = []
     if key is not None:
@@ -100,7 +100,7 @@ def candidates(ctx: Context) -> list[Candidate]:
             pool: list[Any] = _number_pool(ctx, value, frame.decimals(c), near) if spec["as"] == "num" else near
             options = options_for(ctx, value, pool)
             if options:
-                text = loc.t("direct.lookup", target=ctx.col(c), key=ctx.col(key), kv=ctx.cell(r, key))
+                text = lookup_text(ctx, r, c)
                 out.append(_mk("lookup", spec, text, options, "lookup", "single_cell", "simple", ctx, "easy"))
     if not whole_table_ok(ctx):
         return out
@@ -111,7 +111,7 @@ def candidates(ctx: Context) -> list[Candidate]:
             n = ctx.run(spec)
             options = options_for(ctx, n, [n + 1, n - 1, n + 2, n - 2] if n >= 2 else [n + 1, n + 2, n + 3, n + 4])
             if options:
-                out.append(_mk("count", spec, loc.t("reasoning.count", cond=cond_text(ctx, k)), options, "count",
+                out.append(_mk("count", spec, ctx.t("reasoning.count", cond=cond_text(ctx, k)), options, "count",
                                "full_table", "count", ctx, "medium"))
         if key is not None:
             desc = ctx.rng.random() < 0.5
@@ -121,7 +121,7 @@ def candidates(ctx: Context) -> list[Candidate]:
                 pool = [frame.grid[r][key] for r in ranked[1:3] + ranked[-2:] + ranked[3:]]
                 options = options_for(ctx, frame.grid[ranked[0]][key], pool)
                 if options:
-                    text = loc.t("reasoning.arg_max" if desc else "reasoning.arg_min", key=ctx.col(key), col=ctx.col(c))
+                    text = ctx.t("reasoning.arg_max" if desc else "reasoning.arg_min", key=ctx.col(key), col=ctx.col(c))
                     out.append(_mk("superlative", spec, text, options, "superlative", "full_table", "superlative",
                                    ctx, "medium"))
         if frame.complete(c) and frame.additive(c):
@@ -132,6 +132,6 @@ def candidates(ctx: Context) -> list[Candidate]:
             pool = [total - largest, total + largest, *_number_pool(ctx, total, d, [])]
             options = options_for(ctx, total, [round(v, max(d, 2)) for v in pool])
             if options:
-                out.append(_mk("sum", spec, loc.t("reasoning.sum", col=ctx.col(c)), options, "arithmetic",
+                out.append(_mk("sum", spec, ctx.t("reasoning.sum", col=ctx.col(c)), options, "arithmetic",
                                "full_table", "aggregation", ctx, "medium"))
     return out

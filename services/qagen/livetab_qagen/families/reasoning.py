@@ -52,21 +52,19 @@ def _text_cols(ctx: Context) -> list[int]:
 
 def _count(ctx: Context) -> list[Candidate]:
     out = []
-    loc = ctx.locale
     for c in numeric_columns(ctx.frame, complete=False):
         if (k := numeric_cond(ctx, c)) is not None:
-            out.append(_cand("count", count_spec([k]), loc.t("reasoning.count", cond=cond_text(ctx, k)),
+            out.append(_cand("count", count_spec([k]), ctx.t("reasoning.count", cond=cond_text(ctx, k)),
                              "count", "full_table", "count", "medium"))
     for c in _text_cols(ctx):
         if (k := text_cond(ctx, c)) is not None:
-            out.append(_cand("count", count_spec([k]), loc.t("reasoning.count", cond=cond_text(ctx, k)),
+            out.append(_cand("count", count_spec([k]), ctx.t("reasoning.count", cond=cond_text(ctx, k)),
                              "count", "full_table", "count", "easy"))
     return out
 
 
 def _multi(ctx: Context) -> list[Candidate]:
     out = []
-    loc = ctx.locale
     nums = numeric_columns(ctx.frame, complete=False, kinds=("number", "year"))
     conds = [k for c in nums if (k := numeric_cond(ctx, c))][:3] + [k for c in _text_cols(ctx) if (k := text_cond(ctx, c))][:2]
     for i, k1 in enumerate(conds):
@@ -76,12 +74,12 @@ def _multi(ctx: Context) -> list[Candidate]:
             n = ctx.run(count_spec(where))
             if not 1 <= n < len(ctx.frame.data_rows):
                 continue
-            out.append(_cand("count_multi", count_spec(where), loc.t("reasoning.count_multi", **words),
+            out.append(_cand("count_multi", count_spec(where), ctx.t("reasoning.count_multi", **words),
                              "multi-criteria", "full_table", "count", "hard"))
             key = ctx.frame.key_column
             if key is not None and n <= 3:
                 spec = {"op": "select", "key": key, "where": where}
-                out.append(_cand("select_multi", spec, loc.t("reasoning.select_multi", key=ctx.col(key), **words),
+                out.append(_cand("select_multi", spec, ctx.t("reasoning.select_multi", key=ctx.col(key), **words),
                                  "multi-criteria", "full_table", "", "hard"))
     return out
 
@@ -93,10 +91,10 @@ def _aggregates(ctx: Context) -> list[Candidate]:
         d = ctx.frame.decimals(c)
         spec = {"op": "agg", "fn": "sum", "col": c, "as": "num", "round": d}
         if ctx.frame.additive(c):
-            out.append(_cand("sum", spec, loc.t("reasoning.sum", col=ctx.col(c)), "arithmetic", "full_table",
+            out.append(_cand("sum", spec, ctx.t("reasoning.sum", col=ctx.col(c)), "arithmetic", "full_table",
                              "aggregation", "medium"))
         spec = {"op": "agg", "fn": "mean", "col": c, "as": "num", "round": 2}
-        out.append(_cand("mean", spec, loc.t("reasoning.mean", col=ctx.col(c), places=loc.get("places")[2]),
+        out.append(_cand("mean", spec, ctx.t("reasoning.mean", col=ctx.col(c), places=loc.get("places")[2]),
                          "average", "full_table", "aggregation", "medium"))
     return out
 
@@ -124,20 +122,20 @@ def _pairs(ctx: Context) -> list[Candidate]:
         words = {"col": ctx.col(c), "a": ctx.cell(ra, frame.key_column), "b": ctx.cell(rb, frame.key_column)}
         d = frame.decimals(c)
         a, b = _cell(ctx, ra, c), _cell(ctx, rb, c)
-        out.append(_cand("diff", {"op": "sub", "a": a, "b": b, "round": d}, loc.t("reasoning.diff", **words),
+        out.append(_cand("diff", {"op": "sub", "a": a, "b": b, "round": d}, ctx.t("reasoning.diff", **words),
                          "arithmetic", "cross_reference", "comparative", "medium"))
         if vb != 0:
             out.append(_cand("ratio", {"op": "div", "a": a, "b": b, "round": 2},
-                             loc.t("reasoning.ratio", places=loc.get("places")[2], **words),
+                             ctx.t("reasoning.ratio", places=loc.get("places")[2], **words),
                              "arithmetic", "cross_reference", "comparative", "hard"))
         if va != 0:
             out.append(_cand("pct", {"op": "pct", "a": a, "b": b, "round": 1},
-                             loc.t("reasoning.pct", places=loc.get("places")[1], **words),
+                             ctx.t("reasoning.pct", places=loc.get("places")[1], **words),
                              "arithmetic", "cross_reference", "comparative", "hard"))
         fn = ctx.rng.choice(["max", "min"])
         kvs = [frame.grid[ra][frame.key_column], frame.grid[rb][frame.key_column]]
         spec = {"op": "which", "fn": fn, "key": frame.key_column, "col": c, "kvs": kvs, "as": "num"}
-        out.append(_cand("which", spec, loc.t(f"reasoning.which_{fn}", **words), "compare", "cross_reference",
+        out.append(_cand("which", spec, ctx.t(f"reasoning.which_{fn}", **words), "compare", "cross_reference",
                          "comparative", "easy"))
     return out
 
@@ -161,12 +159,12 @@ def _ranks(ctx: Context) -> list[Candidate]:
         fn = ctx.rng.choice(["max", "min"])
         if unique_extreme(ctx, c, "num", fn == "max"):
             spec = {"op": "arg", "fn": fn, "col": c, "key": key, "as": "num"}
-            out.append(_cand("arg", spec, loc.t(f"reasoning.arg_{fn}", key=ctx.col(key), col=ctx.col(c)),
+            out.append(_cand("arg", spec, ctx.t(f"reasoning.arg_{fn}", key=ctx.col(key), col=ctx.col(c)),
                              "superlative", "full_table", "superlative", "medium"))
         n, desc = ctx.rng.choice([2, 3]), ctx.rng.random() < 0.5
         if unique_extreme(ctx, c, "num", desc, n):
             spec = {"op": "nth", "col": c, "key": key, "n": n, "desc": desc, "as": "num"}
-            text = loc.t("reasoning.nth_desc" if desc else "reasoning.nth_asc", key=ctx.col(key), col=ctx.col(c),
+            text = ctx.t("reasoning.nth_desc" if desc else "reasoning.nth_asc", key=ctx.col(key), col=ctx.col(c),
                          nth=loc.get("ordinals")[n])
             out.append(_cand("nth", spec, text, "ordinal", "full_table", "ordinal", "hard"))
     return out
@@ -177,7 +175,7 @@ def _unique(ctx: Context) -> list[Candidate]:
     for c in _text_cols(ctx):
         values = [ctx.frame.grid[r][c] for r in ctx.frame.data_rows if ctx.frame.grid[r][c]]
         if 2 <= len(set(values)) < len(values):
-            out.append(_cand("nunique", {"op": "nunique", "col": c}, ctx.locale.t("reasoning.nunique", col=ctx.col(c)),
+            out.append(_cand("nunique", {"op": "nunique", "col": c}, ctx.t("reasoning.nunique", col=ctx.col(c)),
                              "unique", "full_table", "unique", "medium"))
     return out
 
@@ -194,7 +192,7 @@ def _temporal(ctx: Context) -> list[Candidate]:
             fn = ctx.rng.choice(["min", "max"])
             if unique_extreme(ctx, c, as_, fn == "max"):
                 spec = {"op": "arg", "fn": fn, "col": c, "key": key, "as": as_}
-                text = loc.t("reasoning.earliest" if fn == "min" else "reasoning.latest", key=ctx.col(key), col=ctx.col(c))
+                text = ctx.t("reasoning.earliest" if fn == "min" else "reasoning.latest", key=ctx.col(key), col=ctx.col(c))
                 out.append(_cand("temporal_extreme", spec, text, "temporal", "full_table", "superlative", "medium"))
             rows = ranked_rows(frame, c, as_, desc=False)
             if len(rows) >= 2:
@@ -203,11 +201,11 @@ def _temporal(ctx: Context) -> list[Candidate]:
                 if frame.value_of(ra, c, kind) != frame.value_of(rb, c, kind):
                     spec = {"op": "sub", "a": _cell(ctx, rb, c, as_), "b": _cell(ctx, ra, c, as_)}
                     words = {"col": ctx.col(c), "a": ctx.cell(ra, key), "b": ctx.cell(rb, key)}
-                    text = loc.t("reasoning.days_between" if as_ == "date" else "reasoning.years_between", **words)
+                    text = ctx.t("reasoning.days_between" if as_ == "date" else "reasoning.years_between", **words)
                     out.append(_cand("temporal_span", spec, text, "temporal", "cross_reference", "comparative", "hard"))
         if whole_table_ok(ctx) and (k := numeric_cond(ctx, c, as_)) is not None:
             shown = next(frame.grid[r][c] for r in frame.data_rows if frame.value_of(r, c, "date" if as_ == "date" else "num") == k["val"])
-            text = loc.t("reasoning.count_after", col=ctx.col(c), val=loc.q(shown))
+            text = ctx.t("reasoning.count_after", col=ctx.col(c), val=loc.q(shown))
             out.append(_cand("temporal_count", count_spec([k]), text, "temporal", "full_table", "count", "hard"))
     return out
 
