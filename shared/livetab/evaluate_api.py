@@ -152,7 +152,8 @@ def _publish_release(services: Any, release: str) -> None:
 
 
 def _warm_writers() -> threading.Thread:
-    """Import the report writer (matplotlib) and the Parquet writer in a thread while the requests are in flight:
+    """Import the report writer (matplotlib) and the Parquet writer (and write a first, tiny Parquet table: pyarrow
+    imports pandas then) in a thread while the requests are in flight:
     the event loop mostly waits on the network then, and the files are written at once when the last answer is
     judged instead of after a second or two of imports."""
     def load() -> None:
@@ -161,7 +162,13 @@ def _warm_writers() -> threading.Thread:
 
             for ep in entry_points(group="livetab.reports", name="write_reports"):
                 ep.load()
-            import pyarrow.parquet  # noqa: F401
+            import io
+
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            # the first Parquet write imports pandas (pyarrow's metadata) and more: a third of a second, paid here
+            pq.write_table(pa.table({"warm": ["x"]}), io.BytesIO())
         except Exception:  # reported, if at all, where the writers are used
             log.debug("warming the file writers failed", exc_info=True)
 
@@ -286,10 +293,17 @@ def _evaluate(model: str | Sequence[str], *, release: str, model_name: str, mode
                               elapsed_s=time.monotonic() - t0,
                               tokens=sum(int(getattr(h, "completion_tokens", 0)) for h in services.handlers("inference"))))
 
-        warm = _warm_writers()
+        warm: list[threading.Thread] = []
+
+        def round_done() -> None:
+            if not warm:  # after the first round, whose requests are in flight: importing the writers before
+                warm.append(_warm_writers())  # it would hold up the first requests (the GIL, import locks)
+            tick()
+
         tick()
-        services.drive(tick=tick)
-        warm.join()
+        services.drive(tick=round_done)
+        for t in warm:
+            t.join()
         _write_reports(services, cfg, run_ids, name, started)
         rows = sample_rows(services.store, run_ids, judge)
     finally:
