@@ -42,6 +42,7 @@ __all__ = ["DEFAULT_OUTPUT", "EvalError", "ProbeError", "Progress", "Results", "
 log = logging.getLogger(__name__)
 DEFAULT_OUTPUT = "out/eval"
 TEAM = "eval"
+PROGRESS_EVERY_S = 0.1  # the `progress` callback's interval, at most (a progress bar redrawn ten times a second)
 
 
 @dataclass(frozen=True)
@@ -284,9 +285,14 @@ def _evaluate(model: str | Sequence[str], *, release: str, model_name: str, mode
             raise EvalError(f"nothing to ask: release {name} has no verified question for these families/settings")
         judge = judge_name(cfg.judge)
 
-        def tick() -> None:
-            if progress is None:
+        shown = [0.0]  # when progress was last given
+
+        def tick(*, force: bool = False) -> None:
+            # the drive's rounds are a few ms apart while requests stream: the counts (store queries) are read at
+            # most every PROGRESS_EVERY_S, and once more at the end
+            if progress is None or (not force and time.monotonic() - shown[0] < PROGRESS_EVERY_S):
                 return
+            shown[0] = time.monotonic()
             st = services.store
             progress(Progress(planned=planned, answered=sum(st.count(schema.results, run_id=r) for r in run_ids),
                               judged=sum(st.count(schema.judgments, run_id=r, judge=judge) for r in run_ids),
@@ -300,8 +306,9 @@ def _evaluate(model: str | Sequence[str], *, release: str, model_name: str, mode
                 warm.append(_warm_writers())  # it would hold up the first requests (the GIL, import locks)
             tick()
 
-        tick()
+        tick(force=True)
         services.drive(tick=round_done)
+        tick(force=True)
         for t in warm:
             t.join()
         _write_reports(services, cfg, run_ids, name, started)
