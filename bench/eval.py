@@ -6,11 +6,18 @@ the release made present and published, the run planned, every request answered,
 leaderboard files and the samples files written. The questions (one WikiTableQuestions table, as the
 inference_service benchmark seeds them) are stored beforehand, so question generation is not timed; the
 server runs in its own process (tests/fakes/fault_server.py).
+
+The machine this runs on may be busy: beside the ratio to the ideal it reports the process CPU time per
+question (independent of other load) and, right after the evaluation, the wall time of a plain asyncio +
+aiohttp loop asking the same number of requests of the same server at the same concurrency (no store, no
+prompts, no judging, no files): `vs_plain_aiohttp` = that wall time / the evaluation's, the share of what this
+machine allowed at that moment.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import shutil
 import sys
@@ -20,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import peak_rss_mb, write_result
-from bench.inference import _start_server
+from bench.inference import _contender_aiohttp, _start_server
 from bench.inference_service import seed_release
 
 RELEASE = "bench-eval"
@@ -49,6 +56,8 @@ def main(argv: list[str] | None = None) -> None:
                                output=work / "out", model_args={"timeout_s": 60})
         wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
         row: dict[str, Any] = res.leaderboard["models"][0]
+        load1 = os.getloadavg()[0]
+        plain = asyncio.run(_contender_aiohttp(url, args.questions, args.concurrency, 120.0))
     finally:
         server.terminate()
         server.wait(timeout=30)
@@ -57,7 +66,11 @@ def main(argv: list[str] | None = None) -> None:
         "questions": args.questions, "answered": row["n"], "errors": row["errors"],
         "samples_rows": len(res.sample_rows), "concurrency": args.concurrency, "latency_ms": args.latency_ms,
         "wall_s": round(wall, 3), "ideal_s": round(ideal, 3), "process_cpu_s": round(cpu, 3),
-        "load_avg_1min_at_start": round(load0, 2), "load_avg_1min_at_end": round(os.getloadavg()[0], 2), "cpus": os.cpu_count(), "peak_rss_mb": round(peak_rss_mb(), 1),
+        "process_cpu_ms_per_question": round(1000 * cpu / args.questions, 3),
+        "plain_aiohttp_wall_s": round(plain["seconds"], 3), "plain_aiohttp_ok": plain["ok"],
+        "vs_plain_aiohttp": round(plain["seconds"] / wall, 4) if wall else 0.0,
+        "load_avg_1min_at_start": round(load0, 2), "load_avg_1min_at_end": round(load1, 2), "cpus": os.cpu_count(),
+        "peak_rss_mb": round(peak_rss_mb(), 1),
         "server": f"tests/fakes/fault_server.py, fixed latency {args.latency_ms:g} ms, separate process",
         "timed": "livetab.evaluate: probe, release published, run planned, answered, judged, reported, files written",
     }

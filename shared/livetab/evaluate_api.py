@@ -42,6 +42,7 @@ __all__ = ["DEFAULT_OUTPUT", "EvalError", "ProbeError", "Progress", "Results", "
 log = logging.getLogger(__name__)
 DEFAULT_OUTPUT = "out/eval"
 TEAM = "eval"
+PROGRESS_EVERY_S = 0.1  # the `progress` callback's interval, at most (a progress bar redrawn ten times a second)
 
 
 @dataclass(frozen=True)
@@ -152,7 +153,8 @@ def _publish_release(services: Any, release: str) -> None:
 
 
 def _warm_writers() -> threading.Thread:
-    """Import the report writer (matplotlib) and the Parquet writer in a thread while the requests are in flight:
+    """Import the report writer (matplotlib) and the Parquet writer (and write a first, tiny Parquet table: pyarrow
+    imports pandas then) in a thread while the requests are in flight:
     the event loop mostly waits on the network then, and the files are written at once when the last answer is
     judged instead of after a second or two of imports."""
     def load() -> None:
@@ -161,7 +163,13 @@ def _warm_writers() -> threading.Thread:
 
             for ep in entry_points(group="livetab.reports", name="write_reports"):
                 ep.load()
-            import pyarrow.parquet  # noqa: F401
+            import io
+
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            # the first Parquet write imports pandas (pyarrow's metadata) and more: a third of a second, paid here
+            pq.write_table(pa.table({"warm": ["x"]}), io.BytesIO())
         except Exception:  # reported, if at all, where the writers are used
             log.debug("warming the file writers failed", exc_info=True)
 
@@ -277,19 +285,32 @@ def _evaluate(model: str | Sequence[str], *, release: str, model_name: str, mode
             raise EvalError(f"nothing to ask: release {name} has no verified question for these families/settings")
         judge = judge_name(cfg.judge)
 
-        def tick() -> None:
-            if progress is None:
+        shown = [0.0]  # when progress was last given
+
+        def tick(*, force: bool = False) -> None:
+            # the drive's rounds are a few ms apart while requests stream: the counts (store queries) are read at
+            # most every PROGRESS_EVERY_S, and once more at the end
+            if progress is None or (not force and time.monotonic() - shown[0] < PROGRESS_EVERY_S):
                 return
+            shown[0] = time.monotonic()
             st = services.store
             progress(Progress(planned=planned, answered=sum(st.count(schema.results, run_id=r) for r in run_ids),
                               judged=sum(st.count(schema.judgments, run_id=r, judge=judge) for r in run_ids),
                               elapsed_s=time.monotonic() - t0,
                               tokens=sum(int(getattr(h, "completion_tokens", 0)) for h in services.handlers("inference"))))
 
-        warm = _warm_writers()
-        tick()
-        services.drive(tick=tick)
-        warm.join()
+        warm: list[threading.Thread] = []
+
+        def round_done() -> None:
+            if not warm:  # after the first round, whose requests are in flight: importing the writers before
+                warm.append(_warm_writers())  # it would hold up the first requests (the GIL, import locks)
+            tick()
+
+        tick(force=True)
+        services.drive(tick=round_done)
+        tick(force=True)
+        for t in warm:
+            t.join()
         _write_reports(services, cfg, run_ids, name, started)
         rows = sample_rows(services.store, run_ids, judge)
     finally:

@@ -43,5 +43,24 @@ def load_table(row: dict[str, Any] | None) -> Table | None:
     return Table.from_proto(table_pb2.Table.FromString(row["payload"])) if row else None
 
 
+# Parsed questions by their stored bytes. One question is read by the planner, inference, the judge and the
+# reporter; in one process (embedded mode, `livetab eval`) it is parsed once. Keyed by the payload itself, so an
+# edited question (other bytes) is parsed afresh; bounded, cleared when full.
+_QUESTIONS: dict[bytes, Question] = {}
+MAX_PARSED_QUESTIONS = 20_000
+
+
 def load_question(row: dict[str, Any] | None) -> Question | None:
-    return Question.from_proto(question_pb2.Question.FromString(row["payload"])) if row else None
+    """The stored question as a `Question`. The object may be shared with other readers of the same bytes in this
+    process: read it, never change it in place (`copy.deepcopy` first)."""
+    if not row:
+        return None
+    payload = row["payload"]
+    if type(payload) is not bytes:  # a driver's memoryview
+        payload = bytes(payload)
+    q = _QUESTIONS.get(payload)
+    if q is None:
+        if len(_QUESTIONS) >= MAX_PARSED_QUESTIONS:
+            _QUESTIONS.clear()
+        q = _QUESTIONS[payload] = Question.from_proto(question_pb2.Question.FromString(payload))
+    return q

@@ -198,6 +198,34 @@ def test_run_once_waits_for_everything_it_polled(tmp_path: Path) -> None:
     assert sorted(_published(bus)) == sorted(f"r{i}" for i in range(6))
 
 
+def test_advance_finishes_what_completed_without_waiting_for_the_rest(tmp_path: Path) -> None:
+    """Embedded mode's streaming step: a completed request is stored and published while the others are still in
+    flight, and what completed is kept when the caller stops early (Ctrl-C)."""
+    bus = InProcBus()
+    for i in range(4):
+        bus.publish(Outgoing(IN, inference_pb2.InferenceResult(id=f"r{i}", run_id="run-1")))
+    handler = Gated()
+    worker = InFlightWorker(handler, bus, HandlerContext(store=None, settings=None), max_in_flight=4,
+                            poll_timeout_s=0, read_ahead=0)
+    assert worker.advance() == 4  # all four started; advance returns at once
+    _until(lambda: len(handler.entered) == 4, "four running")
+    handler.release("r1")
+    deadline = time.monotonic() + 10
+    while _published(bus) != ["r1"]:
+        assert time.monotonic() < deadline, "r1 was not published while the others ran"
+        worker.advance(wait_s=0.02)
+    assert worker.busy and worker.in_flight == 3 and _committed(bus, worker) == 0  # r0 still pending
+    handler.release("r0")
+    _until(lambda: worker._done.qsize() > 0, "r0 completed")
+    assert worker.finish_completed() == 1 and sorted(_published(bus)) == ["r0", "r1"]
+    assert _committed(bus, worker) == 2
+    handler.release("r2", "r3")
+    while worker.busy:
+        assert time.monotonic() < deadline, "r2 and r3 were not finished"
+        worker.advance(wait_s=0.02)
+    assert sorted(_published(bus)) == [f"r{i}" for i in range(4)] and _committed(bus, worker) == 4
+
+
 def test_offset_tracker_commits_only_the_contiguous_finished_prefix() -> None:
     t = OffsetTracker()
     recs = [Record("t", p, o, None, b"") for p in (0, 1) for o in (10, 11, 12)]

@@ -153,6 +153,8 @@ class InferenceHandler:
                      ctx.store.get_many(schema.questions, [r.question_id for r in live]).items()}
         tables = {k: load_table(row) for k, row in
                   ctx.store.get_many(schema.tables, [q.table_id for q in questions.values() if q]).items()}
+        for model in {r.model.SerializeToString(deterministic=True): r.model for r in live}.values():
+            self.backend(model)  # built here, off the loop: its imports never hold up the requests in flight
         prepared = [self._prepare(r, questions, tables, ctx.store, r.run_id in cancelled) for r in reqs]
         cached = ctx.store.get_many(schema.response_cache, [key for _, _, key in prepared if key])
         contexts = [(q, tables.get(q.table_id) if q else None) for q in (questions.get(r.question_id) for r in reqs)]

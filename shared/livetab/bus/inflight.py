@@ -19,7 +19,8 @@ message id downstream, and the handler's own cache makes the second pass cheap),
 holds back only the commit, not the others. Dead letters, `Retryable` (every pending record is abandoned,
 the consumer rewound to its committed offsets, then a back-off) and SIGTERM (stop polling, start nothing
 new, finish what is running within `drain_timeout_s`, commit the finished prefix, abandon the rest) work
-as in `Worker`. `run_once` (embedded mode) polls once and waits for everything it took.
+as in `Worker`. `run_once` polls once and waits for everything it took; `advance` (embedded mode) takes one
+streaming step and returns without waiting for what is still in flight.
 """
 
 from __future__ import annotations
@@ -149,6 +150,36 @@ class InFlightWorker(Worker):
         if not records:
             self._idle()
         return len(records)
+
+    @property
+    def busy(self) -> bool:
+        """Work taken and not finished: running or waiting for a slot, completed and held, or a dead letter."""
+        return bool(self._pending or self._held or self._ready)
+
+    def advance(self, wait_s: float = 0.0) -> int:
+        """Embedded mode, streaming (`livetab.runtime.embedded`): fill the free slots, take what has completed
+        (waiting up to `wait_s` for a first completion when nothing has), refill, and finish the completed once
+        `finish_interval_s` has passed since the first of them (or nothing else is pending) — without waiting
+        for the rest, so the other services handle the outputs while requests are in flight. The number of
+        records started and finished."""
+        n = self._fill(block=False)
+        done = self._collect(self._wait(0.0 if n else wait_s))
+        if done:
+            n += self._fill(block=False)
+            if not self._held:
+                self._held_at = time.monotonic()
+            self._held.extend(done)
+        if self._ready or (self._held and (not self._pending
+                                           or time.monotonic() - self._held_at >= self.finish_interval_s)):
+            held, self._held = self._held, []
+            n += self._complete(held, force_commit=True)
+        return n
+
+    def finish_completed(self) -> int:
+        """Finish (store, publish, commit) what has completed, held or not, without waiting for the rest: what a
+        caller stopping early (Ctrl-C in embedded mode) keeps, so that a resumed run does not ask it again."""
+        held, self._held = self._held, []
+        return self._complete(held + self._collect(self._wait(0.0)), force_commit=True)
 
     # ---- the loop's parts ----
 

@@ -16,6 +16,7 @@ from google.protobuf.message import Message
 
 from livetab import topics
 from livetab.bus import AnyHandler, HandlerContext, InProcBus, Outgoing, Worker
+from livetab.bus.inflight import InFlightWorker
 from livetab.runtime.registry import service as declared_service
 from livetab.runtime.service import Build, service_names
 from livetab.runtime.workers import worker_for
@@ -25,6 +26,7 @@ from livetab.store import Store, open_store
 __all__ = ["Embedded"]
 
 log = logging.getLogger(__name__)
+STREAM_WAIT_S = 0.02  # with nothing else to do, how long `drive` sleeps waiting for an in-flight completion
 
 
 class Embedded:
@@ -75,16 +77,36 @@ class Embedded:
         """Poll the services (those in `only`, default all) until none has anything left to read; the
         number of records handled. `tick` is called after every round (a progress bar)."""
         names = [n for n in self.names if only is None or n in only]
+        try:
+            return self._drive(names, tick)
+        except BaseException:  # Ctrl-C: what has completed is stored, so that running again does not ask it again
+            for w in (w for name in names for w in self._workers.get(name, [])):
+                if isinstance(w, InFlightWorker):
+                    try:
+                        w.finish_completed()
+                    except Exception:
+                        log.warning("could not store what %s had completed", w.handler.service, exc_info=True)
+            raise
+
+    def _drive(self, names: list[str], tick: Callable[[], None] | None) -> int:
         handled = 0
         while True:
             for name in names:
                 if name not in self._workers and self._pending(name):
                     self.workers(name)
-            moved = sum(w.run_once() for name in names for w in self._workers.get(name, []))
+            workers = [w for name in names for w in self._workers.get(name, [])]
+            # an in-flight worker (inference) streams: it starts and finishes what it can and returns, so the
+            # other services handle its outputs while its requests are in flight
+            moved = sum(w.advance() if isinstance(w, InFlightWorker) else w.run_once() for w in workers)
             handled += moved
             if tick:
                 tick()
-            if moved == 0 and not any(self._pending(n) for n in names):
+            if moved:
+                continue
+            busy = [w for w in workers if isinstance(w, InFlightWorker) and w.busy]
+            if busy:  # nothing else to do: wait (thread asleep) for a completion
+                handled += busy[0].advance(wait_s=STREAM_WAIT_S)
+            elif not any(self._pending(n) for n in names):
                 return handled
 
     def close(self) -> None:
