@@ -32,7 +32,8 @@ def test_embedded_cycle_is_real_and_resumable(tmp_path: Path) -> None:
 
     first = run_embedded(settings)
     n = first.after["questions"]
-    assert n >= 4 and first.new["answers"] == n and first.model_calls == n
+    assert n >= 4 and first.new["answers"] == n and first.model_calls == n, (
+        n, first.new, first.model_calls, first.cache_hits, first.failures)
     doc = json.loads((tmp_path / "out" / "leaderboard.json").read_text())
     model = doc["models"][0]
     assert model["model"] == "smollm2-135m" and model["n"] == n
