@@ -243,7 +243,6 @@ def _find_mention(tokens: list[str], span_key: str, gold: GoldItem) -> tuple[int
     for k in gold.keys:
         if contains_phrase(span_key, k):
             before = f" {span_key} ".index(f" {k} ")
-            start = span_key[:before].count(" ") + (1 if before else 0) if before else 0
             start = len(span_key[:before].split())
             return start, start + k.count(" ") + 1
     if gold.edits:
