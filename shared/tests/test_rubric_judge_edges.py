@@ -90,3 +90,22 @@ def test_the_gold_first_then_another_value_of_its_column(response: str, gold: st
                                                          table: list[list[str]], other: str) -> None:
     v = judge_text(response, gold, language=lang, table=table)
     assert decided(v) == ("incorrect", f"the answer lists {other!r}, another value of the asked column, with the gold")
+
+
+@pytest.mark.parametrize(("response", "gold", "lang"), [
+    # the last item after "or" / "and", with or without a serial comma, and the gold at either end
+    ("Paris, Lyon or Nice", "Paris", "en"),
+    ("Lyon, Nice or Paris", "Paris", "en"),
+    ("Lyon, Nice, or Paris", "Paris", "en"),
+    ("Lyon, Nice, and Paris", "Paris", "en"),
+    ("Paris, Lyon, and Nice", "Paris", "en"),
+    # items joined by semicolons: once a false accept ("Spain; Italy; France" was correct for Italy)
+    ("Spain; Italy; France", "Italy", "en"),
+    ("إسبانيا؛ إيطاليا؛ فرنسا", "إيطاليا", "ar"),
+])
+def test_the_gold_as_one_item_of_a_list(response: str, gold: str, lang: str) -> None:
+    assert decided(judge_text(response, gold, language=lang)) == ("uncertain", LIST_ITEM)
+
+
+def test_a_semicolon_that_ends_a_sentence_is_no_list() -> None:
+    assert decided(judge_text("Italy; it won the most golds.", "Italy")) == ("correct", STATES)
