@@ -109,3 +109,18 @@ def test_the_gold_as_one_item_of_a_list(response: str, gold: str, lang: str) -> 
 
 def test_a_semicolon_that_ends_a_sentence_is_no_list() -> None:
     assert decided(judge_text("Italy; it won the most golds.", "Italy")) == ("correct", STATES)
+
+
+def test_each_table_is_judged_by_its_own_view() -> None:
+    """The views of tables are cached by table id, release and size: two tables judged one after the other
+    never share a view (a cache under one key would judge the second answer against the first table)."""
+    from livetab.tables import Source, Table
+
+    medals = Table(id="t-medals", source=Source(kind="test"), header=[["Rank", "Nation"]], rows=MEDALS)
+    cities = Table(id="t-cities", source=Source(kind="test"), header=[["Rank", "City"]],
+                   rows=[["1", "Rome"], ["2", "Milan"], ["3", "Spain Street"]])
+    assert decided(judge_text("Italy and Spain won gold.", "Italy", table=medals)) == (
+        "incorrect", "the answer lists 'spain', another value of the asked column, with the gold")
+    assert decided(judge_text("Rome and Milan are the biggest.", "Rome", table=cities)) == (
+        "incorrect", "the answer lists 'milan', another value of the asked column, with the gold")
+    assert judge_text("Italy and Spain won gold.", "Italy", table=cities).verdict != "incorrect"
