@@ -124,3 +124,12 @@ def test_each_table_is_judged_by_its_own_view() -> None:
     assert decided(judge_text("Rome and Milan are the biggest.", "Rome", table=cities)) == (
         "incorrect", "the answer lists 'milan', another value of the asked column, with the gold")
     assert judge_text("Italy and Spain won gold.", "Italy", table=cities).verdict != "incorrect"
+
+
+@pytest.mark.parametrize("response", [
+    "Cataraqui Town Centre and St. Lawrence College are its stops.",  # the joined mention inside a sentence
+    "From Cataraqui it goes on: Cataraqui Town Centre and St. Lawrence College.",  # the first word seen before
+])
+def test_a_cell_of_two_names_answered_with_and(response: str) -> None:
+    """WTQ's flattened two-line cell, answered as two names joined by "and" (rubric/cellparts.py)."""
+    assert decided(judge_text(response, "Cataraqui Town Centre St. Lawrence College")) == ("correct", STATES)
