@@ -8,11 +8,14 @@ named mutant switches it on (mutmut's own trampoline switch) and runs the tests 
     python deploy/mutation_check.py rubric_judge NAMES_FILE OUT_FILE [test files ...]
 
 NAMES_FILE holds mutant names (livetab.rubric.gold.x_gold_item__mutmut_7), one a line; OUT_FILE gets one line per
-mutant, "name killed by <test id> <seconds>" or "name survived <seconds>". Test files default to the group's; name
+mutant, "name killed by <test id> <seconds>", "name timeout by <test id> <seconds>" (a test ran past
+TEST_TIMEOUT_S: the mutant hangs it, which counts as killed) or "name survived <seconds>". Test files default to the group's; name
 the most targeted first, since the first failure ends a mutant's run. The tests run from a private copy (the
-mutants and the current test folders), so a mutmut run of the same group is not disturbed. The staged
-conftest empties livetab's caches before every test, as under mutmut. Not a replacement for `make mutation`:
-no timeouts per mutant beyond pytest's own, and no record in mutmut's results.
+mutants and the current test folders), so a mutmut run of the same group is not disturbed. livetab's
+caches are emptied each time a mutant is switched on (under mutmut's forks the staged conftest
+empties them before every test; within one mutant's run a memoised result is the mutant's own, so once is
+enough), and a test that killed a mutant is tried first for the next. Not a replacement for `make mutation`:
+no record in mutmut's results.
 """
 
 from __future__ import annotations
@@ -30,9 +33,29 @@ sys.path.insert(0, str(ROOT / "deploy"))
 
 import mutation  # noqa: E402  (deploy/mutation.py: the groups and the stage layout)
 
+# a mutant that makes one test (its call: runtestprotocol bypasses the timer of the whole protocol) run this
+# long has hung it (an endless loop): counted as a timeout, which kills
+# it, as under mutmut (every fast test of these groups takes well under a second)
+TEST_TIMEOUT_S = 30
+
+
+def _clear_caches() -> None:
+    """Empty livetab's memoised results (the same caches the staged conftest empties before every test
+    under mutmut): done here once per mutant, since one mutant stays switched on for all its tests."""
+    for name, module in list(sys.modules.items()):
+        if name.split(".")[0] not in mutation.PACKAGES:
+            continue
+        for attr, value in list(vars(module).items()):
+            if callable(getattr(value, "cache_clear", None)):
+                value.cache_clear()
+            elif attr.endswith("_CACHE") and isinstance(value, dict):
+                value.clear()
+
 
 class _Plugin:
-    """pytest plugin: the mutants run one after another over the collected tests."""
+    """pytest plugin: the mutants run one after another over the collected tests. A test that killed a
+    mutant is tried first for the next ones (mutants of one function tend to fall to the same tests); a
+    survivor has run every test either way."""
 
     def __init__(self, names: list[str], out: Path) -> None:
         self.names, self.out = names, out
@@ -41,17 +64,20 @@ class _Plugin:
         from _pytest.runner import runtestprotocol
         from mutmut.mutation.trampoline import set_mutant_under_test
 
-        items = session.items  # type: ignore[attr-defined]
+        items = list(session.items)  # type: ignore[attr-defined]
         with self.out.open("a", encoding="utf-8") as out:
             for name in self.names:
                 t0 = time.monotonic()
                 set_mutant_under_test(name)
+                _clear_caches()
                 status = "survived"
                 for i, item in enumerate(items):
                     reports = runtestprotocol(item, nextitem=items[i + 1] if i + 1 < len(items) else None, log=False)
                     if any(r.failed for r in reports):
-                        status = f"killed by {item.nodeid}"
+                        hung = any("Timeout" in str(r.longrepr) for r in reports if r.failed)
+                        status = f"{'timeout' if hung else 'killed'} by {item.nodeid}"
                         session._setupstate.teardown_exact(None)  # type: ignore[attr-defined]
+                        items.insert(0, items.pop(i))
                         break
                 out.write(f"{name} {status} {time.monotonic() - t0:.1f}s\n")
                 out.flush()
@@ -64,7 +90,7 @@ def _run_in_stage(names_file: Path, out_file: Path, tests: list[str]) -> int:
     import pytest
 
     names = names_file.read_text(encoding="utf-8").split()
-    return int(pytest.main(["-q", "-p", "no:cacheprovider", "-m", mutation.DESELECT, *tests],
+    return int(pytest.main(["-q", "--tb=no", f"--timeout={TEST_TIMEOUT_S}", "-o", "timeout_func_only=true", "-p", "no:cacheprovider", "-m", mutation.DESELECT, *tests],
                            plugins=[_Plugin(names, out_file)]))
 
 
@@ -87,7 +113,9 @@ def main(argv: list[str]) -> int:
                 shutil.copytree(mutants / name, stage / name)
         for rel in mutation.TEST_FOLDERS:
             shutil.copytree(ROOT / rel, stage / rel, ignore=shutil.ignore_patterns("__pycache__"))
-        shutil.copy2(mutants / "conftest.py", stage / "conftest.py")
+        # the caches are emptied once per mutant by the plugin, not before every test as under mutmut's forks
+        conftest = (mutants / "conftest.py").read_text(encoding="utf-8").replace(mutation.FRESH_CACHES, "")
+        (stage / "conftest.py").write_text(conftest, encoding="utf-8")
         shutil.copy2(mutants / "pyproject.toml", stage / "pyproject.toml")
         env = {**mutation._env(), "PYTHONPATH": str(stage)}
         return subprocess.call([sys.executable, str(Path(__file__).resolve()), "--in-stage", str(names_file),

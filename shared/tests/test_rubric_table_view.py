@@ -3,6 +3,7 @@ winners: cells with a "(...)" tail, a multi-line cell, a date cell, an empty cel
 
 from __future__ import annotations
 
+import pytest
 from livetab.rubric.columns import TableView, table_view
 from livetab.tables import Source, Table
 
@@ -15,6 +16,16 @@ ROWS = [
     ["2 October 2011", "The Cardinals x", "ab"],
 ]
 VIEW = TableView(ROWS)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_view() -> None:
+    """Each test builds its view when it runs: a view built once at import is made by whatever code ran then
+    (under `make mutation`, the unmutated code) and keeps its per-gold cache from test to test."""
+    global VIEW
+    VIEW = TableView(ROWS)
+
+
 HUNGARY = "hungary katalin kovacs danuta kozak"
 
 

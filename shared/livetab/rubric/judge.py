@@ -243,7 +243,6 @@ def _find_mention(tokens: list[str], span_key: str, gold: GoldItem) -> tuple[int
     for k in gold.keys:
         if contains_phrase(span_key, k):
             before = f" {span_key} ".index(f" {k} ")
-            start = span_key[:before].count(" ") + (1 if before else 0) if before else 0
             start = len(span_key[:before].split())
             return start, start + k.count(" ") + 1
     if gold.edits:
@@ -327,7 +326,7 @@ def _judge_text(span: str, spec: GoldSpec, gold: GoldItem, view: TableView | Non
             if other is not None:
                 return INCORRECT, f"the answer lists {other!r}, another value of the asked column, with the gold"
         anchors_known = view.words
-    elif (listed_at or mention) != (0, 0) and ("," in span or "،" in span):
+    elif (listed_at or mention) != (0, 0) and ("," in span or ";" in span):
         words = tokens_of(span)
         at = _token_mention(words.words, tokens, listed_at or mention)
         listed = listed_doubt(words, at, spec.loc) if at else None
