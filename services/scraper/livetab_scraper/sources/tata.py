@@ -46,7 +46,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from livetab.ids import content_id
-from livetab.numbers import read_number
+from livetab.numbers import DIGITS, read_number
 from livetab.tables import Table
 from pydantic import Field
 
@@ -101,8 +101,9 @@ def _group_name(title: str, language: str) -> str:
 
 
 def _digits(text: str) -> str:
-    """Arabic-Indic digits as ASCII (for telling years apart; cell texts are not rewritten)."""
-    return text.translate(str.maketrans("٠١٢٣٤٥٦٧٨٩", "0123456789")).strip()
+    """Arabic-Indic and Persian digits as ASCII, by the one digit table (livetab.numbers.DIGITS), for telling
+    years apart; cell texts are not rewritten."""
+    return text.translate(DIGITS).strip()
 
 
 def _cell(value: object) -> str:
