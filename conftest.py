@@ -23,7 +23,7 @@ STATE = ROOT / ".state" / f"test-{os.getpid()}"
 # stricter GuardSettings.
 os.environ.setdefault("LIVETAB_GUARD__ALLOW", '["127.0.0.0/8", "::1/128"]')
 os.environ.setdefault("LIVETAB_GUARD__SCRAPE_KINDS",
-                      '["local_html", "local_csv", "local_files", "wikipedia", "gsm8k", "freshtab"]')
+                      '["local_html", "local_csv", "local_files", "wikipedia", "gsm8k", "freshtab", "tata"]')
 
 
 def _script(name: str, *args: str) -> str:

@@ -104,7 +104,8 @@ def test_oracle_100_and_anti_oracle_0_over_kafka(tmp_path: Path, e2e_kafka: str,
 
         for s in srcs:
             r = http.post(f"{api}/scrapes", json={"source": s["kind"], "location": s["kind"], "release": RELEASE,
-                                                   "language": s.get("language", "en")})
+                                                   "language": s.get("language", "en"),
+                                                   "options": s.get("options", {})})  # as the embedded run reads
             assert r.status_code == 202, r.text
         deadline = time.monotonic() + 180
         while http.get(f"{api}/releases/{RELEASE}").json().get("questions", 0) < len(expected):
