@@ -21,7 +21,6 @@ is missing or not a GGUF.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
 from collections.abc import Mapping
@@ -208,21 +207,11 @@ def _probe_openai(model: EvalModel, env: Mapping[str, str]) -> str:
 
 
 def _probe_grpc(s: ModelSettings) -> str:
-    from livetab.models.grpc_backend import GrpcBackend
-
-    async def check() -> str:
-        backend = GrpcBackend(s.base_url, s.model, timeout_s=PROBE_TIMEOUT_S)
-        try:
-            return await asyncio.wait_for(backend.health(), PROBE_TIMEOUT_S)
-        finally:
-            await backend.close()
+    """The health check the api's door uses too (livetab.models.probe), with no address policy: a local eval
+    may name any endpoint its user can reach."""
+    from livetab.models.probe import ProbeFailed, probe_endpoint_sync
 
     try:
-        status = asyncio.run(check())
-    except (TimeoutError, OSError, ValueError) as e:
-        raise ProbeError(f"cannot reach the ModelService at {s.base_url}: {type(e).__name__}: {e}") from None
-    if status.startswith("UNREACHABLE"):
-        raise ProbeError(f"cannot reach the ModelService at {s.base_url}: {status}")
-    if status != "SERVING":
-        raise ProbeError(f"the ModelService at {s.base_url} is not serving (health: {status})")
-    return f"ModelService at {s.base_url}: SERVING"
+        return probe_endpoint_sync(s, timeout_s=PROBE_TIMEOUT_S)
+    except ProbeFailed as e:
+        raise ProbeError(str(e)) from None
