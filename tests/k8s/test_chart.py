@@ -102,7 +102,10 @@ def test_gpu_pods_only_on_gpu_nodes_and_the_too_big_model_pending(kube: Kube, in
         gpu_pods = {p["metadata"]["labels"].get("livetab.io/gpu-pool"): p for p in pods
                     if "livetab.io/gpu-pool" in p["metadata"]["labels"]}
         placed = {pool: p["spec"].get("nodeName") for pool, p in gpu_pods.items()}
-        if len(gpu_pods) == 3 and placed.get("qwen-7b") and placed.get("llama-8b"):
+        # the too-big model's pod is done with only once the scheduler has tried it (its PodScheduled condition)
+        tried = any(c["type"] == "PodScheduled" for c in gpu_pods.get("huge-70b", {}).get("status", {}).get(
+            "conditions", []))
+        if len(gpu_pods) == 3 and placed.get("qwen-7b") and placed.get("llama-8b") and tried:
             break
         assert time.monotonic() < deadline, placed
         time.sleep(1)
