@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import ast
 import hashlib
+import inspect
 import json
 import os
 import shutil
@@ -147,10 +148,9 @@ STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests"
 # Appended to the staged conftest.py. mutmut forks every mutant from a process that has already run the
 # tests, so a memoised result of the unmutated code (gold's _CACHE dicts, lru_caches) would answer in the
 # mutant's place and it would "survive" untested. Each test starts with livetab's caches empty.
-FRESH_CACHES = """
-
-@pytest.fixture(autouse=True)
-def _mutation_fresh_caches() -> None:
+def clear_caches() -> None:
+    """Empty livetab's memoised results (`cache_clear`-able functions, `*_CACHE` dicts) in every loaded module
+    of the mutated packages, so the unmutated code's cached answers never stand in for a mutant's."""
     import sys
 
     for name, module in list(sys.modules.items()):
@@ -161,6 +161,15 @@ def _mutation_fresh_caches() -> None:
                 value.cache_clear()
             elif attr.endswith("_CACHE") and isinstance(value, dict):
                 value.clear()
+
+
+# The staged conftest empties them before every test (mutmut runs many mutants in one forked process tree);
+# deploy/mutation_check.py calls `clear_caches` once per mutant instead and strips this text.
+FRESH_CACHES = "\n\n" + inspect.getsource(clear_caches) + """
+
+@pytest.fixture(autouse=True)
+def _mutation_fresh_caches() -> None:
+    clear_caches()
 """
 
 

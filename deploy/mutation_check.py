@@ -39,19 +39,6 @@ import mutation  # noqa: E402  (deploy/mutation.py: the groups and the stage lay
 TEST_TIMEOUT_S = 30
 
 
-def _clear_caches() -> None:
-    """Empty livetab's memoised results (the same caches the staged conftest empties before every test
-    under mutmut): done here once per mutant, since one mutant stays switched on for all its tests."""
-    for name, module in list(sys.modules.items()):
-        if name.split(".")[0] not in mutation.PACKAGES:
-            continue
-        for attr, value in list(vars(module).items()):
-            if callable(getattr(value, "cache_clear", None)):
-                value.cache_clear()
-            elif attr.endswith("_CACHE") and isinstance(value, dict):
-                value.clear()
-
-
 class _Plugin:
     """pytest plugin: the mutants run one after another over the collected tests. A test that killed a
     mutant is tried first for the next ones (mutants of one function tend to fall to the same tests); a
@@ -69,7 +56,7 @@ class _Plugin:
             for name in self.names:
                 t0 = time.monotonic()
                 set_mutant_under_test(name)
-                _clear_caches()
+                mutation.clear_caches()
                 status = "survived"
                 for i, item in enumerate(items):
                     reports = runtestprotocol(item, nextitem=items[i + 1] if i + 1 < len(items) else None, log=False)

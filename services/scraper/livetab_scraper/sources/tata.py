@@ -46,7 +46,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from livetab.ids import content_id
-from livetab.numbers import DIGITS, read_number
+from livetab.numbers import normalise_digits, read_number
 from livetab.tables import Table
 from pydantic import Field
 
@@ -83,7 +83,7 @@ def key_name(title: str, labels: list[str], language: str = "ar") -> str:
         if x and len(x.split()) <= 5 and not any(ch.isdigit() for ch in x):
             return x
     filled = [v for v in labels if v]
-    if filled and all(_YEARISH.match(_digits(v)) for v in filled):
+    if filled and all(_YEARISH.match(normalise_digits(v).strip()) for v in filled):
         return YEAR[lang]
     return CATEGORY[lang]
 
@@ -98,12 +98,6 @@ def _group_name(title: str, language: str) -> str:
     m = _BY[lang].search(title.strip())
     x = _CUT.sub("", m.group(1)).strip() if m else ""
     return x if x and _CHARACTERISTICS.search(x) and len(x.split()) <= 5 else ""
-
-
-def _digits(text: str) -> str:
-    """Arabic-Indic and Persian digits as ASCII, by the one digit table (livetab.numbers.DIGITS), for telling
-    years apart; cell texts are not rewritten."""
-    return text.translate(DIGITS).strip()
 
 
 def _cell(value: object) -> str:
