@@ -13,13 +13,10 @@ import os
 import socket
 import subprocess
 import sys
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import uvicorn
 import yaml
 from livetab.bus import InProcBus
 from livetab.ids import question_id
@@ -31,6 +28,7 @@ from livetab.v1 import question_pb2, table_pb2
 from livetab_api.app import create_app
 
 from tests.support.releases import publish
+from tests.support.serve import serve
 from tests.support.tokens import bearer
 
 LIVETAB = Path(sys.executable).parent / "livetab"
@@ -48,19 +46,8 @@ def api(tmp_path: Path) -> Iterator[tuple[Store, InProcBus, str, Path]]:
     publish(store, "r1")
     guard = GuardSettings(scrape_kinds=["local_html"], scrape_locations={"wiki": str(pages)}, allow=["127.0.0.0/8"])
     app = create_app(bus, store, ApiSettings(), guard=guard)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert server.started
-    yield store, bus, f"http://127.0.0.1:{port}", pages
-    server.should_exit = True
-    thread.join(10)
+    with serve(app) as url:
+        yield store, bus, url, pages
 
 
 def _cycle(tmp: Path, url: str, token: str, cfg: dict[str, object]) -> subprocess.CompletedProcess[str]:

@@ -6,22 +6,19 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import uvicorn
 from livetab.bus import InProcBus
 from livetab.settings import ApiSettings
 from livetab.store import Store, open_store, schema
 from livetab.topics import TOPICS
 from livetab_api.app import create_app
 
+from tests.support.serve import serve
 from tests.support.tokens import bearer
 
 LIVETAB = Path(sys.executable).parent / "livetab"
@@ -34,19 +31,8 @@ def api(tmp_path: Path) -> Iterator[tuple[Store, str]]:
         store.upsert(schema.runs, [{"id": rid, "team": team, "model": "m", "release": "r", "planned": 2,
                                     "payload": b"", "refused": ""}])
     app = create_app(InProcBus(known_topics={t.name for t in TOPICS}), store, ApiSettings())
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert server.started
-    yield store, f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(10)
+    with serve(app) as url:
+        yield store, url
 
 
 def test_livetab_cancel_sends_the_token_and_cancels_only_its_teams_run(api: tuple[Store, str]) -> None:
