@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.support.deploy import deploy_down, deploy_up
 
 ROOT = Path(__file__).resolve().parent
 STATE = ROOT / ".state" / f"test-{os.getpid()}"
@@ -24,12 +25,6 @@ STATE = ROOT / ".state" / f"test-{os.getpid()}"
 os.environ.setdefault("LIVETAB_GUARD__ALLOW", '["127.0.0.0/8", "::1/128"]')
 os.environ.setdefault("LIVETAB_GUARD__SCRAPE_KINDS",
                       '["local_html", "local_csv", "local_files", "wikipedia", "gsm8k", "freshtab", "tata"]')
-
-
-def _script(name: str, *args: str) -> str:
-    out = subprocess.run([str(ROOT / "deploy" / name), *args], check=True, capture_output=True, text=True,
-                         timeout=600)
-    return out.stdout.strip().splitlines()[-1]
 
 
 @pytest.fixture(scope="session")
@@ -45,9 +40,9 @@ def kafka_bootstrap() -> Iterator[str]:
         return
     state = STATE / "kafka"
     try:
-        yield _script("kafka.sh", "up", str(state))
+        yield deploy_up("kafka.sh", state)
     finally:
-        subprocess.run([str(ROOT / "deploy" / "kafka.sh"), "down", str(state)], check=False, timeout=60)
+        deploy_down("kafka.sh", state)
 
 
 @pytest.fixture(scope="session")
@@ -57,9 +52,9 @@ def postgres_url() -> Iterator[str]:
         return
     state = STATE / "postgres"
     try:
-        yield _script("postgres.sh", "up", str(state))
+        yield deploy_up("postgres.sh", state)
     finally:
-        subprocess.run([str(ROOT / "deploy" / "postgres.sh"), "down", str(state)], check=False, timeout=60)
+        deploy_down("postgres.sh", state)
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])

@@ -36,8 +36,22 @@ up() {
   if [ -f "$state/pid" ] && kill -0 "$(cat "$state/pid")" 2>/dev/null; then
     echo "127.0.0.1:$(cat "$state/port")"; return 0
   fi
+  # A free port is only free until someone else binds it (another broker or server starting at the same
+  # moment on a busy CI machine), so a start that fails is tried again on fresh ports, up to three times.
+  local attempt
+  for attempt in 1 2 3; do
+    if start_once; then return 0; fi
+    echo "kafka.sh: start attempt $attempt failed; see $state/broker.log" >&2
+    [ -f "$state/pid" ] && kill -9 "$(cat "$state/pid")" 2>/dev/null || true
+    cp "$state/broker.log" "$state.attempt$attempt.log" 2>/dev/null || true
+  done
+  echo "kafka.sh: the broker did not start in three attempts" >&2; exit 1
+}
+
+start_once() {
   rm -rf "$state"; mkdir -p "$state/data"
   port=$(free_port); cport=$(free_port)
+  while [ "$cport" = "$port" ]; do cport=$(free_port); done
   cat > "$state/server.properties" <<PROPS
 process.roles=broker,controller
 node.id=1
@@ -62,20 +76,20 @@ PROPS
   local heap="-Xms256m -Xmx512m"
   java $heap -cp "$cp" kafka.tools.StorageTool format -t "$(python3 -c 'import uuid,base64;print(base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("="))')" \
        -c "$state/server.properties" > "$state/format.log" 2>&1 \
-    || { cat "$state/format.log" >&2; echo "kafka.sh: storage format failed" >&2; exit 1; }
+    || { cat "$state/format.log" >&2; echo "kafka.sh: storage format failed" >&2; return 1; }
   nohup java $heap -XX:+UseG1GC -Djava.awt.headless=true -cp "$cp" kafka.Kafka "$state/server.properties" \
        > "$state/broker.log" 2>&1 &
   echo $! > "$state/pid"; echo "$port" > "$state/port"
-  for _ in $(seq 1 120); do
+  for _ in $(seq 1 240); do
     if ! kill -0 "$(cat "$state/pid")" 2>/dev/null; then
-      tail -30 "$state/broker.log" >&2; echo "kafka.sh: broker exited during start-up" >&2; exit 1
+      tail -30 "$state/broker.log" >&2; echo "kafka.sh: broker exited during start-up" >&2; return 1
     fi
     if grep -q "Kafka Server started\|\[KafkaRaftServer nodeId=1\] Kafka Server started" "$state/broker.log" 2>/dev/null; then
       echo "127.0.0.1:$port"; return 0
     fi
     sleep 0.5
   done
-  echo "kafka.sh: broker did not start within 60 s; see $state/broker.log" >&2; exit 1
+  tail -30 "$state/broker.log" >&2; echo "kafka.sh: broker did not start within 120 s" >&2; return 1
 }
 
 down() {

@@ -46,6 +46,7 @@ from livetab.v1 import inference_pb2, table_pb2
 from livetab_cli.embedded import run_embedded
 
 from tests.fakes.fault_server import Scenario, ThreadedFaultServer
+from tests.support.deploy import deploy_up
 from tests.support.releases import publish_over_http
 from tests.support.sample import sample_pages
 from tests.support.services import start_services, stop_services
@@ -105,8 +106,7 @@ class Broker:
     def __init__(self, state: Path) -> None:
         self.state = state
         self.script = str(ROOT / "deploy" / "kafka.sh")
-        out = subprocess.run([self.script, "up", str(state)], check=True, capture_output=True, text=True, timeout=600)
-        self.bootstrap = out.stdout.strip().splitlines()[-1]
+        self.bootstrap = deploy_up("kafka.sh", state)
 
     def restart(self) -> float:
         pid = int((self.state / "pid").read_text())

@@ -8,11 +8,12 @@ records too (a stray inference request from the bus tests became an extra answer
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.support.deploy import deploy_down, deploy_up
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -20,9 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def e2e_kafka() -> Iterator[str]:
     state = ROOT / ".state" / f"test-{os.getpid()}" / "kafka-e2e"
-    script = str(ROOT / "deploy" / "kafka.sh")
     try:
-        out = subprocess.run([script, "up", str(state)], check=True, capture_output=True, text=True, timeout=600)
-        yield out.stdout.strip().splitlines()[-1]
+        yield deploy_up("kafka.sh", state)
     finally:
-        subprocess.run([script, "down", str(state)], check=False, timeout=60)
+        deploy_down("kafka.sh", state)
