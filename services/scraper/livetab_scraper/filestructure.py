@@ -47,6 +47,13 @@ _SCALE_WORDS = re.compile(
 TOTAL_WORDS: dict[str, re.Pattern[str]] = {
     "en": re.compile(r"^\s*(?:sub-?\s?)?totals?\b|\btotals?\s*(?:\(\d\))?\s*:?\s*$|^\s*grand total", re.I),
     "ar": re.compile(r"^\s*(?:ال)?(?:إجمالي|اجمالي|مجموع)|(?:الإجمالي|المجموع|الاجمالي)\s*$"),
+    # FreshTab's other languages (their Wikipedia tables also write "Total")
+    "de": re.compile(r"^\s*(?:gesamt|insgesamt|summe|gesamtergebnis|totals?)\b", re.I),
+    "es": re.compile(r"^\s*(?:totales|total|suma)\b", re.I),
+    "fr": re.compile(r"^\s*(?:totaux|total|somme)\b", re.I),
+    "nl": re.compile(r"^\s*(?:totaal|totalen|total)\b", re.I),
+    "ru": re.compile(r"^\s*(?:итого|итог|всего|сумма|total)\b", re.I),
+    "sv": re.compile(r"^\s*(?:totalt|total|summa|sammanlagt)\b", re.I),
 }
 
 

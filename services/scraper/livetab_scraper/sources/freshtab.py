@@ -42,16 +42,18 @@ import logging
 import re
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from livetab.ids import content_id
 from livetab.numbers import read_number
 from livetab.render import unique_columns
-from livetab.tables import Table
+from livetab.tables import Cell, Table
 from pydantic import Field
 
 from livetab_scraper.coltypes import value_type
+from livetab_scraper.flatgrid import FlatTable, read_flat_grid
 from livetab_scraper.sources.base import Failure, Fetched, Item, SourceConfig, SourceMeta, register_source
 
 __all__ = ["FreshTabConfig", "FreshTabSource", "iter_freshtab", "read_date", "readable_header"]
@@ -193,6 +195,13 @@ def _numeric_outliers(table: Table, *, min_share: float = 0.6) -> list[str]:
     return notes
 
 
+def _texts_from_grid(table: Table) -> None:
+    """The cells' texts from the (repaired) header and rows, so the two never disagree."""
+    grid = [*table.header, *table.rows]
+    table.cells = [replace(c, text=grid[c.row][c.col]) if c.row < len(grid) and c.col < len(grid[c.row]) else c
+                   for c in table.cells]
+
+
 def _record(rec: object, origin: str, lineno: int, default_language: str) -> Fetched:
     """One FreshTab record as a `Fetched` with its table; ValueError says why it cannot be used."""
     if not isinstance(rec, dict):
@@ -229,14 +238,23 @@ def _record(rec: object, origin: str, lineno: int, default_language: str) -> Fet
         notes.append(f"the header was {why}; the first row, all labels, became the header")
     elif numbered:
         notes.append("the header is pandas' column numbers: the table had no header, its columns are unnamed")
-    header = _unique(header)
     dups = [h for h in raw_header if _PANDAS_DUP.search(_INVISIBLE.sub("", h))]
     if dups:
         notes.append(f"pandas suffixes removed from repeated headers: {dups[:5]}")
+    language = str(rec.get("language") or default_language).strip().lower() or default_language
+    flat: FlatTable | None = read_flat_grid(header, rows, language)
+    if flat is not None and not (flat.rows and len(flat.header) == 1):
+        flat = None  # nothing left but headings, or the header was one title: the grid as pandas gave it
+    cells: list[Cell] = []
+    if flat is not None:
+        notes.extend(flat.notes)
+        header, rows = flat.header[0], flat.rows
+        if flat.changed or any(c.rowspan > 1 or c.colspan > 1 for c in flat.cells):
+            cells = flat.cells
+    header = _unique(header)
     created, date_note = read_date(rec.get("date"))
     if date_note:
         notes.append(date_note)
-    language = str(rec.get("language") or default_language).strip().lower() or default_language
     category = str(rec.get("category") or "").strip()
     domain = DOMAINS.get(category.split("|")[0].strip().lower(), "other")
     title = str(rec.get("title") or "").strip()
@@ -246,9 +264,13 @@ def _record(rec: object, origin: str, lineno: int, default_language: str) -> Fet
                       table_index=0, created_at=created, licence=LICENCE,
                       attribution=f"{title or url}, Wikipedia ({url}), CC BY-SA 4.0; via FreshTab ({origin})")
     tid = content_id("freshtab", origin, str(rec.get("csv_id") or lineno), qid, revision)
-    table = Table(id=tid, source=meta, header=[header], rows=rows, language=language, domain=domain, caption=title)
+    caption = " — ".join([title, *(t for t in flat.titles if t and t != title)]) if flat else title
+    table = Table(id=tid, source=meta, header=[header], rows=rows, language=language, domain=domain, caption=caption,
+                  cells=cells, group_column=header[0] if flat and flat.group_column else "",
+                  total_rows=flat.total_rows if flat else [], footnotes=flat.footnotes if flat else [])
     notes.extend(_repair_pandas_floats(table))
     notes.extend(_numeric_outliers(table))
+    _texts_from_grid(table)
     event = created if created.endswith("T00:00:00Z") else ""
     extra = {"freshtab_category": category, "freshtab_dataset": str(rec.get("dataset") or origin),
              "qid": qid, "csv_id": str(rec.get("csv_id") or ""), "raw_header": json.dumps(raw_header,
