@@ -36,7 +36,7 @@ from livetab_scraper.filestructure import TOTAL_WORDS
 from livetab_scraper.grid import RawCell, expand
 from livetab_scraper.structure import MAX_SECTION_WORDS, read_structure
 
-__all__ = ["FlatTable", "read_flat_grid"]
+__all__ = ["FlatTable", "heading_rows", "read_flat_grid"]
 
 
 @dataclass
@@ -78,8 +78,17 @@ def _copied(header: list[str], rows: list[list[str]], c: int) -> bool:
     return bool(header[c]) and header[c] == header[c - 1] and all(r[c] == r[c - 1] for r in rows)
 
 
-def read_flat_grid(header: list[str], rows: list[list[str]], language: str) -> FlatTable:
-    """The structure of a one-row-header flat grid (rows padded to the header's width by the caller)."""
+def heading_rows(rows: list[list[str]], language: str) -> int:
+    """Rows that hold one short text (not a number) in every cell: the headings `read_flat_grid` reads."""
+    return sum(1 for r in rows if len(r) > 1 and len(set(r)) == 1 and _spannable(r[0], language)
+               and len(r[0].split()) <= MAX_SECTION_WORDS)
+
+
+def read_flat_grid(header: list[str], rows: list[list[str]], language: str, heading: str = "") -> FlatTable:
+    """The structure of a one-row-header flat grid (rows padded to the header's width by the caller).
+
+    `heading` is a row above the header that pandas glued onto every column name ("Date north america"):
+    it heads the rows above the first section row when there are sections, else it titles the table."""
     width = len(header)
     rows = [r + [""] * (width - len(r)) if len(r) < width else r[:width] for r in rows]
     notes: list[str] = []
@@ -95,6 +104,9 @@ def read_flat_grid(header: list[str], rows: list[list[str]], language: str) -> F
     else:
         copied = []
     raw = [[RawCell(c.text, colspan=c.colspan, header=True) for c in _runs(header, [bool(h) for h in header])]]
+    if heading and width > 1:
+        raw.insert(0, [RawCell(heading, colspan=width, header=True)])
+    h = len(raw)
     for r in rows:
         slots = _runs(r, [_spannable(v, language) for v in r])
         if len(slots) == 1 and width > 1 and len(slots[0].text.split()) <= MAX_SECTION_WORDS:
@@ -105,9 +117,9 @@ def read_flat_grid(header: list[str], rows: list[list[str]], language: str) -> F
     if footer:
         notes.append(f"{len(footer)} full-width footer row(s) read as notes, not data")
     grid = expand(raw)
-    shape = read_structure(grid, 1, [False] * len(grid.cells))
+    shape = read_structure(grid, h, [False] * len(grid.cells))
     notes += shape.notes()
-    new_header, new_rows, cells = shape.apply(grid, 1)
+    new_header, new_rows, cells = shape.apply(grid, h)
     group = shape.group_name(new_header)
     words = TOTAL_WORDS.get(language.split("-")[0], TOTAL_WORDS["en"])
     start = 1 if group else 0

@@ -12,6 +12,7 @@ import pytest
 from livetab.paths import shared_data
 from livetab.tables import Table
 from livetab_scraper.filestructure import TOTAL_WORDS
+from livetab_scraper.flatgrid import read_flat_grid
 from livetab_scraper.sources import Fetched
 from livetab_scraper.sources.freshtab import iter_freshtab
 
@@ -85,6 +86,47 @@ def test_no_span_copies_or_unmarked_totals_are_left(items: list[Fetched]) -> Non
     assert got["marked_total"] == 66
     assert got["grouped"] == 29
     assert got["footnotes"] == 51
+
+
+def by_csv(items: list[Fetched], csv_id: str) -> Table:
+    return next(i.tables[0] for i in items if i.extra["csv_id"] == csv_id)
+
+
+def test_the_slovenian_referendum_reads_as_written(items: list[Fetched]) -> None:
+    t = by_csv(items, "Q136840461_560.csv")  # in the demo release (deploy/sample/freshtab)
+    assert t.columns == ["Choice", "Votes", "%"]  # "Choice (2)", one cell spanning two slots, collapsed
+    assert [r[0] for r in t.rows] == ["For", "Against", "Total", "Valid votes", "Invalid/blank votes", "Total votes",
+                                      "Registered voters/turnout"]
+    assert [t.rows[i][0] for i in t.total_rows] == ["Total", "Total votes"]
+    assert t.footnotes == ["Source: Volitve"]  # the footer row, no longer a data row
+
+
+def test_swatch_columns_sections_and_glued_headings(items: list[Fetched]) -> None:
+    by_election = by_csv(items, "Q137212461_154.csv")  # colour swatch | party | candidate ...
+    assert by_election.columns == ["Party", "Candidate", "Votes", "%", "∆%"]
+    assert by_election.rows[3][:3] == ["Total valid votes", "Total valid votes", "26436"]  # one spanning cell
+    assert any(c.row == 4 and c.colspan == 2 and c.text == "Total valid votes" for c in by_election.cells)
+    assert by_election.total_rows == [3, 4]  # "Total valid votes", "Total rejected ballots"
+    tour = by_csv(items, "Q136419214_22.csv")  # "Date north america" ... and "Europe", "Oceania" rows
+    assert tour.columns[:3] == ["Section", "Date", "City"] and tour.group_column == "Section"
+    assert [r[0] for r in tour.rows][::10] == ["North america"] * 2 + ["Europe"] * 2
+    assert not any(len(set(r[1:])) == 1 for r in tour.rows)
+    brondby = by_csv(items, "Q134621545_341.csv")  # no sections: the glued words title the table
+    assert brondby.caption == "2025 Brøndby municipal election — Brøndby municipality"
+    assert brondby.columns[:3] == ["Party", "Party (2)", "Votes"]  # letter and name: two columns that differ
+
+
+def test_a_flat_grid_with_every_kind_of_copy() -> None:
+    flat = read_flat_grid(["Team", "Team", "Won", "Lost"], [
+        ["A", "A", "3", "0"], ["B", "B", "2", "1"], ["Play-offs", "Play-offs", "Play-offs", "Play-offs"],
+        ["C", "C", "1", "1"], ["D", "D", "0", "0"], ["Totals", "Totals", "6", "2"],
+        ["Source: league", "Source: league", "Source: league", "Source: league"]], "en")
+    assert flat.header == [["Section", "Team", "Won", "Lost"]] and flat.copied_columns == ["Team"]
+    assert flat.rows == [["", "A", "3", "0"], ["", "B", "2", "1"], ["Play-offs", "C", "1", "1"],
+                         ["Play-offs", "D", "0", "0"], ["Play-offs", "Totals", "6", "2"]]
+    assert flat.total_rows == [4] and flat.footnotes == ["Source: league"] and flat.group_column == "Section"
+    # "0 | 0" side by side are two cells, not one spanning cell
+    assert not any(c.colspan > 1 for c in flat.cells if not c.header)
 
 
 if __name__ == "__main__":

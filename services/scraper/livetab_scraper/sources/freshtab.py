@@ -18,7 +18,14 @@ The records are pandas output, and their quirks are repaired where that is safe 
   (`unnamed:_3_level_1`), repeated levels of a flattened two-row header (`partido_partido`) and soft
   hyphens, zero-width spaces and footnote marks (`[2]`) are removed; a header made only of pandas'
   column numbers (`0`, `1`, ...) means the table had none, and its columns stay unnamed;
-- `<NA>` (and `nan`) cells are missing values (empty cells);
+- `<NA>` (and `nan`) cells are missing values (empty cells); section headings' edit links
+  (`A[redigera | redigera wikitext]`) are removed;
+- the grid is read through the structure readers (`livetab_scraper.flatgrid`): pandas' copies of a
+  spanning cell become one cell again, a column copying its neighbour in every row ("Choice",
+  "Choice (2)") is collapsed, colour-swatch columns are dropped, footer rows ("Source: ...") go to the
+  footnotes, full-width headings become the `Section` row group, a heading glued onto every column name
+  ("Date north america") heads the first section or titles the table, and total rows are marked in
+  `Table.total_rows`;
 - a date that is empty, doubled (`2025-03-17T00:00:00+00:00T00:00:00Z`) or unreadable is recorded in
   the item's notes; the readable part becomes `created_at`;
 - pandas wrote floats with a decimal point whatever the page's language (`26.2`, `160.0`, `7431.0`);
@@ -53,7 +60,7 @@ from livetab.tables import Cell, Table
 from pydantic import Field
 
 from livetab_scraper.coltypes import value_type
-from livetab_scraper.flatgrid import FlatTable, read_flat_grid
+from livetab_scraper.flatgrid import FlatTable, heading_rows, read_flat_grid
 from livetab_scraper.sources.base import Failure, Fetched, Item, SourceConfig, SourceMeta, register_source
 
 __all__ = ["FreshTabConfig", "FreshTabSource", "iter_freshtab", "read_date", "readable_header"]
@@ -72,6 +79,8 @@ _PANDAS_DUP = re.compile(r"(?<=[^\d\W]|[)\]%.])\.\d{1,2}$")
 _ISO = re.compile(r"(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2}):(\d{2}))?")
 _SPACES = re.compile(r"[\s\u00a0\u200a\u2009\u202f]+")
 _PANDAS_FLOAT = re.compile(r"^-?\d+\.(\d+)$")
+# a section heading's edit links, kept by pandas in the text ("A[redigera | redigera wikitext]")
+_EDIT_LINK = re.compile(r"\s*\[(?:edit|redigera|bearbeiten|modifier|editar|bewerken|править)(?: \| [^\]]{1,30})?\]", re.I)
 
 
 def _collapse_levels(name: str) -> str:
@@ -151,7 +160,7 @@ def read_date(raw: object) -> tuple[str, str]:
 def _cell(value: object) -> str:
     if value is None:
         return ""
-    text = _INVISIBLE.sub("", str(value)).strip()
+    text = _EDIT_LINK.sub("", _INVISIBLE.sub("", str(value))).strip()
     return "" if text in MISSING else text
 
 
@@ -193,6 +202,30 @@ def _numeric_outliers(table: Table, *, min_share: float = 0.6) -> list[str]:
         shown = ", ".join(f"row {r + 1} {v!r}" for r, v in odd[:5]) + (" ..." if len(odd) > 5 else "")
         notes.append(f"column {key!r}: {len(odd)} of {len(cells)} cells are not numbers, kept as text ({shown})")
     return notes
+
+
+def _glued_heading(header: list[str], rows: list[list[str]], language: str) -> tuple[list[str], str]:
+    """Column names that all end (or start) with the same words, a heading row pandas glued onto each
+    ("Date north america", "City north america"; "District 1 party"): the names without it, and the heading.
+    One word is enough when the body has heading rows of the same kind ("Name batters" over "All-rounders");
+    otherwise two, in a table of three columns or more. Every column keeps a word of its own."""
+    words = [h.split() for h in header]
+    if len(words) < 2 or any(not w for w in words):
+        return header, ""
+    need = 1 if heading_rows(rows, language) else 2
+    if need == 2 and len(words) < 3:
+        return header, ""
+    for side in (-1, 1):
+        k = 0
+        while all(len(w) > k + 1 for w in words) and len({(w[-1 - k] if side < 0 else w[k]).casefold()
+                                                           for w in words}) == 1:
+            k += 1
+        if k >= need:
+            glued = words[0][-k:] if side < 0 else words[0][:k]
+            names = [" ".join(w[:-k] if side < 0 else w[k:]) for w in words]
+            text = " ".join(glued)
+            return [n[:1].upper() + n[1:] for n in names], text[:1].upper() + text[1:]
+    return header, ""
 
 
 def _texts_from_grid(table: Table) -> None:
@@ -242,7 +275,10 @@ def _record(rec: object, origin: str, lineno: int, default_language: str) -> Fet
     if dups:
         notes.append(f"pandas suffixes removed from repeated headers: {dups[:5]}")
     language = str(rec.get("language") or default_language).strip().lower() or default_language
-    flat: FlatTable | None = read_flat_grid(header, rows, language)
+    header, heading = _glued_heading(header, rows, language)
+    if heading:
+        notes.append(f"a heading glued onto every column name was split off: {heading!r}")
+    flat: FlatTable | None = read_flat_grid(header, rows, language, heading)
     if flat is not None and not (flat.rows and len(flat.header) == 1):
         flat = None  # nothing left but headings, or the header was one title: the grid as pandas gave it
     cells: list[Cell] = []
