@@ -17,7 +17,8 @@ spans back and hands the grid to the readers the other paths use:
   reader: section headings become the `Section` row group, notes stay rows (or a `Note` column),
   colour-swatch columns that only spanning cells reach are dropped. pandas lost which rows were `<th>`
   headings, so a full-width row of at most `structure.MAX_SECTION_WORDS` words is read as one (the
-  headings of FreshTab's tables are: "Europe", "Eliminated in Round 1", "Juryprijzen").
+  headings of FreshTab's tables are: "Europe", "Eliminated in Round 1", "Juryprijzen"), unless it states
+  something ("107% time: 1:22.104"): such a row in the body is a note and stays a row, as in HTML.
 - **Totals** are marked by their label in the table's language (`filestructure.TOTAL_WORDS`, the
   first filled cell of the first three). The file reader's other rule (a row whose amounts sum the
   rows above) is not used here: on Wikipedia's small counts it marks episode 3 (= 1 + 2) and the third
@@ -26,6 +27,7 @@ spans back and hands the grid to the readers the other paths use:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from livetab.numbers import parse_number
@@ -78,10 +80,17 @@ def _copied(header: list[str], rows: list[list[str]], c: int) -> bool:
     return bool(header[c]) and header[c] == header[c - 1] and all(r[c] == r[c - 1] for r in rows)
 
 
+_STATEMENT = re.compile(r":\s*\S")  # "107% time: 1:22.104", "Source: Volitve": a note, not a heading
+
+
+def _heading_like(text: str) -> bool:
+    return len(text.split()) <= MAX_SECTION_WORDS and not _STATEMENT.search(text)
+
+
 def heading_rows(rows: list[list[str]], language: str) -> int:
     """Rows that hold one short text (not a number) in every cell: the headings `read_flat_grid` reads."""
     return sum(1 for r in rows if len(r) > 1 and len(set(r)) == 1 and _spannable(r[0], language)
-               and len(r[0].split()) <= MAX_SECTION_WORDS)
+               and _heading_like(r[0]))
 
 
 def read_flat_grid(header: list[str], rows: list[list[str]], language: str, heading: str = "") -> FlatTable:
@@ -109,7 +118,7 @@ def read_flat_grid(header: list[str], rows: list[list[str]], language: str, head
     h = len(raw)
     for r in rows:
         slots = _runs(r, [_spannable(v, language) for v in r])
-        if len(slots) == 1 and width > 1 and len(slots[0].text.split()) <= MAX_SECTION_WORDS:
+        if len(slots) == 1 and width > 1 and _heading_like(slots[0].text):
             slots = [RawCell(slots[0].text, colspan=width, header=True)]  # a heading, as the page's <th>
         raw.append(slots)
     footer = split_footer(raw, [[[] for _ in row] for row in raw])
