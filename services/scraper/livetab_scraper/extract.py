@@ -31,6 +31,7 @@ from livetab.tables import Source, Table
 from lxml import etree
 
 from livetab_scraper.coltypes import detect_column_types
+from livetab_scraper.filestructure import labelled_totals
 from livetab_scraper.grid import MAX_COLSPAN, MAX_ROWSPAN, Grid, GridError, RawCell, expand, parse_span
 from livetab_scraper.htmltext import Marker, cell_text, has_class, normalise_space
 from livetab_scraper.structure import read_structure
@@ -309,6 +310,7 @@ def _one_table(
         cells=cells,
         footnotes=footnotes,
         group_column=shape.group_name(header),
+        total_rows=labelled_totals(rows, language, 1 if shape.grouped else 0),
     )
     table.column_types = detect_column_types(table)
     return table, cell_markers

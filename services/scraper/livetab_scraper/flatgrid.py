@@ -19,8 +19,8 @@ spans back and hands the grid to the readers the other paths use:
   headings, so a full-width row of at most `structure.MAX_SECTION_WORDS` words is read as one (the
   headings of FreshTab's tables are: "Europe", "Eliminated in Round 1", "Juryprijzen"), unless it states
   something ("107% time: 1:22.104"): such a row in the body is a note and stays a row, as in HTML.
-- **Totals** are marked by their label in the table's language (`filestructure.TOTAL_WORDS`, the
-  first filled cell of the first three). The file reader's other rule (a row whose amounts sum the
+- **Totals** are marked by their label in the table's language (`filestructure.labelled_totals`, the
+  first filled cell of the first three, as the HTML path marks them). The file reader's other rule (a row whose amounts sum the
   rows above) is not used here: on Wikipedia's small counts it marks episode 3 (= 1 + 2) and the third
   of a race's grid; measured on FreshTab's 527 tables, it flagged 100 rows, nearly all of them wrong.
 """
@@ -34,7 +34,7 @@ from livetab.numbers import parse_number
 from livetab.tables import Cell
 
 from livetab_scraper.extract import split_footer
-from livetab_scraper.filestructure import TOTAL_WORDS
+from livetab_scraper.filestructure import labelled_totals
 from livetab_scraper.grid import RawCell, expand
 from livetab_scraper.structure import MAX_SECTION_WORDS, read_structure
 
@@ -130,10 +130,7 @@ def read_flat_grid(header: list[str], rows: list[list[str]], language: str, head
     notes += shape.notes()
     new_header, new_rows, cells = shape.apply(grid, h)
     group = shape.group_name(new_header)
-    words = TOTAL_WORDS.get(language.split("-")[0], TOTAL_WORDS["en"])
-    start = 1 if group else 0
-    totals = [i for i, r in enumerate(new_rows)
-              if (label := next((v for v in r[start:start + 3] if v.strip()), "")) and words.search(label)]
+    totals = labelled_totals(new_rows, language, 1 if group else 0)
     if totals:
         notes.append(f"{len(totals)} total row(s) marked")
     return FlatTable(header=new_header, rows=new_rows, cells=cells, group_column=group, total_rows=totals,
