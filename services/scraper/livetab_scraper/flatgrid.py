@@ -8,6 +8,9 @@ spans back and hands the grid to the readers the other paths use:
 - **Spans.** In the header, adjacent columns with the same name were one cell; in the body, a run of
   adjacent cells with the same text that is not a number ("Total valid votes" x 3, "Europe" in every
   cell) was one cell (two equal numbers side by side, "0 | 0", are two cells).
+- **A second header level** left in the body (the first row repeats a header cell spanning both rows and
+  labels the columns under a spanning name: "Parties and alliances | Votes | % | ..." under "Parties and
+  alliances | Popular vote x 3") joins the header.
 - **Copied columns.** A column that repeats its left neighbour in every row, header included ("Choice",
   "Choice (2)"), was one column spanning two slots: it is collapsed into one. Columns that only share a
   name ("Gold" over the medallist and the time) stay.
@@ -93,6 +96,30 @@ def heading_rows(rows: list[list[str]], language: str) -> int:
                and _heading_like(r[0]))
 
 
+def _second_level(header: list[str], top: list[RawCell], first: list[str], language: str) -> bool:
+    """The first row is a second header level that pandas left in the body: the header has a name spanning
+    columns, the row is all labels (no digits), and it repeats a name above it in the same column (pandas'
+    copy of a header cell spanning both rows: "Parties and alliances" over "Parties and alliances")."""
+    return (any(c.colspan > 1 for c in top) and all(v.strip() and not any(ch.isdigit() for ch in v) for v in first)
+            and any(a == b for a, b in zip(header, first, strict=False)) and len(set(first)) > 1
+            and all(_spannable(v, language) for v in first))
+
+
+def _two_levels(header: list[str], top: list[RawCell], first: list[str]) -> list[list[RawCell]]:
+    """Two header rows of cells: a top cell whose columns the second row repeats spans both rows."""
+    upper: list[RawCell] = []
+    lower_cols: list[int] = []
+    c = 0
+    for cell in top:
+        both = all(first[j] == cell.text for j in range(c, c + cell.colspan))
+        upper.append(RawCell(cell.text, rowspan=2 if both else 1, colspan=cell.colspan, header=True))
+        if not both:
+            lower_cols += range(c, c + cell.colspan)
+        c += cell.colspan
+    lower = [RawCell(first[j], header=True) for j in lower_cols]
+    return [upper, lower]
+
+
 def read_flat_grid(header: list[str], rows: list[list[str]], language: str, heading: str = "") -> FlatTable:
     """The structure of a one-row-header flat grid (rows padded to the header's width by the caller).
 
@@ -112,7 +139,12 @@ def read_flat_grid(header: list[str], rows: list[list[str]], language: str, head
         width = len(header)
     else:
         copied = []
-    raw = [[RawCell(c.text, colspan=c.colspan, header=True) for c in _runs(header, [bool(h) for h in header])]]
+    top = _runs(header, [bool(h) for h in header])
+    if rows and len(rows) > 1 and _second_level(header, top, rows[0], language):
+        raw, rows = _two_levels(header, top, rows[0]), rows[1:]
+        notes.append("the first row, labels under the spanning column names, read as a second header level")
+    else:
+        raw = [[RawCell(c.text, colspan=c.colspan, header=True) for c in top]]
     if heading and width > 1:
         raw.insert(0, [RawCell(heading, colspan=width, header=True)])
     h = len(raw)

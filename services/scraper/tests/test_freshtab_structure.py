@@ -50,7 +50,7 @@ def counts(tables: list[Table]) -> dict[str, int]:
     return {"tables": len(tables), "copied_column": sum(map(_copied_column, tables)),
             "unmarked_total": sum(map(_unmarked_total, tables)), "same_text_row": sum(map(_same_text_row, tables)),
             "marked_total": sum(bool(t.total_rows) for t in tables), "grouped": sum(bool(t.group_column) for t in tables),
-            "footnotes": sum(bool(t.footnotes) for t in tables)}
+            "footnotes": sum(bool(t.footnotes) for t in tables), "two_level_header": sum(len(t.header) > 1 for t in tables)}
 
 
 def freshtab_items() -> list[Fetched]:
@@ -89,6 +89,15 @@ def test_no_span_copies_or_unmarked_totals_are_left(items: list[Fetched]) -> Non
     assert got["marked_total"] == 66
     assert got["grouped"] == 26
     assert got["footnotes"] == 51
+    assert got["two_level_header"] == 2  # the Extremaduran and the Russian German-election tables
+
+
+def test_a_second_header_level_left_in_the_body_joins_the_header(items: list[Fetched]) -> None:
+    t = by_csv(items, "Q120399196_189.csv")  # 2025 Extremaduran regional election
+    assert t.columns == ["Parties and alliances", "Popular vote - Votes", "Popular vote - %", "Popular vote - ±pp",
+                         "Seats - Total", "Seats - +/−"]
+    assert t.rows[0][:2] == ["People's Party (PP)", "228300"] and t.footnotes == ["Sources"]
+    assert next(c for c in t.cells if c.row == 0).rowspan == 2  # "Parties and alliances" over both levels
 
 
 def by_csv(items: list[Fetched], csv_id: str) -> Table:

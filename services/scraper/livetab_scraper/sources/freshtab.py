@@ -56,7 +56,7 @@ from typing import Any
 from livetab.ids import content_id
 from livetab.numbers import read_number
 from livetab.render import unique_columns
-from livetab.tables import Cell, Table
+from livetab.tables import Cell, Table, flatten_header
 from pydantic import Field
 
 from livetab_scraper.coltypes import value_type
@@ -279,15 +279,19 @@ def _record(rec: object, origin: str, lineno: int, default_language: str) -> Fet
     if heading:
         notes.append(f"a heading glued onto every column name was split off: {heading!r}")
     flat: FlatTable | None = read_flat_grid(header, rows, language, heading)
-    if flat is not None and not (flat.rows and len(flat.header) == 1):
+    if flat is not None and not (flat.rows and flat.header):
         flat = None  # nothing left but headings, or the header was one title: the grid as pandas gave it
     cells: list[Cell] = []
+    levels = [header]
     if flat is not None:
         notes.extend(flat.notes)
-        header, rows = flat.header[0], flat.rows
+        levels, rows = flat.header, flat.rows
         if flat.changed or any(c.rowspan > 1 or c.colspan > 1 for c in flat.cells):
             cells = flat.cells
-    header = _unique(header)
+    if len(levels) > 1 and len(set(flatten_header(levels))) < len(levels[-1]):
+        levels = [flatten_header(levels)]  # two levels that still repeat a name: one level, made distinct below
+    if len(levels) == 1:
+        levels = [_unique(levels[0])]
     created, date_note = read_date(rec.get("date"))
     if date_note:
         notes.append(date_note)
@@ -301,8 +305,8 @@ def _record(rec: object, origin: str, lineno: int, default_language: str) -> Fet
                       attribution=f"{title or url}, Wikipedia ({url}), CC BY-SA 4.0; via FreshTab ({origin})")
     tid = content_id("freshtab", origin, str(rec.get("csv_id") or lineno), qid, revision)
     caption = " — ".join([title, *(t for t in flat.titles if t and t != title)]) if flat else title
-    table = Table(id=tid, source=meta, header=[header], rows=rows, language=language, domain=domain, caption=caption,
-                  cells=cells, group_column=header[0] if flat and flat.group_column else "",
+    table = Table(id=tid, source=meta, header=levels, rows=rows, language=language, domain=domain, caption=caption,
+                  cells=cells, group_column=flatten_header(levels)[0] if flat and flat.group_column else "",
                   total_rows=flat.total_rows if flat else [], footnotes=flat.footnotes if flat else [])
     notes.extend(_repair_pandas_floats(table))
     notes.extend(_numeric_outliers(table))
