@@ -2,6 +2,11 @@
 footer rows and total rows on all 527 published tables, counted before and after.
 
 Run as a script to print the counts: `.venv/bin/python services/scraper/tests/test_freshtab_structure.py`.
+The counts before this reader, with the same definitions (the total words of this tree), come from the
+freshtab source of 81b4c76:
+
+    mkdir -p /tmp/before && git archive 81b4c76 services/scraper/livetab_scraper | tar -x -C /tmp/before
+    PYTHONPATH=/tmp/before/services/scraper .venv/bin/python services/scraper/tests/test_freshtab_structure.py
 """
 
 from __future__ import annotations
@@ -12,7 +17,6 @@ import pytest
 from livetab.paths import shared_data
 from livetab.tables import Table
 from livetab_scraper.filestructure import TOTAL_WORDS
-from livetab_scraper.flatgrid import read_flat_grid
 from livetab_scraper.sources import Fetched
 from livetab_scraper.sources.freshtab import iter_freshtab
 
@@ -29,6 +33,12 @@ def _copied_column(t: Table) -> bool:
             if all(r[c] == r[b] for r in t.rows if len(r) > max(b, c)):
                 return True
     return False
+
+
+def _suffixed_column(t: Table) -> bool:
+    """Any "(2)"-style column beside the column it was named after (copied or not)."""
+    cols = t.columns
+    return any(_SUFFIX.sub("", n) != n and _SUFFIX.sub("", n) in cols for n in cols)
 
 
 def _unmarked_total(t: Table) -> bool:
@@ -48,6 +58,7 @@ def _same_text_row(t: Table) -> bool:
 def counts(tables: list[Table]) -> dict[str, int]:
     """Tables with each oddity, and tables with the structure marked."""
     return {"tables": len(tables), "copied_column": sum(map(_copied_column, tables)),
+            "suffixed_column": sum(map(_suffixed_column, tables)),
             "unmarked_total": sum(map(_unmarked_total, tables)), "same_text_row": sum(map(_same_text_row, tables)),
             "marked_total": sum(bool(t.total_rows) for t in tables), "grouped": sum(bool(t.group_column) for t in tables),
             "footnotes": sum(bool(t.footnotes) for t in tables), "two_level_header": sum(len(t.header) > 1 for t in tables)}
@@ -81,9 +92,13 @@ def test_no_span_copies_or_unmarked_totals_are_left(items: list[Fetched]) -> Non
     tables = [i.tables[0] for i in items]
     got = counts(tables)
     # measured before this reader (the freshtab source of 81b4c76, the same definitions; see the report):
-    # copied_column 2, unmarked_total 69, same_text_row 78, marked_total 0, grouped 0, footnotes 0
+    # copied_column 2, suffixed_column 62, unmarked_total 69, same_text_row 78, marked_total 0, grouped 0,
+    # footnotes 0, two_level_header 0
     assert got["tables"] == 527
     assert got["copied_column"] == 0
+    # "(2)" columns left: they differ from their namesake in some rows (number | name of an ambassador, prize |
+    # winner of the maximum break, the Apulian candidates' and parties' votes side by side)
+    assert got["suffixed_column"] == 35
     assert got["unmarked_total"] == 0
     assert {i.extra["csv_id"] for i in items if _same_text_row(i.tables[0])} == set(SAME_TEXT_KEPT)
     assert got["marked_total"] == 66
@@ -129,6 +144,8 @@ def test_swatch_columns_sections_and_glued_headings(items: list[Fetched]) -> Non
 
 
 def test_a_flat_grid_with_every_kind_of_copy() -> None:
+    from livetab_scraper.flatgrid import read_flat_grid
+
     flat = read_flat_grid(["Team", "Team", "Won", "Lost"], [
         ["A", "A", "3", "0"], ["B", "B", "2", "1"], ["Play-offs", "Play-offs", "Play-offs", "Play-offs"],
         ["C", "C", "1", "1"], ["D", "D", "0", "0"], ["Totals", "Totals", "6", "2"],
@@ -142,4 +159,19 @@ def test_a_flat_grid_with_every_kind_of_copy() -> None:
 
 
 if __name__ == "__main__":
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    import livetab_scraper
+
+    # this tree's total words, whichever livetab_scraper is imported (PYTHONPATH), so both counts say the same
+    here = Path(__file__).resolve().parents[1] / "livetab_scraper" / "filestructure.py"
+    spec = importlib.util.spec_from_file_location("this_tree_filestructure", here)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    TOTAL_WORDS = module.TOTAL_WORDS
+    print(livetab_scraper.__file__)
     print(counts([i.tables[0] for i in freshtab_items()]))
