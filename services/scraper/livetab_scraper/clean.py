@@ -76,6 +76,9 @@ def _rebuild(table: Table, header: list[list[str]], rows: list[list[str]], kept_
              kept_cols: list[int]) -> Table:
     new = dataclasses.replace(table, header=header, rows=rows, footnotes=list(table.footnotes))
     new.cells = reindex(table.cells, kept_rows, kept_cols, header + rows)
+    h = len(header)
+    body = [r - h for r in kept_rows if r >= h]  # kept body rows, old indices in their new order
+    new.total_rows = [body.index(r) for r in table.total_rows if r in body]  # the same rows, renumbered
     if new.group_column and (not kept_cols or kept_cols[0] != 0):
         new.group_column = ""  # the row-group column (always the first) was dropped
     new.column_types = detect_column_types(new)

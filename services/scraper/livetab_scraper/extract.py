@@ -31,11 +31,12 @@ from livetab.tables import Source, Table
 from lxml import etree
 
 from livetab_scraper.coltypes import detect_column_types
+from livetab_scraper.filestructure import labelled_totals
 from livetab_scraper.grid import MAX_COLSPAN, MAX_ROWSPAN, Grid, GridError, RawCell, expand, parse_span
 from livetab_scraper.htmltext import Marker, cell_text, has_class, normalise_space
 from livetab_scraper.structure import read_structure
 
-__all__ = ["DEFAULT_MAX_BYTES", "NON_DATA_CLASSES", "CellMarker", "ExtractResult", "extract_tables"]
+__all__ = ["DEFAULT_MAX_BYTES", "NON_DATA_CLASSES", "CellMarker", "ExtractResult", "extract_tables", "split_footer"]
 
 log = logging.getLogger(__name__)
 
@@ -172,7 +173,7 @@ def _symbol_legend(table: etree._Element, symbol: str) -> str:
     return ""
 
 
-def _split_footer(raw_rows: list[list[RawCell]], positions: list[list[list[Marker]]],
+def split_footer(raw_rows: list[list[RawCell]], positions: list[list[list[Marker]]],
                   ) -> list[tuple[str, list[Marker]]]:
     """Remove trailing rows made of one cell spanning the whole table ("Sources: [2][3]", legends).
 
@@ -239,7 +240,7 @@ def _one_table(
             row_markers.append(ct.markers)
         raw_rows.append(raw_row)
         positions.append(row_markers)
-    footer = _split_footer(raw_rows, positions)
+    footer = split_footer(raw_rows, positions)
     grid = expand(raw_rows, max_slots=max_slots)
     if grid.n_rows == 0 or grid.n_cols == 0:
         raise GridError("it has no cells")
@@ -309,6 +310,7 @@ def _one_table(
         cells=cells,
         footnotes=footnotes,
         group_column=shape.group_name(header),
+        total_rows=labelled_totals(rows, language, 1 if shape.grouped else 0),
     )
     table.column_types = detect_column_types(table)
     return table, cell_markers

@@ -33,7 +33,8 @@ from dataclasses import dataclass, field
 from livetab.numbers import read_number
 from livetab.tables import Cell, flatten_header
 
-__all__ = ["TOTAL_WORDS", "FileStructure", "is_unit_phrase", "is_unit_token", "read_file_structure", "shape_grid"]
+__all__ = ["TOTAL_WORDS", "FileStructure", "is_unit_phrase", "is_unit_token", "labelled_totals", "read_file_structure",
+           "shape_grid"]
 
 MAX_HEADER_ROWS = 6
 _YEAR = re.compile(r"^(?:FY\s?)?(?:19|20)\d{2}[A-Za-z]?$")
@@ -47,7 +48,23 @@ _SCALE_WORDS = re.compile(
 TOTAL_WORDS: dict[str, re.Pattern[str]] = {
     "en": re.compile(r"^\s*(?:sub-?\s?)?totals?\b|\btotals?\s*(?:\(\d\))?\s*:?\s*$|^\s*grand total", re.I),
     "ar": re.compile(r"^\s*(?:ال)?(?:إجمالي|اجمالي|مجموع)|(?:الإجمالي|المجموع|الاجمالي)\s*$"),
+    # FreshTab's other languages (their Wikipedia tables also write "Total")
+    "de": re.compile(r"^\s*(?:gesamt|insgesamt|summe|gesamtergebnis|totals?)\b", re.I),
+    "es": re.compile(r"^\s*(?:totales|total|suma)\b", re.I),
+    "fr": re.compile(r"^\s*(?:totaux|total|somme)\b", re.I),
+    "nl": re.compile(r"^\s*(?:totaal|totalen|total)\b", re.I),
+    "ru": re.compile(r"^\s*(?:итого|итог|всего|сумма|total)\b", re.I),
+    "sv": re.compile(r"^\s*(?:totalt|total|summa|sammanlagt)\b", re.I),
 }
+
+
+def labelled_totals(rows: list[list[str]], language: str = "en", start: int = 0) -> list[int]:
+    """Body rows whose label says total in `language` ("Total", "Totals", "Subtotal", "Insgesamt", "Итого"):
+    the first filled cell among the three from column `start` (after a row-group column). The rule the page
+    readers use (HTML, FreshTab), where amounts that sum the rows above prove nothing on small counts."""
+    words = TOTAL_WORDS.get(language.split("-")[0], TOTAL_WORDS["en"])
+    return [i for i, r in enumerate(rows)
+            if (label := next((v for v in r[start:start + 3] if v.strip()), "")) and words.search(label)]
 
 
 def is_unit_token(text: str) -> bool:

@@ -169,3 +169,14 @@ def test_the_row_group_column_survives_cleaning_or_is_unnamed_with_it() -> None:
     assert table.group_column == "Section" and [r[0] for r in table.rows].count("") == 6
     cleaned = clean_table(table)
     assert isinstance(cleaned, Table) and cleaned.group_column == "" and "Section" not in cleaned.columns
+
+
+def test_total_rows_follow_the_rows_that_cleaning_keeps() -> None:
+    rows = [["a", "1", "2"], ["", "", ""], ["b", "3", "4"], ["Total", "4", "6"], ["c", "5", "6"], ["d", "7", "8"],
+            ["e", "9", "1"], ["Grand total", "29", "27"]]
+    table = make(rows)
+    table.total_rows = [3, 7]
+    assert drop_empty(table).total_rows == [2, 6]  # the empty row above is gone: the same rows, renumbered
+    cleaned = clean_table(table, min_rows=1, min_non_empty=1, max_rows=6, drop_constant_columns=False)
+    assert isinstance(cleaned, Table)
+    assert [cleaned.rows[i][0] for i in cleaned.total_rows] == ["Total"]  # "Grand total" fell past max_rows

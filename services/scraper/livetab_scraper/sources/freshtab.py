@@ -18,7 +18,14 @@ The records are pandas output, and their quirks are repaired where that is safe 
   (`unnamed:_3_level_1`), repeated levels of a flattened two-row header (`partido_partido`) and soft
   hyphens, zero-width spaces and footnote marks (`[2]`) are removed; a header made only of pandas'
   column numbers (`0`, `1`, ...) means the table had none, and its columns stay unnamed;
-- `<NA>` (and `nan`) cells are missing values (empty cells);
+- `<NA>` (and `nan`) cells are missing values (empty cells); section headings' edit links
+  (`A[redigera | redigera wikitext]`) are removed;
+- the grid is read through the structure readers (`livetab_scraper.flatgrid`): pandas' copies of a
+  spanning cell become one cell again, a column copying its neighbour in every row ("Choice",
+  "Choice (2)") is collapsed, colour-swatch columns are dropped, footer rows ("Source: ...") go to the
+  footnotes, full-width headings become the `Section` row group, a heading glued onto every column name
+  ("Date north america") heads the first section or titles the table, and total rows are marked in
+  `Table.total_rows`;
 - a date that is empty, doubled (`2025-03-17T00:00:00+00:00T00:00:00Z`) or unreadable is recorded in
   the item's notes; the readable part becomes `created_at`;
 - pandas wrote floats with a decimal point whatever the page's language (`26.2`, `160.0`, `7431.0`);
@@ -42,16 +49,18 @@ import logging
 import re
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from livetab.ids import content_id
 from livetab.numbers import read_number
 from livetab.render import unique_columns
-from livetab.tables import Table
+from livetab.tables import Cell, Table, flatten_header
 from pydantic import Field
 
 from livetab_scraper.coltypes import value_type
+from livetab_scraper.flatgrid import FlatTable, heading_rows, read_flat_grid
 from livetab_scraper.sources.base import Failure, Fetched, Item, SourceConfig, SourceMeta, register_source
 
 __all__ = ["FreshTabConfig", "FreshTabSource", "iter_freshtab", "read_date", "readable_header"]
@@ -70,6 +79,8 @@ _PANDAS_DUP = re.compile(r"(?<=[^\d\W]|[)\]%.])\.\d{1,2}$")
 _ISO = re.compile(r"(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2}):(\d{2}))?")
 _SPACES = re.compile(r"[\s\u00a0\u200a\u2009\u202f]+")
 _PANDAS_FLOAT = re.compile(r"^-?\d+\.(\d+)$")
+# a section heading's edit links, kept by pandas in the text ("A[redigera | redigera wikitext]")
+_EDIT_LINK = re.compile(r"\s*\[(?:edit|redigera|bearbeiten|modifier|editar|bewerken|править)(?: \| [^\]]{1,30})?\]", re.I)
 
 
 def _collapse_levels(name: str) -> str:
@@ -149,7 +160,7 @@ def read_date(raw: object) -> tuple[str, str]:
 def _cell(value: object) -> str:
     if value is None:
         return ""
-    text = _INVISIBLE.sub("", str(value)).strip()
+    text = _EDIT_LINK.sub("", _INVISIBLE.sub("", str(value))).strip()
     return "" if text in MISSING else text
 
 
@@ -193,6 +204,37 @@ def _numeric_outliers(table: Table, *, min_share: float = 0.6) -> list[str]:
     return notes
 
 
+def _glued_heading(header: list[str], rows: list[list[str]], language: str) -> tuple[list[str], str]:
+    """Column names that all end (or start) with the same words, a heading row pandas glued onto each
+    ("Date north america", "City north america"; "District 1 party"): the names without it, and the heading.
+    One word is enough when the body has heading rows of the same kind ("Name batters" over "All-rounders");
+    otherwise two, in a table of three columns or more. Every column keeps a word of its own."""
+    words = [h.split() for h in header]
+    if len(words) < 2 or any(not w for w in words):
+        return header, ""
+    need = 1 if heading_rows(rows, language) else 2
+    if need == 2 and len(words) < 3:
+        return header, ""
+    for side in (-1, 1):
+        k = 0
+        while all(len(w) > k + 1 for w in words) and len({(w[-1 - k] if side < 0 else w[k]).casefold()
+                                                           for w in words}) == 1:
+            k += 1
+        if k >= need:
+            glued = words[0][-k:] if side < 0 else words[0][:k]
+            names = [" ".join(w[:-k] if side < 0 else w[k:]) for w in words]
+            text = " ".join(glued)
+            return [n[:1].upper() + n[1:] for n in names], text[:1].upper() + text[1:]
+    return header, ""
+
+
+def _texts_from_grid(table: Table) -> None:
+    """The cells' texts from the (repaired) header and rows, so the two never disagree."""
+    grid = [*table.header, *table.rows]
+    table.cells = [replace(c, text=grid[c.row][c.col]) if c.row < len(grid) and c.col < len(grid[c.row]) else c
+                   for c in table.cells]
+
+
 def _record(rec: object, origin: str, lineno: int, default_language: str) -> Fetched:
     """One FreshTab record as a `Fetched` with its table; ValueError says why it cannot be used."""
     if not isinstance(rec, dict):
@@ -229,14 +271,30 @@ def _record(rec: object, origin: str, lineno: int, default_language: str) -> Fet
         notes.append(f"the header was {why}; the first row, all labels, became the header")
     elif numbered:
         notes.append("the header is pandas' column numbers: the table had no header, its columns are unnamed")
-    header = _unique(header)
     dups = [h for h in raw_header if _PANDAS_DUP.search(_INVISIBLE.sub("", h))]
     if dups:
         notes.append(f"pandas suffixes removed from repeated headers: {dups[:5]}")
+    language = str(rec.get("language") or default_language).strip().lower() or default_language
+    header, heading = _glued_heading(header, rows, language)
+    if heading:
+        notes.append(f"a heading glued onto every column name was split off: {heading!r}")
+    flat: FlatTable | None = read_flat_grid(header, rows, language, heading)
+    if flat is not None and not (flat.rows and flat.header):
+        flat = None  # nothing left but headings, or the header was one title: the grid as pandas gave it
+    cells: list[Cell] = []
+    levels = [header]
+    if flat is not None:
+        notes.extend(flat.notes)
+        levels, rows = flat.header, flat.rows
+        if flat.changed or any(c.rowspan > 1 or c.colspan > 1 for c in flat.cells):
+            cells = flat.cells
+    if len(levels) > 1 and len(set(flatten_header(levels))) < len(levels[-1]):
+        levels = [flatten_header(levels)]  # two levels that still repeat a name: one level, made distinct below
+    if len(levels) == 1:
+        levels = [_unique(levels[0])]
     created, date_note = read_date(rec.get("date"))
     if date_note:
         notes.append(date_note)
-    language = str(rec.get("language") or default_language).strip().lower() or default_language
     category = str(rec.get("category") or "").strip()
     domain = DOMAINS.get(category.split("|")[0].strip().lower(), "other")
     title = str(rec.get("title") or "").strip()
@@ -246,9 +304,13 @@ def _record(rec: object, origin: str, lineno: int, default_language: str) -> Fet
                       table_index=0, created_at=created, licence=LICENCE,
                       attribution=f"{title or url}, Wikipedia ({url}), CC BY-SA 4.0; via FreshTab ({origin})")
     tid = content_id("freshtab", origin, str(rec.get("csv_id") or lineno), qid, revision)
-    table = Table(id=tid, source=meta, header=[header], rows=rows, language=language, domain=domain, caption=title)
+    caption = " — ".join([title, *(t for t in flat.titles if t and t != title)]) if flat else title
+    table = Table(id=tid, source=meta, header=levels, rows=rows, language=language, domain=domain, caption=caption,
+                  cells=cells, group_column=flatten_header(levels)[0] if flat and flat.group_column else "",
+                  total_rows=flat.total_rows if flat else [], footnotes=flat.footnotes if flat else [])
     notes.extend(_repair_pandas_floats(table))
     notes.extend(_numeric_outliers(table))
+    _texts_from_grid(table)
     event = created if created.endswith("T00:00:00Z") else ""
     extra = {"freshtab_category": category, "freshtab_dataset": str(rec.get("dataset") or origin),
              "qid": qid, "csv_id": str(rec.get("csv_id") or ""), "raw_header": json.dumps(raw_header,
