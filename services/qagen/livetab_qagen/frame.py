@@ -21,6 +21,7 @@ from livetab.numbers import normalise_digits, parse_number, read_number
 from livetab.rubric.locale import get_locale
 from livetab.rubric.text import fold
 from livetab.tables import Table
+from livetab.total_labels import is_total_label
 
 from livetab_qagen.templates import LocaleError, load_locale
 
@@ -65,10 +66,10 @@ def _alt(words: list[str]) -> str:
 
 
 @cache
-def _structure_words(language: str) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
-    """(summary-row start, rank-column name, year-column name, code-column word) patterns: English, Arabic
-    and the table's language, from the `frame` section of each question-template pack."""
-    words: dict[str, list[str]] = {"total_words": [], "index_names": [], "year_words": [], "code_words": []}
+def _structure_words(language: str) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """(rank-column name, year-column name, code-column word) patterns: English, Arabic and the table's
+    language, from the `frame` section of each question-template pack."""
+    words: dict[str, list[str]] = {"index_names": [], "year_words": [], "code_words": []}
     for lang in dict.fromkeys(["en", "ar", language]):
         try:
             section = load_locale(lang).get("frame")
@@ -76,8 +77,7 @@ def _structure_words(language: str) -> tuple[re.Pattern[str], re.Pattern[str], r
             continue
         for k in words:
             words[k] += [str(w) for w in section.get(k, [])]
-    return (re.compile(rf"^({_alt(words['total_words'])})(?!\w)", re.IGNORECASE),
-            re.compile(rf"^({_alt(words['index_names'])})$", re.IGNORECASE),
+    return (re.compile(rf"^({_alt(words['index_names'])})$", re.IGNORECASE),
             re.compile(rf"({_alt(words['year_words'])})", re.IGNORECASE),
             re.compile(rf"(?<!\w)({_alt(words['code_words']) or '(?!)'})(?!\w)", re.IGNORECASE))
 
@@ -202,10 +202,10 @@ class Frame:
     def total_rows(self) -> frozenset[int]:
         """Rows that summarise the others ("Total", "المجموع", or rows the scraper marked in
         `Table.total_rows`: sums of the rows above): aggregates over such tables are ambiguous."""
-        total = _structure_words(self.language)[0]
         marked = {r for r in self.table.total_rows if 0 <= r < len(self.grid)}  # found by the scraper
         return frozenset(r for r, row in enumerate(self.grid)
-                         if r in marked or any(total.match(cell) for cell in row[:3]) or self._spanning_label(row))
+                         if r in marked or any(is_total_label(cell, self.language) for cell in row[:3])
+                         or self._spanning_label(row))
 
     def _spanning_label(self, row: list[str]) -> bool:
         """A label spread over the first three cells of a row that goes on with other values ("Abstentions |
@@ -238,7 +238,7 @@ class Frame:
                 values = [self.numbers[c][r] for r in filled]
                 years = all(v is not None and v.is_integer() and 1800 <= v <= 2100 for v in values)
                 plain = all(len(self.grid[r][c]) == 4 for r in filled)  # "2004", not "2,004" or "2004.0"
-                named = bool(_structure_words(self.language)[2].search(self.names[c]))
+                named = bool(_structure_words(self.language)[1].search(self.names[c]))
                 out.append("year" if years and (named or plain) else "number")
             elif all(self.dates[c][r] is not None for r in filled):
                 out.append("date")
@@ -252,7 +252,7 @@ class Frame:
 
     def is_index(self, c: int) -> bool:
         """A rank or running-number column: no sense in adding it up."""
-        if _structure_words(self.language)[1].match(self.names[c]) or (c == 0 and not self.names[c].strip("()0123456789 ").strip()):
+        if _structure_words(self.language)[0].match(self.names[c]) or (c == 0 and not self.names[c].strip("()0123456789 ").strip()):
             return True
         values = [self.numbers[c][r] for r in self.data_rows]
         return values == [float(i + 1) for i in range(len(values))]
@@ -276,7 +276,7 @@ class Frame:
 
     def is_code(self, c: int) -> bool:
         """A column of identifiers by its name ("Production code", "ID"): its digits are no quantity."""
-        return bool(_structure_words(self.language)[3].search(self.names[c]))
+        return bool(_structure_words(self.language)[2].search(self.names[c]))
 
     def decimals(self, c: int) -> int:
         """The most decimal places any number of a numeric column shows (at most 4)."""

@@ -32,8 +32,9 @@ from dataclasses import dataclass, field
 
 from livetab.numbers import read_number
 from livetab.tables import Cell, flatten_header
+from livetab.total_labels import is_total_label
 
-__all__ = ["TOTAL_WORDS", "FileStructure", "is_unit_phrase", "is_unit_token", "labelled_totals", "read_file_structure",
+__all__ = ["FileStructure", "is_unit_phrase", "is_unit_token", "labelled_totals", "read_file_structure",
            "shape_grid"]
 
 MAX_HEADER_ROWS = 6
@@ -45,26 +46,14 @@ _UNIT_TOKEN = re.compile(
 _SCALE_WORDS = re.compile(
     r"\b(?:thousands?|millions?|billions?|'000|000s|€m|\$m|£m|percentages?|except (?:per|share))\b|"
     r"\b(?:in|of) (?:U\.?S\.? )?(?:dollars|euros|pounds|usd|eur|gbp)\b|^\(?\s*\$\s*(?:in )?", re.I)
-TOTAL_WORDS: dict[str, re.Pattern[str]] = {
-    "en": re.compile(r"^\s*(?:sub-?\s?)?totals?\b|\btotals?\s*(?:\(\d\))?\s*:?\s*$|^\s*grand total", re.I),
-    "ar": re.compile(r"^\s*(?:ال)?(?:إجمالي|اجمالي|مجموع)|(?:الإجمالي|المجموع|الاجمالي)\s*$"),
-    # FreshTab's other languages (their Wikipedia tables also write "Total")
-    "de": re.compile(r"^\s*(?:gesamt|insgesamt|summe|gesamtergebnis|totals?)\b", re.I),
-    "es": re.compile(r"^\s*(?:totales|total|suma)\b", re.I),
-    "fr": re.compile(r"^\s*(?:totaux|total|somme)\b", re.I),
-    "nl": re.compile(r"^\s*(?:totaal|totalen|total)\b", re.I),
-    "ru": re.compile(r"^\s*(?:итого|итог|всего|сумма|total)\b", re.I),
-    "sv": re.compile(r"^\s*(?:totalt|total|summa|sammanlagt)\b", re.I),
-}
 
 
 def labelled_totals(rows: list[list[str]], language: str = "en", start: int = 0) -> list[int]:
     """Body rows whose label says total in `language` ("Total", "Totals", "Subtotal", "Insgesamt", "Итого"):
     the first filled cell among the three from column `start` (after a row-group column). The rule the page
     readers use (HTML, FreshTab), where amounts that sum the rows above prove nothing on small counts."""
-    words = TOTAL_WORDS.get(language.split("-")[0], TOTAL_WORDS["en"])
     return [i for i, r in enumerate(rows)
-            if (label := next((v for v in r[start:start + 3] if v.strip()), "")) and words.search(label)]
+            if (label := next((v for v in r[start:start + 3] if v.strip()), "")) and is_total_label(label, language)]
 
 
 def is_unit_token(text: str) -> bool:
@@ -187,7 +176,7 @@ def read_file_structure(grid: list[list[str]], language: str = "en", default_hea
     body = range(h, n)
     for r in body:
         if _label_only(grid[r]) and r + 1 < n:  # a heading of the rows under it (not a last-line note)
-            if not TOTAL_WORDS.get(language.split("-")[0], TOTAL_WORDS["en"]).search(grid[r][0]):
+            if not is_total_label(grid[r][0], language):
                 s.sections[r] = grid[r][0].strip()
     # A column label that ends in its unit: "2019 €m", "Change (%)".
     for r in range(h):
@@ -233,7 +222,6 @@ def _totals(grid: list[list[str]], h: int, sections: dict[int, str], language: s
     """Rows whose label says total, or whose amounts sum the rows since the last boundary (section or
     total), the rows from the last total on ("Net deferred tax assets" = gross total + "Less valuation
     allowance"), the totals so far (the net of two sections' totals), or every row that is no total."""
-    words = TOTAL_WORDS.get(language.split("-")[0], TOTAL_WORDS["en"])
     out: list[int] = []
     start = h  # first row of the current block
     for r in range(h, len(grid)):
@@ -241,7 +229,7 @@ def _totals(grid: list[list[str]], h: int, sections: dict[int, str], language: s
             start = r + 1
             continue
         row = grid[r]
-        if row[0].strip() and words.search(row[0]):
+        if row[0].strip() and is_total_label(row[0], language):
             out.append(r)
             start = r + 1
             continue

@@ -2,7 +2,7 @@
 footer rows and total rows on all 527 published tables, counted before and after.
 
 Run as a script to print the counts: `.venv/bin/python services/scraper/tests/test_freshtab_structure.py`.
-The counts before this reader, with the same definitions (the total words of this tree), come from the
+The counts before this reader, with the same definitions (the total words of this tree, `livetab.total_labels`), come from the
 freshtab source of 81b4c76:
 
     mkdir -p /tmp/before && git archive 81b4c76 services/scraper/livetab_scraper | tar -x -C /tmp/before
@@ -16,7 +16,7 @@ import re
 import pytest
 from livetab.paths import shared_data
 from livetab.tables import Table
-from livetab_scraper.filestructure import TOTAL_WORDS
+from livetab.total_labels import is_total_label
 from livetab_scraper.sources import Fetched
 from livetab_scraper.sources.freshtab import iter_freshtab
 
@@ -44,9 +44,9 @@ def _suffixed_column(t: Table) -> bool:
 def _unmarked_total(t: Table) -> bool:
     """A row labelled as a total in the table's language (first filled cell of the first three, after the
     group column) that `Table.total_rows` does not mark."""
-    words = TOTAL_WORDS.get(t.language, TOTAL_WORDS["en"])
     start = 1 if t.group_column else 0
-    return any(words.search(next((v for v in r[start:start + 3] if v.strip()), "")) and i not in t.total_rows
+    return any(is_total_label(next((v for v in r[start:start + 3] if v.strip()), ""), t.language)
+               and i not in t.total_rows
                for i, r in enumerate(t.rows))
 
 
@@ -101,7 +101,9 @@ def test_no_span_copies_or_unmarked_totals_are_left(items: list[Fetched]) -> Non
     assert got["suffixed_column"] == 35
     assert got["unmarked_total"] == 0
     assert {i.extra["csv_id"] for i in items if _same_text_row(i.tables[0])} == set(SAME_TEXT_KEPT)
-    assert got["marked_total"] == 66
+    # 66 labelled "Total"/"Totals"/… and 2 recruiting classes' "Overall recruit ranking: …" rows, a summary of
+    # the class ("overall" is a total word: a season's "Overall" record sums its conference and other games)
+    assert got["marked_total"] == 68
     assert got["grouped"] == 26
     assert got["footnotes"] == 51
     assert got["two_level_header"] == 2  # the Extremaduran and the Russian German-election tables
@@ -159,19 +161,7 @@ def test_a_flat_grid_with_every_kind_of_copy() -> None:
 
 
 if __name__ == "__main__":
-    import importlib.util
-    import sys
-    from pathlib import Path
-
     import livetab_scraper
 
-    # this tree's total words, whichever livetab_scraper is imported (PYTHONPATH), so both counts say the same
-    here = Path(__file__).resolve().parents[1] / "livetab_scraper" / "filestructure.py"
-    spec = importlib.util.spec_from_file_location("this_tree_filestructure", here)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    TOTAL_WORDS = module.TOTAL_WORDS
-    print(livetab_scraper.__file__)
+    print(livetab_scraper.__file__)  # the total words are this tree's (livetab.total_labels) either way
     print(counts([i.tables[0] for i in freshtab_items()]))

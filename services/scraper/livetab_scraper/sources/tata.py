@@ -48,9 +48,10 @@ from pathlib import Path
 from livetab.ids import content_id
 from livetab.numbers import normalise_digits, read_number
 from livetab.tables import Table
+from livetab.total_labels import is_total_label
 from pydantic import Field
 
-from livetab_scraper.filestructure import TOTAL_WORDS, FileStructure, read_file_structure, shape_grid
+from livetab_scraper.filestructure import FileStructure, read_file_structure, shape_grid
 from livetab_scraper.sources.base import Failure, Fetched, Item, SourceConfig, SourceMeta, register_source
 
 __all__ = ["TataConfig", "TataReading", "TataSource", "iter_tata", "key_name", "read_tata"]
@@ -213,7 +214,6 @@ def _exact_sum(grid: list[list[str]], r: int, block: list[int], language: str) -
 def _totals(grid: list[list[str]], s: FileStructure, language: str, by_groups: bool) -> list[int]:
     """Total rows by label, by position (in a chart "by" background groups, a single data row above the
     first of two or more sections: the national figure) and by exact sum."""
-    words = TOTAL_WORDS.get(_lang(language), TOTAL_WORDS["en"])
     out: list[int] = []
     first_section = min(s.sections, default=None)
     above = [r for r in range(s.header_rows, first_section or 0) if r not in s.sections]
@@ -227,7 +227,7 @@ def _totals(grid: list[list[str]], s: FileStructure, language: str, by_groups: b
         if r in out:
             start = r + 1
             continue
-        if grid[r][0] and words.search(grid[r][0]):
+        if grid[r][0] and is_total_label(grid[r][0], language):
             out.append(r)
             start = r + 1
             continue
