@@ -206,7 +206,8 @@ def run_row(n: int, row: Row, env: dict[str, str]) -> dict[str, str]:
     rc_n, out_n, t_n = _pytest(row.now, ROOT, env)
     (BASE / f"row{n}.before.log").write_text(out_b)
     (BASE / f"row{n}.now.log").write_text(out_n)
-    return {"before": f"rc {rc_b}, {_summary(out_b)} ({t_b:.0f} s)", "line": _first_failure(out_b),
+    summary_b = f"killed by signal {-rc_b}" if rc_b < 0 else _summary(out_b)
+    return {"before": f"rc {rc_b}, {summary_b} ({t_b:.0f} s)", "line": _first_failure(out_b),
             "now": f"rc {rc_n}, {_summary(out_n)} ({t_n:.0f} s)", "ok": str(rc_b != 0 and rc_n == 0)}
 
 
