@@ -294,6 +294,90 @@ def test_the_pipeline_survives_kills_a_broker_restart_a_failing_model_and_poison
                [(m["model"], m["n"], m["correct"]) for m in ref_board["models"]]
 
 
+@pytest.mark.parametrize("store_url", ["postgresql"], indirect=True)
+def test_calls_that_finally_fail_end_as_failed_runs_with_their_reasons(tmp_path: Path, store_url: str) -> None:
+    """The model endpoint of one model fails for good (HTTP 500 on every call, never healthy again) while
+    another model's endpoint answers, both runs on one release through the six service processes: every request
+    of the broken model ends as a result *failed with its reason* (retries and the circuit breaker spent), which
+    GET /runs/{id} shows counted by reason; both runs reach complete; one result and one judgment per request;
+    each judgment counted once on the leaderboard. Bounded: two pages, two samples, about 30 s."""
+    sample_pages(tmp_path / "pages", PAGES[:2])
+    server = ThreadedFaultServer()
+    server.__enter__()
+    broker = Broker(tmp_path / "kafka")
+    procs: dict[str, subprocess.Popen[Any]] = {}
+    logs: dict[str, Any] = {}
+    try:
+        good_url = server.set("good", Scenario())
+        broken_url = server.set("broken", Scenario(mode="500"))
+        cfg = _config(tmp_path, store_url, broker.bootstrap, str(tmp_path / "dist"), good_url, 2)
+        port = _free_port()
+        api = f"http://127.0.0.1:{port}"
+        sup = Supervisor(cfg, tmp_path, port, procs, logs)
+        t0 = time.monotonic()
+        start_services(cfg, tmp_path, port, procs, logs)
+        _wait_healthy(api, sup)
+        auth = bearer(open_store(store_url), team="chaos", role="admin")
+        r = httpx.post(f"{api}/scrapes", json={"source": "local_html", "location": "pages", "release": "chaos"},
+                       headers=auth)
+        assert r.status_code == 202, r.text
+        deadline, seen = time.monotonic() + 180, [0]
+        while not (seen[-1] > 0 and seen[-4:] == [seen[-1]] * 4):  # the scrape's questions stopped arriving
+            assert time.monotonic() < deadline, "questions did not arrive"
+            time.sleep(1)
+            seen.append(httpx.get(f"{api}/releases/chaos", headers=auth).json().get("questions", 0))
+        frozen = publish_over_http(api, "chaos", headers=auth)["frozen_questions"]
+        assert frozen == seen[-1]
+        settings = {"max_tokens": 16, "temperature": 0.0, "seed": 7, "samples": 2}
+        rids = {}
+        for name, url in (("good", good_url), ("broken", broken_url)):
+            model = {**_model(url), "name": name}
+            r = httpx.post(f"{api}/runs", json={"team": "chaos", "release": "chaos", "model": model,
+                                                "settings": settings}, headers=auth)
+            assert r.status_code == 202, r.text
+            rids[name] = r.json()["run_id"]
+        planned = frozen * 2
+        good = _wait_complete(api, rids["good"], sup, planned, auth)
+        broken = _wait_complete(api, rids["broken"], sup, planned, auth)
+        seconds = round(time.monotonic() - t0, 1)
+    finally:
+        stop_services(procs, logs)
+        broker.down()
+        server.__exit__(None, None, None)
+
+    dist = open_store(store_url)
+    failures = {f["reason"]: f["count"] for f in broken["failures"] if f["stage"] == "inference"}
+    print("chaos failing-model counts:", json.dumps({
+        "planned": planned, "seconds": seconds, "calls_to_broken_endpoint": server.count("broken"),
+        "good": {k: good[k] for k in ("status", "answered", "failed", "judged")},
+        "broken": {k: broken[k] for k in ("status", "answered", "failed", "judged")},
+        "broken_reasons": failures}, sort_keys=True))
+    # the broken model's requests: every one failed with a recorded reason, shown by reason on the run
+    assert broken["status"] == "complete" and broken["complete"] is True
+    assert (broken["planned"], broken["answered"], broken["failed"], broken["dead_lettered"]) == \
+           (planned, planned, planned, 0)
+    assert sum(failures.values()) == planned and all(reason.strip() for reason in failures)
+    assert any("500" in reason for reason in failures), failures  # the endpoint's own answer is in the reason
+    assert len(failures) <= 4, failures  # a few causes, a few reasons: counted by reason, not one line per request
+    assert server.count("broken") >= 1  # the calls were made (and retried), not skipped
+    results = dist.select(schema.results, run_id=rids["broken"])
+    assert len(results) == planned and all(r["error"] for r in results)
+    # the healthy model beside it is unaffected
+    assert (good["status"], good["answered"], good["failed"]) == ("complete", planned, 0)
+    for name, status in (("good", good), ("broken", broken)):
+        rid = rids[name]
+        # nothing duplicated: one result and one judgment per planned request
+        ids = [r["id"] for r in dist.select(schema.results, run_id=rid)]
+        assert len(ids) == len(set(ids)) == planned
+        judged = dist.select(schema.judgments, run_id=rid)
+        assert len(judged) == len({j["request_id"] for j in judged}) == planned == status["judged"]
+        # nothing counted twice: the leaderboard counts each judgment once
+        overall = next(row for row in status["leaderboard"] if row["slice"] == "all")
+        assert overall["n"] == planned
+    assert {j["verdict"] for j in dist.select(schema.judgments, run_id=rids["broken"])} == {"error"}
+    assert next(row for row in broken["leaderboard"] if row["slice"] == "all")["correct"] == 0
+
+
 def _wait_healthy(api: str, sup: Supervisor) -> None:
     deadline = time.monotonic() + 120
     while True:

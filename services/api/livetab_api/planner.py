@@ -22,15 +22,15 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
-from itertools import zip_longest
+from collections.abc import Callable, Iterator, Sequence
+from itertools import chain, islice, zip_longest
 
 from google.protobuf.message import Message
 from livetab import topics as topic_names
-from livetab.bus import HandlerContext, Outgoing, PoisonMessage
+from livetab.bus import HandlerContext, Outgoing, OutgoingStream, PoisonMessage
 from livetab.failures import record_failure
 from livetab.ids import request_id
-from livetab.questions import TABLE_STATE_KINDS
+from livetab.questions import TABLE_STATE_KINDS, Question
 from livetab.records import load_question, run_row
 from livetab.releases import frozen_questions, not_live_reason
 from livetab.settings import ApiSettings
@@ -43,48 +43,68 @@ __all__ = ["PlannerHandler", "plan_requests", "refuse", "round_robin_by_team", "
 log = logging.getLogger(__name__)
 
 
-def plan_requests(run: run_pb2.Run, store: object, max_requests: int | None = None) -> list[inference_pb2.InferenceRequest]:
-    """Every request of `run`, over its release's frozen question set (none for a release never frozen);
-    more than `max_requests` is a PoisonMessage (the api refuses such runs at its door, but a record on the
-    topic may not have come through the api)."""
+def _questions(run: run_pb2.Run, store: object) -> list[Question]:
+    """The run's questions: its release's frozen set, verified, of its families, up to its limit, by id."""
     rows = list(store.get_many(schema.questions, frozen_questions(store, run.release)).values())  # type: ignore[arg-type, attr-defined]
-    s = run.settings
-    families = set(s.families)
+    families = set(run.settings.families)
     questions = []
     for row in sorted(rows, key=lambda r: r["id"]):
         q = load_question(row)
         if q is None or q.status != "verified" or (families and q.family not in families):
             continue
         questions.append(q)
-    if s.limit:
-        questions = questions[: s.limit]
-    formats = list(s.formats) or ["markdown"]
-    settings = list(s.settings) or ["with_table"]
-    samples = max(1, s.samples)
-    if max_requests is not None and len(questions) * len(formats) * len(settings) * samples > max_requests:
-        raise PoisonMessage(f"run {run.id} would plan {len(questions) * len(formats) * len(settings) * samples} "
-                            f"requests, over api.max_run_requests ({max_requests})")
+    return questions[: run.settings.limit] if run.settings.limit else questions
+
+
+def _asks(run: run_pb2.Run, q: Question) -> list[tuple[str, str]]:
+    """The (format, setting) pairs a question is asked in."""
+    formats = list(run.settings.formats) or ["markdown"]
     out = []
-    for q in questions:
-        for fmt in formats:
-            for setting in settings:
-                if setting == "closed_book" and fmt != formats[0]:
-                    continue  # without the table the format does not matter: ask once
-                if setting == "closed_book" and q.gold.kind in TABLE_STATE_KINDS:
-                    # "the table lacks a value" cannot be asked without the table: the well-posed question
-                    # and its imperfect variants have the same closed-book prompt but different golds
-                    continue
-                for i in range(samples):
-                    sampling = common_pb2.Sampling()
-                    sampling.CopyFrom(s.sampling)
-                    sampling.seed = s.sampling.seed + i
-                    sampling.n = 1
-                    out.append(inference_pb2.InferenceRequest(
-                        id=request_id(run.id, q.id, fmt, setting, i), run_id=run.id, question_id=q.id,
-                        model=run.model, format=fmt, setting=setting, sample_index=i, sampling=sampling,
-                        max_rows=s.max_rows or 40,
-                    ))
+    for fmt in formats:
+        for setting in list(run.settings.settings) or ["with_table"]:
+            if setting == "closed_book" and fmt != formats[0]:
+                continue  # without the table the format does not matter: ask once
+            if setting == "closed_book" and q.gold.kind in TABLE_STATE_KINDS:
+                # "the table lacks a value" cannot be asked without the table: the well-posed question
+                # and its imperfect variants have the same closed-book prompt but different golds
+                continue
+            out.append((fmt, setting))
     return out
+
+
+def _requests(run: run_pb2.Run, questions: list[Question]) -> Iterator[inference_pb2.InferenceRequest]:
+    s = run.settings
+    for q in questions:
+        for fmt, setting in _asks(run, q):
+            for i in range(max(1, s.samples)):
+                sampling = common_pb2.Sampling()
+                sampling.CopyFrom(s.sampling)
+                sampling.seed = s.sampling.seed + i
+                sampling.n = 1
+                yield inference_pb2.InferenceRequest(
+                    id=request_id(run.id, q.id, fmt, setting, i), run_id=run.id, question_id=q.id,
+                    model=run.model, format=fmt, setting=setting, sample_index=i, sampling=sampling,
+                    max_rows=s.max_rows or 40,
+                )
+
+
+def _plan(run: run_pb2.Run, store: object, max_requests: int | None
+          ) -> tuple[int, Callable[[], Iterator[inference_pb2.InferenceRequest]]]:
+    """How many requests `run` has and a maker of them (nothing built yet); more than `max_requests` is a
+    PoisonMessage (the api refuses such runs at its door, but a record on the topic may not have come through
+    the api). The questions are read here, once; the requests are made as they are taken."""
+    questions = _questions(run, store)
+    samples = max(1, run.settings.samples)
+    bound = len(questions) * max(1, len(run.settings.formats)) * max(1, len(run.settings.settings)) * samples
+    if max_requests is not None and bound > max_requests:
+        raise PoisonMessage(f"run {run.id} would plan {bound} requests, over api.max_run_requests ({max_requests})")
+    return sum(len(_asks(run, q)) for q in questions) * samples, lambda: _requests(run, questions)
+
+
+def plan_requests(run: run_pb2.Run, store: object, max_requests: int | None = None) -> list[inference_pb2.InferenceRequest]:
+    """Every request of `run`, over its release's frozen question set (none for a release never frozen), as
+    a list (the planner itself streams them: `_plan`)."""
+    return list(_plan(run, store, max_requests)[1]())
 
 
 def refuse(run: run_pb2.Run, store: object, reason: str) -> None:
@@ -97,13 +117,29 @@ def refuse(run: run_pb2.Run, store: object, reason: str) -> None:
         store.upsert(schema.runs, [run_row(run, 0, refused=reason)])  # type: ignore[attr-defined]
 
 
-def round_robin_by_team(planned: Sequence[tuple[str, list[Outgoing]]]) -> list[Outgoing]:
+def round_robin_by_team(planned: Sequence[tuple[str, Sequence[Outgoing]]]) -> OutgoingStream:
     """(team, the outputs of one run) in arrival order -> one output of each team in turn (teams in order of
-    their first run; a team's runs one after another)."""
-    lanes: dict[str, list[Outgoing]] = {}
+    their first run; a team's runs one after another), made as they are taken."""
+    lanes: dict[str, list[Sequence[Outgoing]]] = {}
     for team, outs in planned:
-        lanes.setdefault(team, []).extend(outs)
-    return [o for turn in zip_longest(*lanes.values()) for o in turn if o is not None]
+        lanes.setdefault(team, []).append(outs)
+
+    def make() -> Iterator[Outgoing]:
+        turns = zip_longest(*(chain.from_iterable(runs) for runs in lanes.values()))
+        return (o for turn in turns for o in turn if o is not None)
+
+    topics = {t for _, outs in planned for t in _topics(outs)}
+    return OutgoingStream(sum(len(outs) for _, outs in planned), topics, make)
+
+
+def _topics(outs: Sequence[Outgoing]) -> set[str]:
+    return outs.topics if isinstance(outs, OutgoingStream) else {o.topic for o in outs}
+
+
+def _stream(topic: str, n: int, make: Callable[[], Iterator[inference_pb2.InferenceRequest]]) -> OutgoingStream:
+    """A run's requests as outputs on `topic`, made as they are published."""
+    return OutgoingStream(n, {topic}, lambda: (Outgoing(topic, r, key=r.question_id, message_id=r.id)
+                                                for r in make()))
 
 
 def _outstanding(store: Store, team: str) -> int:
@@ -122,7 +158,7 @@ def _window(ctx: HandlerContext) -> int:
     return int(getattr(getattr(ctx.settings, "api", None), "team_window", 0) or 0)
 
 
-def top_up(store: Store, window: int) -> list[Outgoing]:
+def top_up(store: Store, window: int) -> Sequence[Outgoing]:
     """Publish held-back requests: each team with runs waiting gets up to `window` minus its outstanding
     requests, from its oldest run on; round-robin by team."""
     waiting = [r for r in store.select(schema.runs) if r.get("published") is not None
@@ -136,7 +172,8 @@ def top_up(store: Store, window: int) -> list[Outgoing]:
                 break
             run = run_pb2.Run.FromString(row["payload"])
             start = int(row["published"])
-            more = plan_requests(run, store)[start:start + budget]
+            _, make = _plan(run, store, None)
+            more = list(islice(make(), start, start + budget))
             topic = requests_topic(run.model.pool)
             outs += [Outgoing(topic, r, key=r.question_id, message_id=r.id) for r in more]
             budget -= len(more)
@@ -154,22 +191,22 @@ class PlannerHandler:
     def __init__(self) -> None:
         self._last_top_up = 0.0
 
-    def on_idle(self, ctx: HandlerContext) -> list[Outgoing]:
+    def on_idle(self, ctx: HandlerContext) -> Sequence[Outgoing]:
         window = _window(ctx)
         if not window or time.monotonic() - self._last_top_up < self.top_up_every_s:
             return []
         self._last_top_up = time.monotonic()
         return top_up(ctx.store, window)
 
-    def handle_batch(self, messages: Sequence[Message], ctx: HandlerContext) -> list[Outgoing]:
+    def handle_batch(self, messages: Sequence[Message], ctx: HandlerContext) -> Sequence[Outgoing]:
         """Each run planned as by `handle`; their requests published round-robin by team (fair sharing)."""
-        planned = []
+        planned: list[tuple[str, Sequence[Outgoing]]] = []
         for m in messages:
             outs = self.handle(m, ctx)
             planned.append((m.team if isinstance(m, run_pb2.Run) else "", outs))
         return round_robin_by_team(planned)
 
-    def handle(self, message: Message, ctx: HandlerContext) -> list[Outgoing]:
+    def handle(self, message: Message, ctx: HandlerContext) -> Sequence[Outgoing]:
         if not isinstance(message, run_pb2.Run):
             raise PoisonMessage(f"planner got {message.DESCRIPTOR.full_name}")
         existing = ctx.store.get(schema.runs, message.id)
@@ -186,17 +223,18 @@ class PlannerHandler:
             raise PoisonMessage(f"its output topic {topic} does not exist on the bus (no inference workers serve "
                                 f"pool {message.model.pool!r})")
         api = getattr(ctx.settings, "api", None)
-        requests = plan_requests(message, ctx.store, getattr(api, "max_run_requests", ApiSettings().max_run_requests))
+        n, make = _plan(message, ctx.store, getattr(api, "max_run_requests", ApiSettings().max_run_requests))
         window = _window(ctx)
+        send = n
         if window and existing is None:  # hold back what is over the team's window (top_up sends it later)
             room = max(0, window - _outstanding(ctx.store, message.team))
-            row = run_row(message, len(requests)) | {"published": room if room < len(requests) else None}
-            ctx.store.upsert(schema.runs, [row])
-            requests = requests[:room]
+            ctx.store.upsert(schema.runs, [run_row(message, n) | {"published": room if room < n else None}])
+            send = min(room, n)
         elif window and existing is not None and existing.get("published") is not None:
-            requests = requests[:existing["published"]]  # a redelivery: what went out already, again
+            send = min(int(existing["published"]), n)  # a redelivery: what went out already, again
         else:
-            ctx.store.upsert(schema.runs, [run_row(message, len(requests))])
-        log.info("run %s planned: %d requests for model %s on release %s", message.id, len(requests),
-                 message.model.name, message.release)
-        return [Outgoing(topic, r, key=r.question_id, message_id=r.id) for r in requests]
+            ctx.store.upsert(schema.runs, [run_row(message, n)])
+        log.info("run %s planned: %d requests for model %s on release %s", message.id, n, message.model.name,
+                 message.release)
+        # made as the worker publishes them: memory bounded by the producer's buffer, not by the run's size
+        return _stream(topic, send, make if send == n else lambda: islice(make(), send))

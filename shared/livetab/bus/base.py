@@ -6,8 +6,9 @@ import itertools
 import random
 import time
 import uuid
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, overload
 
 from google.protobuf.message import DecodeError, Message
 from opentelemetry import trace
@@ -16,7 +17,8 @@ from opentelemetry.trace import SpanKind
 from livetab import topics
 from livetab.telemetry import recording, traceparent, tracer
 
-__all__ = ["Bus", "Consumer", "Outgoing", "PoisonMessage", "Record", "Retryable", "decode", "make_headers", "producer_headers"]
+__all__ = ["Bus", "Consumer", "Outgoing", "OutgoingStream", "PoisonMessage", "Record", "Retryable", "decode", "make_headers",
+           "producer_headers"]
 
 H_TYPE = "message-type"
 H_ID = "message-id"
@@ -49,6 +51,38 @@ class Outgoing:
     message: Message
     key: str = ""
     message_id: str = ""
+
+
+class OutgoingStream(Sequence[Outgoing]):
+    """A handler's outputs made one by one as they are published, never all held at once (a run's planned
+    requests: 100,000 of them held as messages cost ~300 MB). `size` (its len) says how many there are, `topics`
+    every topic they go to (the worker checks those before the first is made); `make()` yields them in
+    order, again on each call. The worker publishes a stream as it iterates, so memory is bounded by the
+    producer's buffer, not by the stream's length; indexing makes the outputs up to the index (for tests)."""
+
+    def __init__(self, size: int, topics: set[str], make: Callable[[], Iterator[Outgoing]]) -> None:
+        self.size, self.topics, self.make = size, topics, make
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __iter__(self) -> Iterator[Outgoing]:
+        return self.make()
+
+    @overload
+    def __getitem__(self, index: int) -> Outgoing: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Outgoing]: ...
+
+    def __getitem__(self, index: int | slice) -> Outgoing | Sequence[Outgoing]:
+        if isinstance(index, slice):
+            return list(self)[index]
+        if index < 0:
+            index += self.size
+        if not 0 <= index < self.size:
+            raise IndexError(index)
+        return next(itertools.islice(self.make(), index, None))
 
 
 class PoisonMessage(Exception):

@@ -18,17 +18,18 @@ import random
 import signal
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol, TypeVar
 
 from google.protobuf.message import Message
+from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from livetab import topics
-from livetab.bus.base import Bus, Outgoing, PoisonMessage, Record, Retryable, decode, producer_headers
+from livetab.bus.base import Bus, Outgoing, OutgoingStream, PoisonMessage, Record, Retryable, decode, producer_headers
 from livetab.settings import Settings
 from livetab.store import Store, schema
 from livetab.telemetry import extract_context, meter, tracer
@@ -78,7 +79,7 @@ class Handler(Protocol[M_contra]):
     service: str
     topics: list[str]
 
-    def handle(self, message: M_contra, ctx: HandlerContext) -> list[Outgoing]: ...
+    def handle(self, message: M_contra, ctx: HandlerContext) -> Sequence[Outgoing]: ...
 
 
 AnyHandler = Handler[Any]  # what a worker runs: a handler of whichever message type its topics carry
@@ -192,7 +193,7 @@ class Worker:
         t0 = time.perf_counter()
         dead0 = self.stats.dead_lettered
         self._runs.clear()
-        groups: list[tuple[Record | None, list[tuple[Outgoing, dict[str, str]]]]] = []
+        groups: list[tuple[Record | None, Iterable[tuple[Outgoing, dict[str, str]]]]] = []
         batch_handler = getattr(self.handler, "handle_batch", None)
         if batch_handler is not None and len(records) > 1:
             groups.append((None, self._process_batch(records, batch_handler)))
@@ -216,19 +217,23 @@ class Worker:
                  dead, time.perf_counter() - t0, f" (runs {runs}{more})" if runs else "")
         return len(records)
 
-    def _publish(self, rec: Record | None, outgoing: list[tuple[Outgoing, dict[str, str]]]) -> int:
-        """Publish one record's outputs; a record whose output the bus refuses at once is dead-lettered."""
+    def _publish(self, rec: Record | None, outgoing: Iterable[tuple[Outgoing, dict[str, str]]]) -> int:
+        """Publish one record's outputs (a stream's as they are made); a record whose output the bus refuses
+        at once is dead-lettered."""
+        n, first = 0, None
         try:
             for out, headers in outgoing:
+                if first is None:
+                    first = out.message
                 self.bus.publish(out, headers)
-            return len(outgoing)
+                n += 1
+            return n
         except Retryable:
             raise
         except Exception as e:
             if rec is None:  # a batch's outputs belong to no one record
                 raise
-            letter = self._dead_letter(rec, f"the bus refused its output: {type(e).__name__}: {e}",
-                                       outgoing[0][0].message if outgoing else None)
+            letter = self._dead_letter(rec, f"the bus refused its output: {type(e).__name__}: {e}", first)
             self.stats.dead_lettered += 1
             self.bus.publish(letter)
             return 1
@@ -250,7 +255,7 @@ class Worker:
             self.bus.flush()
             self.stats.published += len(outs)
 
-    def _process(self, rec: Record) -> list[tuple[Outgoing, dict[str, str]]]:
+    def _process(self, rec: Record) -> Iterable[tuple[Outgoing, dict[str, str]]]:
         parent = extract_context(rec.headers)
         with tracer().start_as_current_span(
             f"{rec.topic} process", context=parent, kind=SpanKind.CONSUMER,
@@ -272,7 +277,7 @@ class Worker:
                 outs = self.handler.handle(message, self.ctx)
                 self._check_topics(outs)
                 self.stats.processed += 1
-                return [(o, producer_headers(o)) for o in outs]
+                return _with_headers(outs)
             except Retryable:
                 raise
             except Exception as e:
@@ -285,19 +290,19 @@ class Worker:
                 letter = self._dead_letter(rec, reason, message)
                 return [(letter, producer_headers(letter))]
 
-    def _check_topics(self, outs: list[Outgoing]) -> None:
+    def _check_topics(self, outs: Sequence[Outgoing]) -> None:
         """An output for a topic the bus does not have would block the producer and then fail the whole
         batch (Kafka: a metadata timeout after max_block_ms); it is the record's fault, so it is poison."""
         exists = getattr(self.bus, "topic_exists", None)
         if exists is None:
             return
-        for name in {o.topic for o in outs}:
+        for name in outs.topics if isinstance(outs, OutgoingStream) else {o.topic for o in outs}:
             if not exists(name):
                 raise PoisonMessage(f"its output topic {name} does not exist on the bus "
                                     "(a model's pool with no inference workers?)")
 
-    def _process_batch(self, records: list[Record], batch_handler: Callable[..., list[Outgoing]]
-                       ) -> list[tuple[Outgoing, dict[str, str]]]:
+    def _process_batch(self, records: list[Record], batch_handler: Callable[..., Sequence[Outgoing]]
+                       ) -> Iterable[tuple[Outgoing, dict[str, str]]]:
         """Decode all, hand the good ones over at once (for concurrency); isolate failures record by record."""
         out: list[tuple[Outgoing, dict[str, str]]] = []
         good: list[tuple[Record, Message]] = []
@@ -326,12 +331,12 @@ class Worker:
             except Exception:
                 log.warning("batch of %d failed in %s; retrying record by record", len(good), self.handler.service)
                 self._runs.clear()
+                parts: list[Iterable[tuple[Outgoing, dict[str, str]]]] = [out]
                 for rec, _ in good:
-                    out.extend(self._process(rec))
-                return out
+                    parts.append(self._process(rec))
+                return _chain(parts)
             self.stats.processed += len(good)
-            out.extend((o, producer_headers(o)) for o in outs)
-        return out
+            return _chain([out, _with_headers(outs)])
 
     def _dead_letter(self, rec: Record, reason: str, message: Message | None = None) -> Outgoing:
         """The DLQ record for `rec`, after storing it (with the service and the run it belongs to) in the
@@ -355,3 +360,27 @@ class Worker:
             except Exception as e:
                 raise Retryable(f"cannot store the dead letter {letter_id}: {type(e).__name__}: {e}") from e
         return Outgoing(topics.DLQ, letter, key=rec.topic, message_id=letter_id)
+
+
+def _chain(parts: list[Iterable[tuple[Outgoing, dict[str, str]]]]) -> Iterable[tuple[Outgoing, dict[str, str]]]:
+    if all(isinstance(p, list) for p in parts):
+        return [pair for p in parts for pair in p]
+    return (pair for p in parts for pair in p)
+
+
+def _with_headers(outs: Sequence[Outgoing]) -> Iterable[tuple[Outgoing, dict[str, str]]]:
+    """Each output with its producer headers, made in the processing span's context (so a consumer continues
+    its trace); a stream's lazily, as the worker publishes them, in that same context."""
+    if not isinstance(outs, OutgoingStream):
+        return [(o, producer_headers(o)) for o in outs]
+    return _stream_with_headers(outs, otel_context.get_current())
+
+
+def _stream_with_headers(outs: OutgoingStream, ctx: otel_context.Context) -> Iterator[tuple[Outgoing, dict[str, str]]]:
+    for o in outs:
+        token = otel_context.attach(ctx)
+        try:
+            headers = producer_headers(o)
+        finally:
+            otel_context.detach(token)
+        yield o, headers

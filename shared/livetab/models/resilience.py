@@ -61,7 +61,9 @@ class CircuitOpenError(ModelError):
     """The endpoint's circuit is open: the call was not sent."""
 
     def __init__(self, endpoint: str, retry_after: float) -> None:
-        super().__init__(f"circuit open for {endpoint}; retry in {retry_after:.2f}s", retryable=True,
+        # the message is the request's recorded reason, which a run's failures are counted by: no wait time in
+        # it (the same cause must read the same; it is in `retry_after`)
+        super().__init__(f"circuit open for {endpoint} after repeated failures", retryable=True,
                          retry_after=retry_after)
 
 
