@@ -196,4 +196,6 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    code = main()
+    sys.stdout.flush()
+    os._exit(code)  # every file is written and closed: no teardown of matplotlib, pandas and pyarrow (a second)
