@@ -5,8 +5,8 @@ its entry point `livetab.reports`) and samples.parquet need matplotlib, pyarrow 
 of imports and first-use set-up. Done in the evaluating process while requests are in flight, the imports hold
 its interpreter lock and every answer waits for them (the 95th-percentile latency doubled in `bench.eval`);
 done after the last answer, they add that second to the wall time. Here a helper process (`python -m
-livetab.evaluate_files`, at niceness NICE) does them instead, on another core: started once the probes have passed, it imports
-and warms the writers (a throw-away figure and Parquet table) and waits; when the last answer is judged it is
+livetab.evaluate_files`) does them instead, on another core: started once the first requests are in flight, it
+imports and warms the writers (a throw-away figure and Parquet table) and waits; when the last answer is judged it is
 given two jobs, one line of JSON each on its standard input, done in order and answered one line each:
 
 - `{"job": "reports", "store": URL, "run_ids": [...], "out": DIR, "release": R, "judge": J, "public": B,
@@ -33,10 +33,6 @@ __all__ = ["FileWriter", "can_share_store", "main"]
 
 log = logging.getLogger(__name__)
 READY = "ready"
-NICE = 5  # the helper's niceness: below the evaluating process and a local endpoint while requests are in flight
-# the helper's command: its niceness set first, before its imports
-_LAUNCH = (f"import os, runpy\ntry:\n    os.nice({NICE})\nexcept (AttributeError, OSError):\n    pass\n"
-           "runpy.run_module('livetab.evaluate_files', run_name='__main__')")
 
 
 def can_share_store(url: str) -> bool:
@@ -67,7 +63,7 @@ class FileWriter:
                                            os.environ.get("PYTHONPATH", "")) if p)
         try:
             self._proc = subprocess.Popen(
-                [sys.executable, "-c", _LAUNCH], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                [sys.executable, "-m", "livetab.evaluate_files"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                 stderr=None, text=True, encoding="utf-8", env={**os.environ, "PYTHONPATH": path})
         except OSError as e:
             log.info("no helper process for the report files (%s); they are written here", e)
