@@ -43,6 +43,9 @@ __all__ = ["DEFAULT_OUTPUT", "EvalError", "ProbeError", "Progress", "Results", "
 log = logging.getLogger(__name__)
 DEFAULT_OUTPUT = "out/eval"
 TEAM = "eval"
+# an evaluation of this many requests or more has the report files rehearsed by their helper process while the
+# requests are in flight (`evaluate_files`): a shorter one ends before the rehearsal would pay off
+REHEARSE_FROM = 500
 PROGRESS_EVERY_S = 0.1  # the `progress` callback's interval, at most (a progress bar redrawn ten times a second)
 
 
@@ -206,6 +209,12 @@ def _write_reports(services: Any, settings: Settings, run_ids: list[str], releas
     write(services.store, run_ids, Path(settings.out_dir), release, **_report_args(settings, release))
 
 
+def _reports_job(settings: Settings, run_ids: list[str], release: str, *, rehearsal: bool = False) -> dict[str, Any]:
+    """The helper process's job (`evaluate_files`) that writes the report files (a rehearsal: into a scratch folder)."""
+    return {"job": "reports", "store": settings.store.url, "run_ids": run_ids, "out": settings.out_dir,
+            "release": release, "rehearsal": rehearsal, **_report_args(settings, release)}
+
+
 def _write_files(services: Any, settings: Settings, run_ids: list[str], release: str, judge: str, started: float,
                  writer: FileWriter | None, warm: list[threading.Thread]) -> list[dict[str, Any]]:
     """The report files and the samples files; the samples' rows. With the helper process (`evaluate_files`) the
@@ -215,16 +224,13 @@ def _write_files(services: Any, settings: Settings, run_ids: list[str], release:
 
     out = Path(settings.out_dir)
     reports = not _reports_written(settings, started)
-    jobs: list[str] = []
-    if writer is not None and reports and writer.submit(
-            {"job": "reports", "store": settings.store.url, "run_ids": run_ids, "out": str(out), "release": release,
-             **_report_args(settings, release)}):
-        jobs.append("reports")
+    if writer is not None and reports:
+        writer.submit(_reports_job(settings, run_ids, release))
     rows = sample_rows(services.store, run_ids, judge)
     write_jsonl(out, rows)
-    if writer is not None and writer.submit({"job": "parquet", "folder": str(out)}):
-        jobs.append("parquet")
-    done = dict(zip(jobs, writer.wait(), strict=True)) if writer is not None and jobs else {}
+    if writer is not None:
+        writer.submit({"job": "parquet", "folder": str(out)})
+    done = writer.wait() if writer is not None else {}
     if reports and not done.get("reports"):
         for t in warm:
             t.join()
@@ -358,6 +364,8 @@ def _run(models: list[EvalModel], cfg: Settings, out: Path, probes: list[str], w
                 begun[0] = True
                 if writer is None or not writer.start():
                     warm.append(_warm_writers())
+                elif planned >= REHEARSE_FROM:
+                    writer.submit(_reports_job(cfg, run_ids, name, rehearsal=True))
             tick()
 
         tick(force=True)

@@ -6,11 +6,14 @@ of imports and first-use set-up. Done in the evaluating process while requests a
 its interpreter lock and every answer waits for them (the 95th-percentile latency doubled in `bench.eval`);
 done after the last answer, they add that second to the wall time. Here a helper process (`python -m
 livetab.evaluate_files`) does them instead, on another core: started once the first requests are in flight, it
-imports and warms the writers (a throw-away figure and Parquet table) and waits; when the last answer is judged it is
-given two jobs, one line of JSON each on its standard input, done in order and answered one line each:
+imports and warms the writers (a throw-away figure and Parquet table). Its jobs come one line of JSON each on its
+standard input, are done in order and answered one line each:
 
 - `{"job": "reports", "store": URL, "run_ids": [...], "out": DIR, "release": R, "judge": J, "public": B,
-  "split_date": D}`: `write_reports` from the store (the evaluating process has committed everything);
+  "split_date": D}`: `write_reports` from the store (the evaluating process has committed everything), given
+  when the last answer is judged. The same with `"rehearsal": true`, given at the start of a long evaluation,
+  writes the files of what is judged so far into a scratch folder and deletes it: the store's connection and
+  statements, and every kind of figure, are then ready for the real job;
 - `{"job": "parquet", "folder": DIR}`: samples.parquet from the samples.jsonl the evaluating process has
   written meanwhile (`evaluate_samples.write_parquet`).
 
@@ -23,8 +26,10 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 from pathlib import Path
 from typing import IO, Any
@@ -50,7 +55,7 @@ class FileWriter:
 
     def __init__(self) -> None:
         self._proc: subprocess.Popen[str] | None = None
-        self._sent = 0
+        self._names: list[str] = []  # of the jobs submitted, in order
         self._lines: list[str] = []
         self._reader: threading.Thread | None = None
         self._cond = threading.Condition()
@@ -90,6 +95,7 @@ class FileWriter:
             self._cond.notify_all()
 
     def submit(self, job: dict[str, Any]) -> bool:
+        """Give the helper `job`; False when it cannot take it."""
         if self._proc is None or self._proc.stdin is None:
             return False
         try:
@@ -98,20 +104,23 @@ class FileWriter:
         except (OSError, ValueError) as e:
             log.warning("the report files' helper process cannot take a job (%s); they are written here", e)
             return False
-        self._sent += 1
+        self._names.append(str(job["job"]) + (" rehearsal" if job.get("rehearsal") else ""))
         return True
 
-    def wait(self, timeout_s: float = 600.0) -> list[bool]:
-        """Whether each job submitted so far succeeded, in order (False for one not answered within `timeout_s`)."""
-        answers = []
+    def wait(self, timeout_s: float = 600.0) -> dict[str, bool]:
+        """Whether each job submitted so far succeeded, by its name ("reports", "parquet", "reports rehearsal"):
+        False for one that failed or was not answered within `timeout_s`."""
         with self._cond:
-            self._cond.wait_for(lambda: len([x for x in self._lines if x != READY]) >= self._sent, timeout=timeout_s)
+            self._cond.wait_for(lambda: len([x for x in self._lines if x != READY]) >= len(self._names),
+                                timeout=timeout_s)
             lines = [x for x in self._lines if x != READY]
-        for i in range(self._sent):
+        answers = {}
+        for i, name in enumerate(self._names):
             line = lines[i] if i < len(lines) else "error no answer in time"
             if line != "ok":
-                log.warning("the report files' helper process: %s; writing them here", line.removeprefix("error "))
-            answers.append(line == "ok")
+                (log.debug if name.endswith("rehearsal") else log.warning)(
+                    "the report files' helper process (%s): %s", name, line.removeprefix("error "))
+            answers[name] = line == "ok"
         return answers
 
     def close(self) -> None:
@@ -136,33 +145,41 @@ def _warm() -> Any:
     (ep,) = [ep for ep in entry_points(group="livetab.reports") if ep.name == "write_reports"]
     write = ep.load()
     import matplotlib.pyplot as plt
-    import pyarrow as pa
-    import pyarrow.parquet as pq
 
     fig, ax = plt.subplots(figsize=(2, 1))
-    ax.bar([0, 1], [0.5, 1.0])
-    ax.errorbar([0, 1], [0.5, 1.0], yerr=[0.1, 0.1], fmt="o")
+    ax.bar([0, 1], [0.5, 1.0], label="a")
+    ax.errorbar([0, 1], [0.5, 1.0], yerr=[0.1, 0.1], fmt="o-")
     ax.set_title("warm")
+    ax.legend(title="model")
     fig.tight_layout()
     fig.savefig(io.BytesIO(), format="png")
     fig.savefig(io.StringIO(), format="svg")
     plt.close(fig)
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     pq.write_table(pa.table({"warm": ["x"]}), io.BytesIO())
     from livetab.store import open_store  # noqa: F401  (the store's modules, for the first job)
 
     return write
 
 
+_STORES: dict[str, Any] = {}  # the helper's open stores by URL: the rehearsal's connection serves the real job
+
+
 def _job(job: dict[str, Any], write_reports: Any) -> None:
     if job.get("job") == "reports":
         from livetab.store import open_store
 
-        store = open_store(job["store"], migrate_schema=False)
+        url = job["store"]
+        store = _STORES.get(url) or _STORES.setdefault(url, open_store(url, migrate_schema=False))
+        out = Path(tempfile.mkdtemp(prefix="livetab-rehearsal-")) if job.get("rehearsal") else Path(job["out"])
         try:
-            write_reports(store, list(job["run_ids"]), Path(job["out"]), job["release"], judge=job["judge"],
+            write_reports(store, list(job["run_ids"]), out, job["release"], judge=job["judge"],
                           public=bool(job["public"]), split_date=job.get("split_date", ""))
         finally:
-            store.close()
+            if job.get("rehearsal"):
+                shutil.rmtree(out, ignore_errors=True)
     elif job.get("job") == "parquet":
         from livetab.evaluate_samples import write_parquet
 
@@ -188,6 +205,8 @@ def main() -> int:
             print(f"error {type(e).__name__}: {e}".replace("\n", " ")[:500], flush=True)
             continue
         print("ok", flush=True)
+    for store in _STORES.values():
+        store.close()
     return 0
 
 
