@@ -8,7 +8,8 @@ inference_service benchmark seeds them) are stored beforehand, so question gener
 server runs in its own process (tests/fakes/fault_server.py).
 
 The machine this runs on may be busy: beside the ratio to the ideal it reports the CPU time per question
-(`cpu_ms_per_question`: this process's and the report files' helper process's; independent of other load)
+(`cpu_ms_per_question`: this process's and the report files' helper process's, when the machine had a core to
+spare for one (`report_files_helper`, see livetab.evaluate_files); independent of other load)
 and, right after the evaluation, the wall time of a plain asyncio + aiohttp loop asking the same number of requests of the same server at the same concurrency (no store, no
 prompts, no judging, no files): `vs_plain_aiohttp` = that wall time / the evaluation's, the share of what this
 machine allowed at that moment.
@@ -48,6 +49,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(sys.argv[1:] if argv is None and __name__ == "__main__" else (argv or []))
 
     import livetab
+    from livetab.evaluate_files import spare_core
     from livetab.store import open_store
 
     work = Path(tempfile.mkdtemp(prefix="livetab-bench-eval-"))
@@ -58,6 +60,7 @@ def main(argv: list[str] | None = None) -> None:
         seed_release(store, RELEASE, args.questions)
         store.close()
         load0 = os.getloadavg()[0]
+        helper = spare_core()  # what `livetab.evaluate` will decide: report files by a helper process or here
         t0, cpu0, kids0 = time.perf_counter(), time.process_time(), _children_cpu()
         res = livetab.evaluate("openai:" + url, release=RELEASE, concurrency=args.concurrency, store=store_url,
                                output=work / "out", model_args={"timeout_s": 60})
@@ -78,6 +81,7 @@ def main(argv: list[str] | None = None) -> None:
         "cpu_ms_per_question": round(1000 * (cpu + helper_cpu) / args.questions, 3),
         "plain_aiohttp_wall_s": round(plain["seconds"], 3), "plain_aiohttp_ok": plain["ok"],
         "vs_plain_aiohttp": round(plain["seconds"] / wall, 4) if wall else 0.0,
+        "report_files_helper": helper,
         "load_avg_1min_at_start": round(load0, 2), "load_avg_1min_at_end": round(load1, 2), "cpus": os.cpu_count(),
         "peak_rss_mb": round(peak_rss_mb(), 1),
         "server": f"tests/fakes/fault_server.py, fixed latency {args.latency_ms:g} ms, separate process",

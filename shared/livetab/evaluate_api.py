@@ -32,7 +32,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from livetab.evaluate_files import FileWriter, can_share_store
+from livetab.evaluate_files import FileWriter, can_share_store, spare_core
 from livetab.evaluate_model import EvalError, EvalModel, ProbeError, parse_model, parse_model_args, probe
 from livetab.evaluate_release import BUNDLED_RELEASE, ensure_release
 from livetab.evaluate_samples import sample_rows, write_samples
@@ -281,8 +281,9 @@ def _evaluate(model: str | Sequence[str], *, release: str, model_name: str, mode
         probes.append(probe(m))
         if on_probe:
             on_probe(probes[-1])
-    # the report files are written by a helper process, started once the first requests are in flight
-    writer = FileWriter() if can_share_store(cfg.store.url) else None
+    # the report files are written by a helper process, started once the first requests are in flight, where another
+    # process can read the store and the machine has a core to spare (`evaluate_files`)
+    writer = FileWriter() if can_share_store(cfg.store.url) and spare_core() else None
     try:
         return _run(models, cfg, out, probes, writer, t0, started, release=release, families=families,
                     formats=formats, settings=settings, samples=samples, limit=limit, seed=seed, max_rows=max_rows,

@@ -184,11 +184,17 @@ def test_the_files_are_the_same_when_written_without_the_helper_process(cache: P
     """The report files and samples.parquet come from a helper process (`livetab.evaluate_files`); when it cannot
     start, this process writes them, and they hold the same: the same leaderboard rows, the same Parquet table."""
     import livetab
+    import livetab.evaluate_api
     import pyarrow.parquet as pq
     from livetab.evaluate_files import FileWriter
 
+    started = []
+    real_start = FileWriter.start
+    monkeypatch.setattr(livetab.evaluate_api, "spare_core", lambda: True)  # a busy test machine has none to spare
+    monkeypatch.setattr(FileWriter, "start", lambda self: started.append(1) or real_start(self))
     store = f"sqlite:///{tmp_path / 'livetab.db'}"  # one store: the second evaluation reads the first one's answers
     helped = livetab.evaluate("openai:" + fake.url(), limit=3, output=tmp_path / "helped", store=store)
+    assert started == [1]
     monkeypatch.setattr(FileWriter, "start", lambda self: False)
     alone = livetab.evaluate("openai:" + fake.url(), limit=3, output=tmp_path / "alone", store=store)
     assert helped.leaderboard["models"] == alone.leaderboard["models"] and len(alone.leaderboard["models"]) == 1
