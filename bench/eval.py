@@ -7,10 +7,9 @@ leaderboard files and the samples files written. The questions (one WikiTableQue
 inference_service benchmark seeds them) are stored beforehand, so question generation is not timed; the
 server runs in its own process (tests/fakes/fault_server.py).
 
-The machine this runs on may be busy: beside the ratio to the ideal it reports the CPU time per question
-(`cpu_ms_per_question`: this process's and the report files' helper process's, when the machine had a core to
-spare for one (`report_files_helper`, see livetab.evaluate_files); independent of other load)
-and, right after the evaluation, the wall time of a plain asyncio + aiohttp loop asking the same number of requests of the same server at the same concurrency (no store, no
+The machine this runs on may be busy: beside the ratio to the ideal it reports the process CPU time per
+question (independent of other load) and, right after the evaluation, the wall time of a plain asyncio +
+aiohttp loop asking the same number of requests of the same server at the same concurrency (no store, no
 prompts, no judging, no files): `vs_plain_aiohttp` = that wall time / the evaluation's, the share of what this
 machine allowed at that moment.
 """
@@ -20,7 +19,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import resource
 import shutil
 import sys
 import tempfile
@@ -35,12 +33,6 @@ from bench.inference_service import seed_release
 RELEASE = "bench-eval"
 
 
-def _children_cpu() -> float:
-    """CPU seconds of this process's finished (waited-for) children."""
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--questions", type=int, default=2000)
@@ -49,7 +41,6 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(sys.argv[1:] if argv is None and __name__ == "__main__" else (argv or []))
 
     import livetab
-    from livetab.evaluate_files import spare_core
     from livetab.store import open_store
 
     work = Path(tempfile.mkdtemp(prefix="livetab-bench-eval-"))
@@ -60,12 +51,10 @@ def main(argv: list[str] | None = None) -> None:
         seed_release(store, RELEASE, args.questions)
         store.close()
         load0 = os.getloadavg()[0]
-        helper = spare_core()  # what `livetab.evaluate` will decide: report files by a helper process or here
-        t0, cpu0, kids0 = time.perf_counter(), time.process_time(), _children_cpu()
+        t0, cpu0 = time.perf_counter(), time.process_time()
         res = livetab.evaluate("openai:" + url, release=RELEASE, concurrency=args.concurrency, store=store_url,
                                output=work / "out", model_args={"timeout_s": 60})
         wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
-        helper_cpu = _children_cpu() - kids0  # the report files' helper process (the server is still running)
         row: dict[str, Any] = res.leaderboard["models"][0]
         load1 = os.getloadavg()[0]
         plain = asyncio.run(_contender_aiohttp(url, args.questions, args.concurrency, 120.0))
@@ -77,11 +66,9 @@ def main(argv: list[str] | None = None) -> None:
         "questions": args.questions, "answered": row["n"], "errors": row["errors"],
         "samples_rows": len(res.sample_rows), "concurrency": args.concurrency, "latency_ms": args.latency_ms,
         "wall_s": round(wall, 3), "ideal_s": round(ideal, 3), "process_cpu_s": round(cpu, 3),
-        "process_cpu_ms_per_question": round(1000 * cpu / args.questions, 3), "helper_cpu_s": round(helper_cpu, 3),
-        "cpu_ms_per_question": round(1000 * (cpu + helper_cpu) / args.questions, 3),
+        "process_cpu_ms_per_question": round(1000 * cpu / args.questions, 3),
         "plain_aiohttp_wall_s": round(plain["seconds"], 3), "plain_aiohttp_ok": plain["ok"],
         "vs_plain_aiohttp": round(plain["seconds"] / wall, 4) if wall else 0.0,
-        "report_files_helper": helper,
         "load_avg_1min_at_start": round(load0, 2), "load_avg_1min_at_end": round(load1, 2), "cpus": os.cpu_count(),
         "peak_rss_mb": round(peak_rss_mb(), 1),
         "server": f"tests/fakes/fault_server.py, fixed latency {args.latency_ms:g} ms, separate process",

@@ -32,7 +32,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from livetab.evaluate_files import FileWriter, can_share_store, spare_core
 from livetab.evaluate_model import EvalError, EvalModel, ProbeError, parse_model, parse_model_args, probe
 from livetab.evaluate_release import BUNDLED_RELEASE, ensure_release
 from livetab.evaluate_samples import sample_rows, write_samples
@@ -43,9 +42,6 @@ __all__ = ["DEFAULT_OUTPUT", "EvalError", "ProbeError", "Progress", "Results", "
 log = logging.getLogger(__name__)
 DEFAULT_OUTPUT = "out/eval"
 TEAM = "eval"
-# an evaluation of this many requests or more has the report files rehearsed by their helper process while the
-# requests are in flight (`evaluate_files`): a shorter one ends before the rehearsal would pay off
-REHEARSE_FROM = 500
 PROGRESS_EVERY_S = 0.1  # the `progress` callback's interval, at most (a progress bar redrawn ten times a second)
 
 
@@ -182,62 +178,26 @@ def _warm_writers() -> threading.Thread:
     return t
 
 
-def _reports_written(settings: Settings, started: float) -> bool:
-    """Whether leaderboard.json has been written during this evaluation (by a reporter service)."""
-    lb = Path(settings.out_dir) / "leaderboard.json"
-    return lb.is_file() and lb.stat().st_mtime >= started
+def _write_reports(services: Any, settings: Settings, run_ids: list[str], release: str, started: float) -> None:
+    """leaderboard.json, .md and report.html in the output folder, unless the reporter service has written
+    them during this evaluation: then through the reporter's `write_reports`, found by its entry point
+    (`livetab.reports`), so this package imports no service."""
+    from importlib.metadata import entry_points
 
-
-def _report_args(settings: Settings, release: str) -> dict[str, Any]:
     from livetab.ids import judge_name
     from livetab.publication import is_public
 
-    return {"judge": judge_name(settings.judge), "public": is_public(release, settings),
-            "split_date": settings.reporter.contamination_split}
-
-
-def _write_reports(services: Any, settings: Settings, run_ids: list[str], release: str) -> None:
-    """leaderboard.json, .md and report.html in the output folder, in this process: through the reporter's
-    `write_reports`, found by its entry point (`livetab.reports`), so this package imports no service."""
-    from importlib.metadata import entry_points
-
+    out = Path(settings.out_dir)
+    lb = out / "leaderboard.json"
+    if lb.is_file() and lb.stat().st_mtime >= started:
+        return
     found = {ep.name: ep for ep in entry_points(group="livetab.reports")}
     if "write_reports" not in found:
         raise EvalError("no report writer is installed (entry point livetab.reports: write_reports); run "
                         "`make install`")
     write = found["write_reports"].load()
-    write(services.store, run_ids, Path(settings.out_dir), release, **_report_args(settings, release))
-
-
-def _reports_job(settings: Settings, run_ids: list[str], release: str, *, rehearsal: bool = False) -> dict[str, Any]:
-    """The helper process's job (`evaluate_files`) that writes the report files (a rehearsal: into a scratch folder)."""
-    return {"job": "reports", "store": settings.store.url, "run_ids": run_ids, "out": settings.out_dir,
-            "release": release, "rehearsal": rehearsal, **_report_args(settings, release)}
-
-
-def _write_files(services: Any, settings: Settings, run_ids: list[str], release: str, judge: str, started: float,
-                 writer: FileWriter | None, warm: list[threading.Thread]) -> list[dict[str, Any]]:
-    """The report files and the samples files; the samples' rows. With the helper process (`evaluate_files`) the
-    report files and samples.parquet are written there while this process reads the rows and writes
-    samples.jsonl; whatever the helper could not do is written here."""
-    from livetab.evaluate_samples import write_jsonl, write_parquet
-
-    out = Path(settings.out_dir)
-    reports = not _reports_written(settings, started)
-    if writer is not None and reports:
-        writer.submit(_reports_job(settings, run_ids, release))
-    rows = sample_rows(services.store, run_ids, judge)
-    write_jsonl(out, rows)
-    if writer is not None:
-        writer.submit({"job": "parquet", "folder": str(out)})
-    done = writer.wait() if writer is not None else {}
-    if reports and not done.get("reports"):
-        for t in warm:
-            t.join()
-        _write_reports(services, settings, run_ids, release)
-    if not done.get("parquet"):
-        write_parquet(out, rows)
-    return rows
+    write(services.store, run_ids, out, release, judge=judge_name(settings.judge), public=is_public(release, settings),
+          split_date=settings.reporter.contamination_split)
 
 
 def evaluate(model: str | Sequence[str], *, release: str = BUNDLED_RELEASE, model_name: str = "",
@@ -271,6 +231,13 @@ def _evaluate(model: str | Sequence[str], *, release: str, model_name: str, mode
               families: Sequence[str], formats: Sequence[str], settings: Sequence[str], samples: int, limit: int,
               seed: int, concurrency: int, output: str | Path, store: str, knowledge_cutoff: str, max_rows: int,
               progress: Callable[[Progress], None] | None, on_probe: Callable[[str], None] | None) -> Results:
+    from livetab import topics
+    from livetab.ids import judge_name
+    from livetab.models.spec import model_spec
+    from livetab.runs import build_run
+    from livetab.runtime.embedded import Embedded
+    from livetab.store import open_store, schema
+
     t0 = time.monotonic()
     started = time.time()
     models = _models(model, model_name, model_args)
@@ -281,28 +248,6 @@ def _evaluate(model: str | Sequence[str], *, release: str, model_name: str, mode
         probes.append(probe(m))
         if on_probe:
             on_probe(probes[-1])
-    # the report files are written by a helper process, started once the first requests are in flight, where another
-    # process can read the store and the machine has a core to spare (`evaluate_files`)
-    writer = FileWriter() if can_share_store(cfg.store.url) and spare_core() else None
-    try:
-        return _run(models, cfg, out, probes, writer, t0, started, release=release, families=families,
-                    formats=formats, settings=settings, samples=samples, limit=limit, seed=seed, max_rows=max_rows,
-                    progress=progress)
-    finally:
-        if writer is not None:
-            writer.close()
-
-
-def _run(models: list[EvalModel], cfg: Settings, out: Path, probes: list[str], writer: FileWriter | None, t0: float,
-         started: float, *, release: str, families: Sequence[str], formats: Sequence[str], settings: Sequence[str],
-         samples: int, limit: int, seed: int, max_rows: int, progress: Callable[[Progress], None] | None) -> Results:
-    from livetab import topics
-    from livetab.ids import judge_name
-    from livetab.models.spec import model_spec
-    from livetab.runs import build_run
-    from livetab.runtime.embedded import Embedded
-    from livetab.store import open_store, schema
-
     try:
         knobs = RunSettings(formats=list(formats), settings=list(settings), samples=samples, seed=seed, limit=limit,
                             families=list(families), max_rows=max_rows).model_dump(exclude={"team", "release"})
@@ -355,24 +300,19 @@ def _run(models: list[EvalModel], cfg: Settings, out: Path, probes: list[str], w
                               tokens=sum(int(getattr(h, "completion_tokens", 0)) for h in services.handlers("inference"))))
 
         warm: list[threading.Thread] = []
-        begun = [False]
 
         def round_done() -> None:
-            # after the first round, whose requests are in flight (before, it would hold up the first requests):
-            # start the helper process that writes the report files, which imports and warms their writers
-            # meanwhile; without one, import the writers here, in a thread
-            if not begun[0]:
-                begun[0] = True
-                if writer is None or not writer.start():
-                    warm.append(_warm_writers())
-                elif planned >= REHEARSE_FROM:
-                    writer.submit(_reports_job(cfg, run_ids, name, rehearsal=True))
+            if not warm:  # after the first round, whose requests are in flight: importing the writers before
+                warm.append(_warm_writers())  # it would hold up the first requests (the GIL, import locks)
             tick()
 
         tick(force=True)
         services.drive(tick=round_done)
         tick(force=True)
-        rows = _write_files(services, cfg, run_ids, name, judge, started, writer, warm)
+        for t in warm:
+            t.join()
+        _write_reports(services, cfg, run_ids, name, started)
+        rows = sample_rows(services.store, run_ids, judge)
     finally:
         for h in services.handlers("inference"):  # a handler that holds client sessions closes them
             close = getattr(h, "close", None)
@@ -381,7 +321,6 @@ def _run(models: list[EvalModel], cfg: Settings, out: Path, probes: list[str], w
         services.close()
         db.close()
     doc = json.loads((out / "leaderboard.json").read_text(encoding="utf-8"))
-    files = [out / "leaderboard.json", out / "leaderboard.md", out / "report.html", out / "samples.jsonl",
-             out / "samples.parquet"]
+    files = [out / "leaderboard.json", out / "leaderboard.md", out / "report.html", *write_samples(out, rows)]
     return Results(leaderboard=doc, sample_rows=rows, release=name, run_ids=run_ids, output=out, files=files,
                    probes=probes, elapsed_s=time.monotonic() - t0)

@@ -10,7 +10,7 @@ from typing import Any
 from livetab.store import Store, schema
 from livetab.v1 import inference_pb2, judgment_pb2, question_pb2
 
-__all__ = ["SAMPLE_COLUMNS", "sample_rows", "write_jsonl", "write_parquet", "write_samples"]
+__all__ = ["SAMPLE_COLUMNS", "sample_rows", "write_samples"]
 
 SAMPLE_COLUMNS = ("run_id", "model", "request_id", "question_id", "family", "language", "format", "setting",
                   "sample_index", "question", "prompt_version", "prompt_sha256", "response", "extracted_answer", "gold",
@@ -49,29 +49,16 @@ def sample_rows(store: Store, run_ids: list[str], judge: str) -> list[dict[str, 
 
 def write_samples(folder: Path, rows: list[dict[str, Any]]) -> list[Path]:
     """samples.jsonl and samples.parquet in `folder`; the paths written."""
-    return [write_jsonl(folder, rows), write_parquet(folder, rows)]
-
-
-def write_jsonl(folder: Path, rows: list[dict[str, Any]]) -> Path:
-    """samples.jsonl in `folder` (one JSON object per row); its path."""
-    folder.mkdir(parents=True, exist_ok=True)
-    jsonl = folder / "samples.jsonl"
-    with jsonl.open("w", encoding="utf-8") as f:
-        f.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
-    return jsonl
-
-
-def write_parquet(folder: Path, rows: list[dict[str, Any]] | None = None) -> Path:
-    """samples.parquet in `folder`, from `rows` or (None) from the samples.jsonl there: the same table either way
-    (JSON keeps every value of a row exactly); its path."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    if rows is None:
-        with (folder / "samples.jsonl").open(encoding="utf-8") as f:
-            rows = [json.loads(line) for line in f if line.strip()]
+    folder.mkdir(parents=True, exist_ok=True)
+    jsonl = folder / "samples.jsonl"
+    with jsonl.open("w", encoding="utf-8") as f:
+        for r in rows:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
     parquet = folder / "samples.parquet"
     columns = {c: [r[c] for r in rows] for c in SAMPLE_COLUMNS}
     pq.write_table(pa.table(columns) if rows else pa.table({c: pa.array([], pa.string()) for c in SAMPLE_COLUMNS}),
                    parquet)
-    return parquet
+    return [jsonl, parquet]

@@ -178,47 +178,6 @@ def test_evaluate_from_a_running_event_loop_and_save(cache: Path, fake: Threaded
     assert _samples(tmp_path / "saved") == _samples(tmp_path / "out")
 
 
-def test_the_files_are_the_same_when_written_without_the_helper_process(cache: Path, fake: ThreadedFaultServer,
-                                                                        tmp_path: Path,
-                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    """The report files and samples.parquet come from a helper process (`livetab.evaluate_files`); when it cannot
-    start, this process writes them, and they hold the same: the same leaderboard rows, the same Parquet table."""
-    import livetab
-    import livetab.evaluate_api
-    import pyarrow.parquet as pq
-    from livetab.evaluate_files import FileWriter
-
-    started = []
-    real_start = FileWriter.start
-    monkeypatch.setattr(livetab.evaluate_api, "spare_core", lambda: True)  # a busy test machine has none to spare
-    monkeypatch.setattr(FileWriter, "start", lambda self: started.append(1) or real_start(self))
-    store = f"sqlite:///{tmp_path / 'livetab.db'}"  # one store: the second evaluation reads the first one's answers
-    helped = livetab.evaluate("openai:" + fake.url(), limit=3, output=tmp_path / "helped", store=store)
-    assert started == [1]
-    monkeypatch.setattr(FileWriter, "start", lambda self: False)
-    alone = livetab.evaluate("openai:" + fake.url(), limit=3, output=tmp_path / "alone", store=store)
-    assert helped.leaderboard["models"] == alone.leaderboard["models"] and len(alone.leaderboard["models"]) == 1
-    for res in (helped, alone):
-        assert all(p.is_file() for p in res.files) and (res.output / "plots" / "ranking.svg").is_file()
-    for res in (helped, alone):  # the helper's Parquet table is read from samples.jsonl: the same rows, typed alike
-        assert _samples(res.output) == res.sample_rows == pq.read_table(res.output / "samples.parquet").to_pylist()
-    assert pq.read_schema(tmp_path / "helped" / "samples.parquet").equals(pq.read_schema(tmp_path / "alone" / "samples.parquet"))
-    assert [r["cached"] for r in alone.sample_rows] == [True] * 3  # answered from the first one's
-
-
-def test_a_helper_process_that_cannot_do_a_job_says_why(tmp_path: Path) -> None:
-    from livetab.evaluate_files import FileWriter
-
-    writer = FileWriter()
-    assert writer.start()
-    try:
-        assert writer.submit({"job": "parquet", "folder": str(tmp_path)})  # no samples.jsonl there
-        assert writer.submit({"job": "mystery"})
-        assert writer.wait(timeout_s=120) == {"parquet": False, "mystery": False}
-    finally:
-        writer.close()
-
-
 def test_livetab_score_on_the_same_responses_gives_the_same_verdicts(cache: Path, fake: ThreadedFaultServer,
                                                                     tmp_path: Path) -> None:
     """The responses `livetab eval` got, submitted as predictions made elsewhere, are judged alike by `livetab score`."""
