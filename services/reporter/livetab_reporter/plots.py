@@ -9,6 +9,8 @@ intervals reads as one:
 - `complexity`: accuracy against the prompt tokens of the rendered table (TeleTables' figure), binned so
   each bin holds about the same number of answers.
 
+Each model has one colour in every figure: its rank's in leaderboard.json (`model_colours`).
+
 A figure the data cannot support (no such slice, one value only, no token counts) is skipped with a note
 saying why. Figures show counts and labels only, never a question or an answer."""
 
@@ -27,7 +29,7 @@ import itertools
 import matplotlib.pyplot as plt
 from livetab.metrics import wilson_interval
 
-__all__ = ["WANTED", "Plot", "complexity_bins", "make_plots"]
+__all__ = ["WANTED", "Plot", "complexity_bins", "make_plots", "model_colours"]
 
 # Slices the issue asks to see drawn, in this order; every other slice of leaderboard.json follows them.
 WANTED = ("skill", "format", "freshness", "domain")
@@ -58,13 +60,18 @@ def _render(fig: Any) -> tuple[bytes, str]:
     return png.getvalue(), svg.getvalue()
 
 
+def model_colours(doc: dict[str, Any]) -> dict[str, str]:
+    """model -> its colour, the same in every figure: by the model's place in leaderboard.json (its rank)."""
+    return {m["model"]: COLOURS[i % len(COLOURS)] for i, m in enumerate(doc["models"])}
+
+
 def _errors(points: list[dict[str, Any]]) -> tuple[list[float], list[list[float]]]:
     acc = [p["accuracy"] for p in points]
     return acc, [[max(a - p["ci_low"], 0.0) for a, p in zip(acc, points, strict=True)],
                  [max(p["ci_high"] - a, 0.0) for a, p in zip(acc, points, strict=True)]]
 
 
-def _ranking(doc: dict[str, Any]) -> Plot:
+def _ranking(doc: dict[str, Any], colours: dict[str, str]) -> Plot:
     plot = Plot("ranking", "Accuracy per model", "Overall QA accuracy; bars are Wilson 95% intervals.")
     models = [m for m in doc["models"] if m["n"]]
     if not models:
@@ -73,7 +80,7 @@ def _ranking(doc: dict[str, Any]) -> Plot:
     models = models[::-1]  # best on top
     acc, err = _errors(models)
     fig, ax = plt.subplots(figsize=(6.4, 0.5 * len(models) + 1.4))
-    ax.barh(range(len(models)), acc, color=COLOURS[0], alpha=0.75)
+    ax.barh(range(len(models)), acc, color=[colours.get(m["model"], COLOURS[0]) for m in models], alpha=0.75)
     ax.errorbar(acc, range(len(models)), xerr=err, fmt="o", color="black", capsize=4)
     ax.set_yticks(range(len(models)), [f"{m['model']} (n={m['n']})" for m in models])
     ax.set_xlim(0, 1.05)
@@ -108,7 +115,7 @@ def _slice_values(doc: dict[str, Any], key: str) -> dict[str, dict[str, dict[str
     return out
 
 
-def _by_slice(doc: dict[str, Any], key: str) -> Plot:
+def _by_slice(doc: dict[str, Any], key: str, colours: dict[str, str]) -> Plot:
     plot = Plot(f"by_{key}", f"Accuracy by {key}", f"QA accuracy per {key} value and model; error bars are "
                 "Wilson 95% intervals; n under each value is the answers counted (all models).")
     data = _slice_values(doc, key)
@@ -126,7 +133,7 @@ def _by_slice(doc: dict[str, Any], key: str) -> Plot:
         pts = [data[model].get(v, {"accuracy": 0.0, "ci_low": 0.0, "ci_high": 0.0, "n": 0}) for v in values]
         xs = [j + (i - (len(models) - 1) / 2) * width for j in range(len(values))]
         acc, err = _errors(pts)
-        colour = COLOURS[i % len(COLOURS)]
+        colour = colours.get(model, COLOURS[i % len(COLOURS)])
         ax.bar(xs, acc, width=width * 0.9, color=colour, alpha=0.75, label=model)
         shown = [k for k, p in enumerate(pts) if p["n"]]
         ax.errorbar([xs[k] for k in shown], [acc[k] for k in shown],
@@ -174,7 +181,7 @@ def complexity_bins(answers: list[dict[str, Any]], bins: int = 5) -> dict[str, l
     return out
 
 
-def _complexity(answers: list[dict[str, Any]]) -> Plot:
+def _complexity(answers: list[dict[str, Any]], colours: dict[str, str]) -> Plot:
     plot = Plot("complexity", "Accuracy vs table complexity",
                 "QA accuracy against the prompt tokens of the rendered table and question (bins of about equal "
                 "size, marked at their median); error bars are Wilson 95% intervals.")
@@ -183,10 +190,12 @@ def _complexity(answers: list[dict[str, Any]]) -> Plot:
         plot.note = "too few answers with prompt-token counts to bin (fewer than 6 per model)"
         return plot
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
-    for i, (model, rows) in enumerate(data.items()):
+    rank = {m: i for i, m in enumerate(colours)}  # the legend in the other figures' order
+    for i, (model, rows) in enumerate(sorted(data.items(), key=lambda kv: (rank.get(kv[0], len(rank)), kv[0]))):
         xs = [(r["lo"] + r["hi"]) / 2 for r in rows]
         acc, err = _errors(rows)
-        ax.errorbar(xs, acc, yerr=err, fmt="o-", capsize=3, color=COLOURS[i % len(COLOURS)], label=model)
+        ax.errorbar(xs, acc, yerr=err, fmt="o-", capsize=3, color=colours.get(model, COLOURS[i % len(COLOURS)]),
+                    label=model)
     ax.set_ylim(0, 1.05)
     ax.set_xlabel("prompt tokens (table rendering + question)")
     ax.set_ylabel("accuracy (95% Wilson interval)")
@@ -201,5 +210,6 @@ def make_plots(doc: dict[str, Any], answers: list[dict[str, Any]]) -> list[Plot]
     """Every figure of the report, drawn or skipped with a note, in reading order."""
     keys = sorted({k for m in doc["models"] for k in m.get("slices", {})})
     ordered = [k for k in WANTED] + [k for k in keys if k not in WANTED]
-    return [_ranking(doc), _by_slice(doc, "family"), *[_by_slice(doc, k) for k in ordered[:2]],
-            _complexity(answers), *[_by_slice(doc, k) for k in ordered[2:]]]
+    colours = model_colours(doc)
+    return [_ranking(doc, colours), _by_slice(doc, "family", colours), *[_by_slice(doc, k, colours) for k in ordered[:2]],
+            _complexity(answers, colours), *[_by_slice(doc, k, colours) for k in ordered[2:]]]

@@ -74,3 +74,23 @@ def test_a_live_public_page_refuses_unredacted_answers() -> None:
         page_html(_doc({}), [answer], [], [], "", public_release=False, private=False)
     assert "Fiji" in page_html(_doc({}), [answer], [], [], "", public_release=False, private=True)
     assert "Fiji" in page_html(_doc({}), [answer], [], [], "", public_release=True, private=False)
+
+
+def test_each_model_has_one_colour_in_every_figure() -> None:
+    """Colours follow the leaderboard's order, not each figure's own: here the second-ranked model ("alpha", sorted
+    first by name) is the only one with a `format` slice and with token counts, and it keeps its colour."""
+    from livetab_reporter.plots import COLOURS, model_colours
+
+    doc = _doc({})
+    zeta, alpha = doc["models"][0], {**doc["models"][0], "model": "alpha", **_f(10, 3)}
+    zeta["model"] = "zeta"
+    alpha["slices"] = {"format": {"markdown": _f(5, 2), "html": _f(5, 1)}}
+    doc["models"] = [zeta, alpha]
+    answers = [{"model": "alpha", "family": "direct", "prompt_tokens": 10 * i, "verdict": "correct" if i % 3 else "wrong"}
+               for i in range(1, 31)]
+    assert model_colours(doc) == {"zeta": COLOURS[0], "alpha": COLOURS[1]}
+    plots = {p.name: p for p in make_plots(doc, answers)}
+    for name in ("by_format", "complexity"):  # alpha alone: its colour, never the first one
+        assert plots[name].drawn and COLOURS[1] in plots[name].svg and COLOURS[0] not in plots[name].svg, name
+    for name in ("ranking", "by_family"):  # both models, each in its own colour
+        assert COLOURS[0] in plots[name].svg and COLOURS[1] in plots[name].svg, name

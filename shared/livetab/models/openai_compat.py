@@ -169,7 +169,7 @@ class OpenAIBackend:
                 async with session.post(url, data=payload, allow_redirects=False) as resp:
                     status = resp.status
                     raw = await self._read_capped(resp)
-                    retry_after = resp.headers.get("Retry-After")
+                    retry_after = None if status == 200 else resp.headers.get("Retry-After")
                 break
             except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError) as e:
                 # A connection refused is not a stale keep-alive connection: no immediate resend then.
@@ -222,6 +222,8 @@ class OpenAIBackend:
         declared = resp.content_length
         if declared is not None and declared > self.max_response_bytes:
             raise StatusError(f"response of {declared} bytes is over the {self.max_response_bytes}-byte cap")
+        if declared is not None:  # a declared length within the cap: aiohttp reads no further than it
+            return await resp.read()
         chunks: list[bytes] = []
         seen = 0
         async for chunk in resp.content.iter_chunked(65536):
