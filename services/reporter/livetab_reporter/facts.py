@@ -13,6 +13,7 @@ is the three store reads in front of it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -23,7 +24,8 @@ from livetab.store import schema
 from livetab.v1 import inference_pb2, judgment_pb2, question_pb2, run_pb2, table_pb2
 from livetab.verdicts import CORRECT, ERROR, is_insight_family
 
-__all__ = ["QUESTION_KEYS", "Codes", "Facts", "InsightFact", "facts_from_rows", "prompt_token_bin", "read_facts"]
+__all__ = ["QUESTION_KEYS", "Codes", "Facts", "InsightFact", "facts_from_rows", "prompt_token_bin", "read_facts",
+           "slice_order"]
 
 UNKNOWN = "unknown"
 # labels of a question (its own, or its table's), one code per question; in this order in `Facts.qlabels`
@@ -100,6 +102,23 @@ def _bin(value: int, bounds: tuple[int, ...], unit: str = "") -> str:
             return f"{lo}-{b - 1}{unit}" if lo else f"<{b}{unit}"
         lo = b
     return f">={lo}{unit}"
+
+
+_DIFFICULTY = {"easy": 0.0, "medium": 1.0, "hard": 2.0}
+_BIN_LABEL = re.compile(r"^(?:<(\d+)|(\d+)-\d+|>=(\d+))\D*$")
+
+
+def slice_order(value: str) -> tuple[int, float, str]:
+    """Sort key of a slice's values: bins of a size ("<26", "26-100", "101-400", ">=401") by their lower
+    bound, not as text ("101-400" before "26-100"); difficulties from easy to hard; other values as text;
+    "unknown" last."""
+    if value == UNKNOWN:
+        return (2, 0.0, value)
+    if value in _DIFFICULTY:
+        return (0, _DIFFICULTY[value], value)
+    if m := _BIN_LABEL.match(value):
+        return (0, -1.0 if m.group(1) else float(m.group(2) or m.group(3)), value)
+    return (1, 0.0, value)
 
 
 def prompt_token_bin(tokens: int) -> str:

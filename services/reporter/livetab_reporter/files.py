@@ -30,6 +30,7 @@ from livetab.store import schema
 
 from livetab_reporter.answers import answer_records, public_view
 from livetab_reporter.document import leaderboard_doc
+from livetab_reporter.facts import slice_order
 from livetab_reporter.insight_section import insight_markdown
 from livetab_reporter.page import page_html
 from livetab_reporter.plots import make_plots
@@ -100,7 +101,7 @@ def _markdown(doc: dict[str, Any], failures: list[dict[str, Any]]) -> str:
         for key, values in [("family", m["families"]), *sorted(m["slices"].items())]:
             lines += ["", f"| {key} | n | correct | accuracy | 95% CI | mean prompt tokens |",
                       "|---|---:|---:|---:|---|---:|"]
-            for name, f in sorted(values.items()):
+            for name, f in sorted(values.items(), key=lambda kv: slice_order(kv[0])):
                 if "n" not in f:
                     continue
                 tok = f.get("mean_prompt_tokens", "")

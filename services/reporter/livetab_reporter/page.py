@@ -19,6 +19,7 @@ import json
 from typing import Any
 
 from livetab_reporter.answers import SECRET
+from livetab_reporter.facts import slice_order
 from livetab_reporter.insight_section import insight_html
 from livetab_reporter.plots import Plot
 
@@ -72,7 +73,7 @@ def _slice_table(key: str, per_model: dict[str, dict[str, Any]]) -> str:
     """One breakdown, models side by side: a row per value; each cell the model's accuracy, Wilson interval,
     correct/n and every other field the leaderboard gives for that value."""
     models = [m for m, values in per_model.items() if any(isinstance(f, dict) for f in values.values())]
-    values = sorted({v for m in models for v, f in per_model[m].items() if isinstance(f, dict)})
+    values = sorted({v for m in models for v, f in per_model[m].items() if isinstance(f, dict)}, key=slice_order)
     if not values:
         return ""
     head = f"<tr><th>{e(key)}</th>" + "".join(f"<th>{e(m)}</th>" for m in models) + "</tr>"

@@ -29,6 +29,8 @@ import itertools
 import matplotlib.pyplot as plt
 from livetab.metrics import wilson_interval
 
+from livetab_reporter.facts import slice_order
+
 __all__ = ["WANTED", "Plot", "complexity_bins", "make_plots", "model_colours"]
 
 # Slices the issue asks to see drawn, in this order; every other slice of leaderboard.json follows them.
@@ -119,7 +121,7 @@ def _by_slice(doc: dict[str, Any], key: str, colours: dict[str, str]) -> Plot:
     plot = Plot(f"by_{key}", f"Accuracy by {key}", f"QA accuracy per {key} value and model; error bars are "
                 "Wilson 95% intervals; n under each value is the answers counted (all models).")
     data = _slice_values(doc, key)
-    values = sorted({v for per in data.values() for v in per})
+    values = sorted({v for per in data.values() for v in per}, key=slice_order)
     if not data:
         plot.note = f"the leaderboard has no `{key}` slice for this run"
         return plot

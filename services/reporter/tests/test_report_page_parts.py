@@ -94,3 +94,21 @@ def test_each_model_has_one_colour_in_every_figure() -> None:
         assert plots[name].drawn and COLOURS[1] in plots[name].svg and COLOURS[0] not in plots[name].svg, name
     for name in ("ranking", "by_family"):  # both models, each in its own colour
         assert COLOURS[0] in plots[name].svg and COLOURS[1] in plots[name].svg, name
+
+
+def test_size_bins_and_difficulties_read_in_their_own_order() -> None:
+    """Before: "101-400" came before "26-100" and "hard" before "medium" (sorted as text), in the figure and the
+    breakdown table alike."""
+    doc = _doc({"table_cells": {"101-400": _f(4, 1), "26-100": _f(4, 2), "<26": _f(4, 3), ">=401": _f(4, 0)},
+                "difficulty": {"hard": _f(4, 1), "easy": _f(4, 3), "medium": _f(4, 2)}})
+    plots = {p.name: p for p in make_plots(doc, [])}
+    svg = plots["by_table_cells"].svg
+    positions = [svg.index(f"n={4}", svg.index(label.replace("<", "&lt;").replace(">", "&gt;")))
+                 for label in ("<26", "26-100", "101-400", ">=401")]
+    assert positions == sorted(positions)
+    page = page_html(doc, [], list(plots.values()), [], "", public_release=False, private=False)
+    cells = page[page.index("data-slice='table_cells'"):]
+    assert [cells.index(f"<td>{v}</td>") for v in ("&lt;26", "26-100", "101-400", "&gt;=401")] == sorted(
+        cells.index(f"<td>{v}</td>") for v in ("&lt;26", "26-100", "101-400", "&gt;=401"))
+    levels = page[page.index("data-slice='difficulty'"):]
+    assert levels.index("<td>easy</td>") < levels.index("<td>medium</td>") < levels.index("<td>hard</td>")
