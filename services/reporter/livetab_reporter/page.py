@@ -41,7 +41,7 @@ margin:1rem 0}.live{background:#fff4d6;border:1px solid #e0b64a}.private{backgro
 .retired{background:#e3f1e3;border:1px solid #5a9a5a}figure{margin:1.2rem 0}figure img{max-width:100%;
 border:1px solid #eee}figcaption{font-size:.9rem;color:#444}nav a{margin-right:.9rem}.bar{display:inline-block;
 height:.7rem;background:#3b6ea8;opacity:.7;vertical-align:middle}.muted{color:#666}
-#answers{font-size:.82rem}#answers td.wide{min-width:16rem;white-space:pre-wrap}"""
+.scroll{overflow-x:auto}#answers{font-size:.82rem}#answers td.wide{min-width:16rem;white-space:pre-wrap}"""
 
 
 def _num(v: Any) -> str:
@@ -161,7 +161,7 @@ def _samples(answers: list[dict[str, Any]], full: bool) -> str:
         body.append("<tr>" + "".join(cells) + "</tr>")
     more = (f"<p class='muted'>{len(shown)} of {len(answers)} answers shown; the results export has every one.</p>"
             if len(answers) > len(shown) else "")
-    return f"<table id='answers'><tr>{head}</tr>{''.join(body)}</table>{more}"
+    return f"<div class='scroll'><table id='answers'><tr>{head}</tr>{''.join(body)}</table></div>{more}"
 
 
 def page_html(doc: dict[str, Any], answers: list[dict[str, Any]], plots: list[Plot], failures: list[dict[str, Any]],
