@@ -191,10 +191,56 @@ def test_adjacent_in_list(text: str, a_end: int, b_start: int, adjacent: bool) -
     ("Italy won gold.", (0, 1), "en", False),
     ("Italy and Spain won gold", (0, 1), "en", False),  # two items, no comma
     ("Spain or Italy or France", (2, 3), "en", False),  # no comma
-    ("Spain, Italy", (1, 2), "en", False),  # two items
+    ("Italy won, then Spain", (0, 1), "en", False),  # two items, the gold's in a sentence
     ("It was Italy, which won, and then Spain.", (2, 3), "en", False),
     ("1, 2, Italy", (2, 3), "en", False),  # numbers are no items of a list of names
 ])
 def test_listed_doubt(answer: str, mention: tuple[int, int], lang: str, doubt: bool) -> None:
     found = listed_doubt(tokens_of(fold(answer)), mention, get_locale(lang))
     assert found == (("uncertain", "the answer states the gold as one item of a list") if doubt else None)
+
+
+TWO = ("uncertain", "the answer names the gold and another item")
+LONG = ("uncertain", "the answer states the gold as one item of a list")
+
+
+@pytest.mark.parametrize(("answer", "mention", "lang", "known", "doubt"), [
+    # The answer is the gold and one other name, joined by a comma or a semicolon: a false accept
+    # before 1 December 2026 ("Italy, Spain" was correct for "Italy").
+    ("Italy, Spain", (0, 1), "en", "", TWO),
+    ("Spain, Italy.", (1, 2), "en", "", TWO),
+    ("Spain; Italy", (1, 2), "en", "", TWO),
+    ("The Italy, the Netherlands", (1, 2), "en", "", TWO),  # articles stay part of the items
+    ("إيطاليا، إسبانيا", (0, 1), "ar", "", TWO),
+    ("إسبانيا؛ إيطاليا", (1, 2), "ar", "", TWO),
+    ("Rome, Italy", (0, 1), "en", "italy rome", None),  # the table's words: another column's value
+    ("Rome, the Italy", (0, 1), "en", "italy rome the", None),
+    ("Rome, the Italy", (0, 1), "en", "the", TWO),
+    ("Rome, Italy", (0, 1), "en", "rome italy", None),
+    ("Rome, Italy", (0, 1), "en", "rome", TWO),
+    ("روما، إيطاليا", (0, 1), "ar", "روما ايطاليا", None),
+    ("Italy, 12", (0, 1), "en", "", None),  # a number, not a name
+    ("Italy, which won", (0, 1), "en", "", None),  # a clause, not a name
+    ("Italy, Spain and Chile", (0, 1), "en", "", LONG),
+    ("Italy and Spain", (0, 1), "en", "", None),  # no comma: the context rules see "and"
+    ("In 2005, Italy", (2, 3), "en", "", None),  # a number in the other item: context
+    ("In May 2005, Italy", (3, 4), "en", "", None),
+    ("In May, Italy", (2, 3), "en", "", TWO),
+    ("Italy, a b c d e f", (0, 1), "en", "", None),  # six words: a sentence, not an item
+    # Three or more: with the table, items made of its words are context; one unknown item is a rival.
+    ("Rome, Italy, Europe", (0, 1), "en", "", LONG),
+    ("Rome, Italy, Europe", (0, 1), "en", "italy rome", None),  # one rival: context
+    ("Italy, Brazil, Chile", (0, 1), "en", "italy spain france", LONG),  # two rivals
+    ("Italy, Brazil and Chile", (0, 1), "en", "italy spain france", LONG),
+    ("Brazil, Chile, Italy", (2, 3), "en", "italy spain france", LONG),
+    ("Brazil, Chile, Italy", (2, 3), "en", "italy spain chile", None),
+    ("Italy, ahead of Spain, won gold", (0, 1), "en", "italy spain", None),
+    ("Italy, ahead of Spain, won gold", (0, 1), "en", "", LONG),
+    ("Italy, the Netherlands, Brazil", (0, 1), "en", "the italy", LONG),  # articles are no table words
+    ("إيطاليا، البرازيل، تشيلي", (0, 1), "ar", "ايطاليا", LONG),
+    ("إيطاليا، روما، أوروبا", (0, 1), "ar", "ايطاليا روما", None),
+])
+def test_listed_doubt_two_items_and_known_words(answer: str, mention: tuple[int, int], lang: str, known: str,
+                                                doubt: tuple[str, str] | None) -> None:
+    found = listed_doubt(tokens_of(fold(answer)), mention, get_locale(lang), frozenset(fold(known).split()))
+    assert found == doubt

@@ -92,6 +92,42 @@ def test_gold_in_a_comma_list_en() -> None:
     assert verdict("Italy, ahead of Spain, won gold.", "Italy", table=NATIONS) == "correct"
 
 
+CAPITALS = [["Nation", "Capital"], ["France", "Paris"], ["Italy", "Rome"], ["Spain", "Madrid"]]
+
+
+@pytest.mark.parametrize(("response", "table", "expected"), [
+    # The gold and one other name, nothing else: before 1 December 2026 "Italy, Spain" was judged
+    # correct for "Italy" (a two-item list passed; only lists of three were doubted).
+    ("Italy, Spain", None, "uncertain"),
+    ("Spain, Italy", None, "uncertain"),
+    ("The answer is Italy, Spain.", None, "uncertain"),
+    ("Italy; Spain", None, "uncertain"),
+    ("Italy, Spain", NATIONS, "incorrect"),  # another value of the asked column
+    ("Italy, Brazil", NATIONS, "uncertain"),  # a name the table does not hold: a rival the rules cannot judge
+    ("Rome, Italy", CAPITALS, "correct"),  # gold "Rome": the other item is its row's nation, context
+    ("Italy, Brazil, Chile", NATIONS, "uncertain"),  # was correct with a table: the list check ran only without
+    ("Italy, 12 golds", None, "correct"),  # a number beside the gold is no item of a list of names
+])
+def test_gold_and_one_other_item_en(response: str, table: list[list[str]] | None, expected: str) -> None:
+    gold = "Rome" if table is CAPITALS else "Italy"
+    assert verdict(response, gold, question="which nation won 12 gold medals?", table=table) == expected
+
+
+@pytest.mark.parametrize(("response", "table", "expected"), [
+    ("إيطاليا، إسبانيا", None, "uncertain"),
+    ("إسبانيا، إيطاليا.", None, "uncertain"),
+    ("الإجابة هي إيطاليا، إسبانيا.", None, "uncertain"),
+    ("إيطاليا، البرازيل", [["1", "فرنسا"], ["2", "إيطاليا"], ["3", "إسبانيا"]], "uncertain"),
+    ("إيطاليا، إسبانيا", [["1", "فرنسا"], ["2", "إيطاليا"], ["3", "إسبانيا"]], "incorrect"),
+    ("روما، إيطاليا", [["الدولة", "العاصمة"], ["إيطاليا", "روما"], ["فرنسا", "باريس"]], "correct"),
+    ("إيطاليا، البرازيل، تشيلي", [["1", "فرنسا"], ["2", "إيطاليا"], ["3", "إسبانيا"]], "uncertain"),
+])
+def test_gold_and_one_other_item_ar(response: str, table: list[list[str]] | None, expected: str) -> None:
+    gold = "روما" if response.startswith("روما") else "إيطاليا"
+    assert verdict(response, gold, language="ar", question="أي دولة فازت بـ 12 ميدالية ذهبية؟",
+                   table=table) == expected
+
+
 def test_gold_in_a_list_ar() -> None:
     table = [["1", "فرنسا"], ["2", "إيطاليا"], ["3", "إسبانيا"]]
     assert verdict("إسبانيا، إيطاليا، فرنسا فازت بالذهب.", "إيطاليا", language="ar") == "uncertain"

@@ -164,9 +164,14 @@ def _items(tokens: Tokens) -> list[tuple[int, int, str]]:
     return out
 
 
-def listed_doubt(tokens: Tokens, mention: tuple[int, int], loc: Locale) -> tuple[str, str] | None:
-    """Without a table: the gold is one item of a list of three or more with commas ("a, b, c",
-    "a, b and c"): the rules cannot tell whether the other items are wrong."""
+def listed_doubt(tokens: Tokens, mention: tuple[int, int], loc: Locale,
+                 known: frozenset[str] = frozenset()) -> tuple[str, str] | None:
+    """The gold is one item of a list of three or more with commas ("a, b, c", "a, b and c"), or the
+    answer is nothing but the gold and one other name before or after a comma ("Italy, Spain"; "Spain;
+    Italy"): the rules cannot tell whether the other items are wrong. With the question's table,
+    `known` holds its words: an item holding one of them is about the table, context rather than a rival
+    ("Rome, Italy"; "Italy, ahead of Spain, won"; another value of the asked column is found by
+    `listed_with`); a list doubts the gold when two of its other items are rivals."""
     start, end = mention
     items = _items(tokens)
     at = next((k for k, (s, e, _) in enumerate(items) if s <= start and end <= e), None)
@@ -179,12 +184,19 @@ def listed_doubt(tokens: Tokens, mention: tuple[int, int], loc: Locale) -> tuple
         return 0 < e - s <= 5 and not any(w in sentence for w in words[s:e]) and not all(
             w.isdigit() for w in words[s:e])
 
+    def rival(s: int, e: int) -> bool:  # an item holding none of the table's words
+        return not (set(words[s:e]) - _NAME_WORDS) & known
+
     s, e, _ = items[at]
     starts_item = all(w in _NAME_WORDS for w in words[s:start])  # only an article before the gold
     ends_item = end == e
+    if len(items) == 2 and items[1][2] == "," and starts_item and ends_item:
+        os, oe, _ = items[1 - at]
+        if bare(os, oe) and rival(os, oe) and not any(w.isdigit() for w in words[os:oe]):  # not "in 2005"
+            return UNCERTAIN, "the answer names the gold and another item"
     if not starts_item and not ends_item:
         return None  # the gold sits inside a sentence, not as an item
-    run, commas = 1, 0
+    run, commas, rivals = 1, 0, 0
     k = at
     while starts_item and k > 0:  # items before the gold; the first may start with a sentence
         ps, pe, _ = items[k - 1]
@@ -194,6 +206,7 @@ def listed_doubt(tokens: Tokens, mention: tuple[int, int], loc: Locale) -> tuple
         if not bare(lo, pe):
             break
         commas += items[k][2] == ","
+        rivals += rival(lo, pe)
         run += 1
         k -= 1
         if lo != ps:
@@ -207,10 +220,11 @@ def listed_doubt(tokens: Tokens, mention: tuple[int, int], loc: Locale) -> tuple
         if not bare(ns, hi):
             break
         commas += sep == ","
+        rivals += rival(ns, hi)
         run += 1
         k += 1
         if hi != ne:
             break
-    if run >= 3 and commas:
+    if run >= 3 and commas and rivals >= 2:
         return UNCERTAIN, "the answer states the gold as one item of a list"
     return None
