@@ -10,6 +10,7 @@ from livetab.rubric import judge_text
 from livetab.rubric.comparisons import comparative
 from livetab.rubric.context import question_context
 from livetab.rubric.locale import get_locale
+from livetab.rubric.relations import question_relations, relation_doubt, relation_side
 from livetab.rubric.text import fold, key
 
 Sides = tuple[tuple[str, str], ...]
@@ -223,6 +224,20 @@ SENTENCES = [
      'the answer names other candidates beside the gold'),
     ('فاز أحمد وفاز', 'أحمد', 'من فاز؟', 'ar', 'correct',
      'the answer states the gold'),
+    ('Reds 85, Blues 70.', 'Blues', 'which team won more points, the Reds or the Blues?', 'en', 'incorrect',
+     'the number the answer gives the other alternative wins the comparison'),
+    ('The Blues scored 85; the Reds, like the Blues last year, 70.', 'Blues', 'which team won more points, the Reds or the Blues?', 'en', 'uncertain',
+     "the answer also names the other alternative ('reds')"),
+    ('Bob Ray, of Texas, is younger than the Queen of Spain.', 'Queen of Spain', 'who is older, the Queen of Spain or Bob Ray?', 'en', 'correct',
+     "the comparative ('younger') points at the gold"),
+    ('Li is older than Bob Ray.', 'Li Na', 'who is older, Li Na or Bob Ray?', 'en', 'correct',
+     "the comparative ('older') points at the gold"),
+    ('Ann Lee won; it was either Lee or Bob', 'Ann Lee', 'who won, Ann Lee or Bob Ray?', 'en', 'correct',
+     'the answer states the gold'),
+    ('Or Des Wall either Mikac or Wall', 'Des Wall', 'who is not number 42, Mikac or Wall?', 'en', 'uncertain',
+     "the answer also names the other alternative ('mikac')"),
+    ('Win or lose then Ann Lee won', 'Ann Lee', 'who won?', 'en', 'correct',
+     'the answer states the gold'),
 ]
 
 
@@ -231,3 +246,57 @@ SENTENCES = [
 def test_sentence_rules(answer: str, gold: str, question: str, lang: str, verdict: str, rule: str) -> None:
     got = judge_text(answer, gold, question=question, language=lang)
     assert (got.verdict, got.rationale.rsplit(" [", 1)[0]) == (verdict, rule)
+
+
+# --- relation words: the side a word puts its subject on, the anchors a question asks about, and the
+# near-anchor reading ("<gold> R ... <anchor>", allowed only when the table has ruled out other names)
+
+def test_relation_side_and_fixed_phrases() -> None:
+    nl, en = get_locale("nl"), get_locale("en")
+    assert relation_side("op een na hoogste gebouw".split(), 2, nl) is None  # "second highest", at the start
+    assert relation_side("het op een na hoogste gebouw".split(), 3, nl) is None
+    assert relation_side(["succeeded", "by"], 0, en) == "before"  # the passive marker as the last word
+    assert relation_side(["succeeded"], 0, en) == "after"
+
+
+@pytest.mark.parametrize(("question", "relations"), [
+    ("who came after li na", (("after", "li"),)),  # a two-letter anchor word counts
+    ("who came after x smith", (("after", "smith"),)),  # a one-letter word does not
+    ("who came after 1990 smith", (("after", "smith"),)),  # nor a number
+    ("who finished after the 2 of the smiths", ()),  # the anchor within four words of the relation word
+])
+def test_question_relations(question: str, relations: tuple[tuple[str, str], ...]) -> None:
+    assert question_relations(question.split(), get_locale("en")) == relations
+
+
+NEAR_GOLD = frozenset({"bob", "lemon"})
+NEAR_ASKED = (("before", "george"),)
+NOT_HOW = ("uncertain", "the answer names the anchor but not how the gold relates to it")
+OTHER_SIDE = ("incorrect", "the answer puts the gold on the other side of the anchor")
+
+
+@pytest.mark.parametrize(("answer", "mention_end", "near", "found"), [
+    ("bob lemon ahead of the remaining three men and george case", 2, True, None),
+    ("bob lemon ahead of the remaining three men and george case", 2, False, NOT_HOW),
+    ("lemon ahead of the remaining three men and george case", 1, True, None),  # a one-word mention
+    ("bob lemon behind the remaining three men and george case", 2, True, OTHER_SIDE),
+    # the anchor within nine words after R, no gold word among them; R within three words after the gold
+    ("bob lemon ahead of the remaining men in the final round and george case", 2, True, NOT_HOW),
+    ("bob lemon ahead of the remaining lemon men and george case", 2, True, NOT_HOW),
+    ("bob lemon finished ahead of the remaining three men and george case", 2, True, None),
+    ("bob lemon finished well clear ahead of the others and george case", 2, True, None),
+    ("bob lemon finished very well clear ahead of the others and george case", 2, True, NOT_HOW),
+])
+def test_relation_near_anchor(answer: str, mention_end: int, near: bool, found: tuple[str, str] | None) -> None:
+    got = relation_doubt(answer.split(), NEAR_GOLD, NEAR_ASKED, get_locale("en"),
+                         anchors_known=frozenset({"george", "case", "bob", "lemon"}), near_anchor=near,
+                         mention_end=mention_end)
+    assert got == found
+
+
+def test_relation_doubt_defaults() -> None:
+    # no near-anchor reading unless asked for, and then only after a mention (mention_end 0: none)
+    tokens = "bob lemon ahead of the remaining three men and george case".split()
+    en = get_locale("en")
+    assert relation_doubt(tokens, NEAR_GOLD, NEAR_ASKED, en) == NOT_HOW
+    assert relation_doubt(tokens, NEAR_GOLD, NEAR_ASKED, en, near_anchor=True) == NOT_HOW
