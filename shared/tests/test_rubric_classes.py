@@ -170,6 +170,9 @@ def test_season_rollover_and_arabic() -> None:
     assert verdict("كان ذلك في موسم 1936-1937.", "1936/37", language="ar") == "correct"
     assert verdict("كان ذلك في موسم ١٩٣٦–٣٧.", "1936/37", language="ar") == "correct"
     assert verdict("كان ذلك في موسم 1938/39.", "1936/37", language="ar") == "incorrect"
+    # a short end equal to the start's is no range (not 1999–2099); nor a long end at or before the start
+    assert find_ranges(fold("1999/99")) == [] and gold_range(fold("1936/36")) is None
+    assert find_ranges(fold("1999-1999 and 2001-2000")) == []
 
 
 # --- relation words in either voice ---------------------------------------------------------------------
