@@ -138,6 +138,9 @@ def test_tokens_keep_the_text_between_words() -> None:
     assert t.words == ("spain", "italy", "france", "won", "gold")
     assert (t.gap(0), t.gap(1), t.gap(3), t.gap(5)) == ("", ", ", " ", ".")
     assert (t.find("italy"), t.find("france won"), t.find("")) == ([1], [2], [])
+    lead = tokens_of(fold("(Spain) France, Spain Italy"))
+    assert (lead.gap(0), lead.gap(1)) == ("(", ") ")  # the text before the first word
+    assert lead.find("spain italy") == [2]  # the whole phrase, not its first word alone
 
 
 @pytest.mark.parametrize(("answer", "mention", "candidates", "lang", "listed"), [
