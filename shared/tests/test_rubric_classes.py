@@ -173,6 +173,7 @@ def test_season_rollover_and_arabic() -> None:
     # a short end equal to the start's is no range (not 1999–2099); nor a long end at or before the start
     assert find_ranges(fold("1999/99")) == [] and gold_range(fold("1936/36")) is None
     assert find_ranges(fold("1999-1999 and 2001-2000")) == []
+    assert find_ranges(fold("1936-2036")) == [(1936, 2036)] and find_ranges(fold("1936-2037")) == []  # a century at most
 
 
 # --- relation words in either voice ---------------------------------------------------------------------

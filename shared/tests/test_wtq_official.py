@@ -54,3 +54,5 @@ def test_wtq_number_edges_and_quotes() -> None:
     assert not WtqValue("a", number=0.0).matches(WtqValue("b", number=1e-6))  # within 1e-6, strictly
     assert WtqValue("a", number=0.0).matches(WtqValue("b", number=9e-7))
     assert wtq_normalize("Rock ’n’ Roll") == "rock 'n' roll"
+    assert wtq_match("2", ["2"]) and not wtq_match("2", ["3"])  # no canonical forms given
+    assert wtq_match(["a", "b"], ["a", "b"], canon=["a"])  # a canonical list of another length is ignored
