@@ -230,8 +230,23 @@ LONG = ("uncertain", "the answer states the gold as one item of a list")
     ("In May 2005, Italy", (3, 4), "en", "", None),
     ("In May, Italy", (2, 3), "en", "", TWO),
     ("Italy, a b c d e f", (0, 1), "en", "", None),  # six words: a sentence, not an item
+    ("I think it is Italy, Spain", (4, 5), "en", "", TWO),  # a sentence before the gold, the other name last
+    ("We think that, Italy, Spain", (3, 4), "en", "", TWO),
+    ("Italy, Rome", (1, 2), "en", "rome", TWO),  # the other name first: it alone is read
+    ("Italy, Rome", (1, 2), "en", "italy", None),
+    ("Italy, Spain, Rome", (0, 1), "en", "", LONG),
+    ("It was Italy, which won", (2, 3), "en", "", None),
+    ("Des Wall, not Mikac", (0, 2), "en", "", None),  # a negation: the context rules read it
+    ("Spain, Italy won it", (0, 1), "en", "", None),  # a sentence word in the other item
+    ("Spain, Italy won it, in the end", (0, 1), "en", "", None),  # the pair is not at the end
     # Three or more: with the table, items made of its words are context; one unknown item is a rival.
     ("Rome, Italy, Europe", (0, 1), "en", "", LONG),
+    ("Spain, Italy, the United States of America", (1, 2), "en", "", LONG),  # an item of five words
+    ("Spain, Italy, the United States of North America", (1, 2), "en", "", None),  # six: a sentence
+    ("They said Italy, Spain, France", (2, 3), "en", "", LONG),  # a sentence before the gold's item
+    ("France, Spain, Italy", (2, 3), "en", "", LONG),
+    ("France, Spain and Italy", (3, 4), "en", "", LONG),
+    ("We were told, France, Italy", (4, 5), "en", "", LONG),  # "told" reads as a third item
     ("Rome, Italy, Europe", (0, 1), "en", "italy rome", None),  # one rival: context
     ("Italy, Brazil, Chile", (0, 1), "en", "italy spain france", LONG),  # two rivals
     ("Italy, Brazil and Chile", (0, 1), "en", "italy spain france", LONG),
@@ -247,3 +262,10 @@ def test_listed_doubt_two_items_and_known_words(answer: str, mention: tuple[int,
                                                 doubt: tuple[str, str] | None) -> None:
     found = listed_doubt(tokens_of(fold(answer)), mention, get_locale(lang), frozenset(fold(known).split()))
     assert found == doubt
+
+
+def test_listed_doubt_gold_parts() -> None:
+    # "Ali, Omar" for the gold "Ali / Omar": the other item is the gold's own second part
+    t = tokens_of(fold("The pair was Ali, Omar"))
+    assert listed_doubt(t, (3, 4), EN, gold=frozenset({"ali", "omar"})) is None
+    assert listed_doubt(t, (3, 4), EN) == TWO

@@ -107,6 +107,9 @@ CAPITALS = [["Nation", "Capital"], ["France", "Paris"], ["Italy", "Rome"], ["Spa
     ("Rome, Italy", CAPITALS, "correct"),  # gold "Rome": the other item is its row's nation, context
     ("Italy, Brazil, Chile", NATIONS, "uncertain"),  # was correct with a table: the list check ran only without
     ("Italy, 12 golds", None, "correct"),  # a number beside the gold is no item of a list of names
+    ("I think it is Italy, Spain.", None, "uncertain"),  # a sentence, then the gold and another name
+    ("We think that, Italy, Spain", None, "uncertain"),
+    ("It was Italy, which won.", None, "correct"),  # a clause after the comma, not a name
 ])
 def test_gold_and_one_other_item_en(response: str, table: list[list[str]] | None, expected: str) -> None:
     gold = "Rome" if table is CAPITALS else "Italy"
@@ -121,6 +124,7 @@ def test_gold_and_one_other_item_en(response: str, table: list[list[str]] | None
     ("إيطاليا، إسبانيا", [["1", "فرنسا"], ["2", "إيطاليا"], ["3", "إسبانيا"]], "incorrect"),
     ("روما، إيطاليا", [["الدولة", "العاصمة"], ["إيطاليا", "روما"], ["فرنسا", "باريس"]], "correct"),
     ("إيطاليا، البرازيل، تشيلي", [["1", "فرنسا"], ["2", "إيطاليا"], ["3", "إسبانيا"]], "uncertain"),
+    ("أعتقد أنها إيطاليا، إسبانيا.", None, "uncertain"),
 ])
 def test_gold_and_one_other_item_ar(response: str, table: list[list[str]] | None, expected: str) -> None:
     gold = "روما" if response.startswith("روما") else "إيطاليا"

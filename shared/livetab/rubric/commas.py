@@ -164,14 +164,16 @@ def _items(tokens: Tokens) -> list[tuple[int, int, str]]:
     return out
 
 
-def listed_doubt(tokens: Tokens, mention: tuple[int, int], loc: Locale,
-                 known: frozenset[str] = frozenset()) -> tuple[str, str] | None:
+def listed_doubt(tokens: Tokens, mention: tuple[int, int], loc: Locale, known: frozenset[str] = frozenset(),
+                 gold: frozenset[str] = frozenset()) -> tuple[str, str] | None:
     """The gold is one item of a list of three or more with commas ("a, b, c", "a, b and c"), or the
-    answer is nothing but the gold and one other name before or after a comma ("Italy, Spain"; "Spain;
-    Italy"): the rules cannot tell whether the other items are wrong. With the question's table,
-    `known` holds its words: an item holding one of them is about the table, context rather than a rival
-    ("Rome, Italy"; "Italy, ahead of Spain, won"; another value of the asked column is found by
-    `listed_with`); a list doubts the gold when two of its other items are rivals."""
+    answer ends with the gold and one other name after a comma ("(It was) Italy, Spain"; "Spain; Italy"):
+    the rules cannot tell whether the other items are wrong. Not a rival there: an item naming a word of
+    the `gold` ("Ali, Omar" for "Ali / Omar") or a negation ("Des Wall, not Mikac": the context rules
+    read it). With the question's table, `known` holds its words: an item holding one of them is about
+    the table, context rather than a rival ("Rome, Italy"; "Italy, ahead of Spain, won"; another value
+    of the asked column is found by `listed_with`); a list doubts the gold when two of its other items
+    are rivals."""
     start, end = mention
     items = _items(tokens)
     at = next((k for k, (s, e, _) in enumerate(items) if s <= start and end <= e), None)
@@ -190,10 +192,6 @@ def listed_doubt(tokens: Tokens, mention: tuple[int, int], loc: Locale,
     s, e, _ = items[at]
     starts_item = all(w in _NAME_WORDS for w in words[s:start])  # only an article before the gold
     ends_item = end == e
-    if len(items) == 2 and items[1][2] == "," and starts_item and ends_item:
-        os, oe, _ = items[1 - at]
-        if bare(os, oe) and rival(os, oe) and not any(w.isdigit() for w in words[os:oe]):  # not "in 2005"
-            return UNCERTAIN, "the answer names the gold and another item"
     if not starts_item and not ends_item:
         return None  # the gold sits inside a sentence, not as an item
     run, commas, rivals = 1, 0, 0
@@ -227,4 +225,13 @@ def listed_doubt(tokens: Tokens, mention: tuple[int, int], loc: Locale,
             break
     if run >= 3 and commas and rivals >= 2:
         return UNCERTAIN, "the answer states the gold as one item of a list"
+    # two items at the end of the answer: "(It was) Italy, Spain", "Spain, Italy"
+    other = None
+    if ends_item and at == len(items) - 2 and items[at + 1][2] == ",":
+        other = items[at + 1]
+    elif starts_item and ends_item and at == 1 and len(items) == 2 and items[1][2] == ",":
+        other = items[0]
+    if other is not None and bare(other[0], other[1]) and rival(other[0], other[1]) and not any(
+            w.isdigit() or w in gold or w in loc.negations for w in words[other[0]:other[1]]):  # not "in 2005"
+        return UNCERTAIN, "the answer names the gold and another item"
     return None

@@ -331,7 +331,7 @@ def _judge_text(span: str, spec: GoldSpec, gold: GoldItem, tol: _Tolerance,
     if (listed_at or mention) != (0, 0) and ("," in span or ";" in span):
         words = tokens_of(span)
         at = _token_mention(words.words, tokens, listed_at or mention)
-        listed = listed_doubt(words, at, spec.loc, anchors_known or frozenset()) if at else None
+        listed = listed_doubt(words, at, spec.loc, anchors_known or frozenset(), gold.tokens) if at else None
         if listed:
             return listed
     doubt = sentence_doubt(tokens, mention, gold.tokens, ctx, spec.loc, anchors_known=anchors_known,
