@@ -162,6 +162,18 @@ def test_tokens_keep_the_text_between_words() -> None:
     ("ايطاليا واسبانيا", (0, 1), ["اسبانيا"], "ar", "اسبانيا"),
     ("ايطاليا و اسبانيا", (0, 1), ["اسبانيا"], "ar", "اسبانيا"),
     ("ايطاليا ثم اسبانيا", (0, 1), ["اسبانيا"], "ar", None),
+    # written against survivors (docs/mutation.md, 1 December 2026)
+    ("Ann Lee from New Zealand and Bob Ray", (0, 2), ["bob ray"], "en", "bob ray"),  # a qualifier of three words
+    ("Ann Lee from New South Wales and Bob Ray", (0, 2), ["bob ray"], "en", None),  # of four: a sentence
+    ("Italy and the Netherlands", (0, 1), ["netherlands"], "en", "netherlands"),  # "and the"
+    ("St Louis Cardinals won", (0, 3), ["louis"], "en", None),  # inside the gold's own mention
+    ("ايطاليا أو اسبانيا", (0, 1), ["اسبانيا"], "ar", "اسبانيا"),  # Arabic "or"
+    ("فاز احمد وعبد الله", (1, 2), ["عبد الله"], "ar", "عبد الله"),  # "و" on the first of two words
+    ("فاز احمد وعبد الله محمد", (1, 2), ["عبد الله محمد"], "ar", "عبد الله محمد"),
+    ("وعبد الله و احمد", (3, 4), ["عبد الله"], "ar", "عبد الله"),  # the candidate before the gold
+    ("وعبد الله ثم احمد", (3, 4), ["عبد الله"], "ar", None),
+    ("فاز احمد وسط الجمهور", (1, 2), ["خالد"], "ar", None),  # a candidate the answer does not name
+    ("فاز احمد ثم وخالد", (1, 2), ["خالد"], "ar", None),  # "و" on a word not right after the gold
 ])
 def test_listed_with(answer: str, mention: tuple[int, int], candidates: list[str], lang: str,
                      listed: str | None) -> None:
@@ -239,6 +251,8 @@ LONG = ("uncertain", "the answer states the gold as one item of a list")
     ("Des Wall, not Mikac", (0, 2), "en", "", None),  # a negation: the context rules read it
     ("Spain, Italy won it", (0, 1), "en", "", None),  # a sentence word in the other item
     ("Spain, Italy won it, in the end", (0, 1), "en", "", None),  # the pair is not at the end
+    ("Spain, the Italy", (2, 3), "en", "", TWO),  # an article before the gold, the other name first
+    ("Spain, Italy and", (1, 2), "en", "", TWO),  # a trailing "and" starts no item
     # Three or more: with the table, items made of its words are context; one unknown item is a rival.
     ("Rome, Italy, Europe", (0, 1), "en", "", LONG),
     ("Spain, Italy, the United States of America", (1, 2), "en", "", LONG),  # an item of five words
@@ -248,6 +262,8 @@ LONG = ("uncertain", "the answer states the gold as one item of a list")
     ("France, Spain and Italy", (3, 4), "en", "", LONG),
     ("We were told, France, Italy", (4, 5), "en", "", LONG),  # "told" reads as a third item
     ("Rome, Italy, Europe", (0, 1), "en", "italy rome", None),  # one rival: context
+    ("Italy, Brazil, Chile, Rome", (3, 4), "en", "italy rome", LONG),  # each item read on its own
+    ("Rome, Brazil, Chile, Italy", (0, 1), "en", "italy rome", LONG),
     ("Italy, Brazil, Chile", (0, 1), "en", "italy spain france", LONG),  # two rivals
     ("Italy, Brazil and Chile", (0, 1), "en", "italy spain france", LONG),
     ("Brazil, Chile, Italy", (2, 3), "en", "italy spain france", LONG),
@@ -269,3 +285,10 @@ def test_listed_doubt_gold_parts() -> None:
     t = tokens_of(fold("The pair was Ali, Omar"))
     assert listed_doubt(t, (3, 4), EN, gold=frozenset({"ali", "omar"})) is None
     assert listed_doubt(t, (3, 4), EN) == TWO
+
+
+def test_adjacent_in_list_gap_of_forty() -> None:
+    gap = ", " * 20  # forty characters of separators
+    assert len(gap) == 40
+    assert adjacent_in_list("2011" + gap + "2012", 4, 44, EN)
+    assert not adjacent_in_list("2011" + gap + " 2012", 4, 45, EN)
