@@ -165,6 +165,7 @@ def test_tokens_keep_the_text_between_words() -> None:
     # written against survivors (docs/mutation.md, 1 December 2026)
     ("Ann Lee from New Zealand and Bob Ray", (0, 2), ["bob ray"], "en", "bob ray"),  # a qualifier of three words
     ("Ann Lee from New South Wales and Bob Ray", (0, 2), ["bob ray"], "en", None),  # of four: a sentence
+    ("Ann Lee from Ohio Bob Ray", (0, 2), ["bob ray"], "en", None),  # a qualifier, then no comma or "and"
     ("Italy and the Netherlands", (0, 1), ["netherlands"], "en", "netherlands"),  # "and the"
     ("St Louis Cardinals won", (0, 3), ["louis"], "en", None),  # inside the gold's own mention
     ("ايطاليا أو اسبانيا", (0, 1), ["اسبانيا"], "ar", "اسبانيا"),  # Arabic "or"
