@@ -238,6 +238,12 @@ SENTENCES = [
      "the answer also names the other alternative ('mikac')"),
     ('Win or lose then Ann Lee won', 'Ann Lee', 'who won?', 'en', 'correct',
      'the answer states the gold'),
+    ('Either way it was Ann Lee or', 'Ann Lee', 'who won, Ann Lee or Bob Ray?', 'en', 'uncertain',
+     'the answer hedges'),
+    ('Or Bob either way Ann Lee', 'Ann Lee', 'who won, Ann Lee or Bob Ray?', 'en', 'uncertain',
+     'the answer hedges'),
+    ('Lee or Bob either way it was Ann Lee', 'Ann Lee', 'who won, Ann Lee or Bob Ray?', 'en', 'correct',
+     'the answer states the gold'),
 ]
 
 
