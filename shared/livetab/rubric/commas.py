@@ -6,7 +6,11 @@ accepted. A gold standing in such a list is never correct:
 
 * with the question's table, when a listed item is another value of the asked column (the column that
   holds the gold) the answer names a wrong candidate: *incorrect*;
-* without it, a comma list of three or more short items (or "a, b and c") around the gold: *uncertain*.
+* a comma list of three or more short items (or "a, b and c") around the gold, two of them names the
+  table does not hold (without a table: any two): *uncertain*;
+* an answer that ends with the gold and one other name after a comma ("Italy, Spain", "I think it is
+  Italy, Spain" for "Italy"), the other name not a word of the table ("Rome, Italy" names the gold's
+  country), of the gold, a number or a negation: *uncertain*.
 
 The response is read as word tokens with the raw text between them (`Tokens`), so that the separators
 a comparison key drops are still seen.
