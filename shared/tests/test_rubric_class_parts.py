@@ -138,6 +138,9 @@ def test_tokens_keep_the_text_between_words() -> None:
     assert t.words == ("spain", "italy", "france", "won", "gold")
     assert (t.gap(0), t.gap(1), t.gap(3), t.gap(5)) == ("", ", ", " ", ".")
     assert (t.find("italy"), t.find("france won"), t.find("")) == ([1], [2], [])
+    lead = tokens_of(fold("(Spain) France, Spain Italy"))
+    assert (lead.gap(0), lead.gap(1)) == ("(", ") ")  # the text before the first word
+    assert lead.find("spain italy") == [2]  # the whole phrase, not its first word alone
 
 
 @pytest.mark.parametrize(("answer", "mention", "candidates", "lang", "listed"), [
@@ -159,6 +162,19 @@ def test_tokens_keep_the_text_between_words() -> None:
     ("ايطاليا واسبانيا", (0, 1), ["اسبانيا"], "ar", "اسبانيا"),
     ("ايطاليا و اسبانيا", (0, 1), ["اسبانيا"], "ar", "اسبانيا"),
     ("ايطاليا ثم اسبانيا", (0, 1), ["اسبانيا"], "ar", None),
+    # written against survivors (docs/mutation.md, 1 December 2026)
+    ("Ann Lee from New Zealand and Bob Ray", (0, 2), ["bob ray"], "en", "bob ray"),  # a qualifier of three words
+    ("Ann Lee from New South Wales and Bob Ray", (0, 2), ["bob ray"], "en", None),  # of four: a sentence
+    ("Ann Lee from Ohio Bob Ray", (0, 2), ["bob ray"], "en", None),  # a qualifier, then no comma or "and"
+    ("Italy and the Netherlands", (0, 1), ["netherlands"], "en", "netherlands"),  # "and the"
+    ("St Louis Cardinals won", (0, 3), ["louis"], "en", None),  # inside the gold's own mention
+    ("ايطاليا أو اسبانيا", (0, 1), ["اسبانيا"], "ar", "اسبانيا"),  # Arabic "or"
+    ("فاز احمد وعبد الله", (1, 2), ["عبد الله"], "ar", "عبد الله"),  # "و" on the first of two words
+    ("فاز احمد وعبد الله محمد", (1, 2), ["عبد الله محمد"], "ar", "عبد الله محمد"),
+    ("وعبد الله و احمد", (3, 4), ["عبد الله"], "ar", "عبد الله"),  # the candidate before the gold
+    ("وعبد الله ثم احمد", (3, 4), ["عبد الله"], "ar", None),
+    ("فاز احمد وسط الجمهور", (1, 2), ["خالد"], "ar", None),  # a candidate the answer does not name
+    ("فاز احمد ثم وخالد", (1, 2), ["خالد"], "ar", None),  # "و" on a word not right after the gold
 ])
 def test_listed_with(answer: str, mention: tuple[int, int], candidates: list[str], lang: str,
                      listed: str | None) -> None:
@@ -191,10 +207,89 @@ def test_adjacent_in_list(text: str, a_end: int, b_start: int, adjacent: bool) -
     ("Italy won gold.", (0, 1), "en", False),
     ("Italy and Spain won gold", (0, 1), "en", False),  # two items, no comma
     ("Spain or Italy or France", (2, 3), "en", False),  # no comma
-    ("Spain, Italy", (1, 2), "en", False),  # two items
+    ("Italy won, then Spain", (0, 1), "en", False),  # two items, the gold's in a sentence
     ("It was Italy, which won, and then Spain.", (2, 3), "en", False),
     ("1, 2, Italy", (2, 3), "en", False),  # numbers are no items of a list of names
 ])
 def test_listed_doubt(answer: str, mention: tuple[int, int], lang: str, doubt: bool) -> None:
     found = listed_doubt(tokens_of(fold(answer)), mention, get_locale(lang))
     assert found == (("uncertain", "the answer states the gold as one item of a list") if doubt else None)
+
+
+TWO = ("uncertain", "the answer names the gold and another item")
+LONG = ("uncertain", "the answer states the gold as one item of a list")
+
+
+@pytest.mark.parametrize(("answer", "mention", "lang", "known", "doubt"), [
+    # The answer is the gold and one other name, joined by a comma or a semicolon: a false accept
+    # before 1 December 2026 ("Italy, Spain" was correct for "Italy").
+    ("Italy, Spain", (0, 1), "en", "", TWO),
+    ("Spain, Italy.", (1, 2), "en", "", TWO),
+    ("Spain; Italy", (1, 2), "en", "", TWO),
+    ("The Italy, the Netherlands", (1, 2), "en", "", TWO),  # articles stay part of the items
+    ("إيطاليا، إسبانيا", (0, 1), "ar", "", TWO),
+    ("إسبانيا؛ إيطاليا", (1, 2), "ar", "", TWO),
+    ("Rome, Italy", (0, 1), "en", "italy rome", None),  # the table's words: another column's value
+    ("Rome, the Italy", (0, 1), "en", "italy rome the", None),
+    ("Rome, the Italy", (0, 1), "en", "the", TWO),
+    ("Rome, Italy", (0, 1), "en", "rome italy", None),
+    ("Rome, Italy", (0, 1), "en", "rome", TWO),
+    ("روما، إيطاليا", (0, 1), "ar", "روما ايطاليا", None),
+    ("Italy, 12", (0, 1), "en", "", None),  # a number, not a name
+    ("Italy, which won", (0, 1), "en", "", None),  # a clause, not a name
+    ("Italy, Spain and Chile", (0, 1), "en", "", LONG),
+    ("Italy and Spain", (0, 1), "en", "", None),  # no comma: the context rules see "and"
+    ("In 2005, Italy", (2, 3), "en", "", None),  # a number in the other item: context
+    ("In May 2005, Italy", (3, 4), "en", "", None),
+    ("In May, Italy", (2, 3), "en", "", TWO),
+    ("Italy, a b c d e f", (0, 1), "en", "", None),  # six words: a sentence, not an item
+    ("I think it is Italy, Spain", (4, 5), "en", "", TWO),  # a sentence before the gold, the other name last
+    ("We think that, Italy, Spain", (3, 4), "en", "", TWO),
+    ("Italy, Rome", (1, 2), "en", "rome", TWO),  # the other name first: it alone is read
+    ("Italy, Rome", (1, 2), "en", "italy", None),
+    ("Italy, Spain, Rome", (0, 1), "en", "", LONG),
+    ("It was Italy, which won", (2, 3), "en", "", None),
+    ("Des Wall, not Mikac", (0, 2), "en", "", None),  # a negation: the context rules read it
+    ("Spain, Italy won it", (0, 1), "en", "", None),  # a sentence word in the other item
+    ("Spain, Italy won it, in the end", (0, 1), "en", "", None),  # the pair is not at the end
+    ("Spain, the Italy", (2, 3), "en", "", TWO),  # an article before the gold, the other name first
+    ("Spain, Italy and", (1, 2), "en", "", TWO),  # a trailing "and" starts no item
+    # Three or more: with the table, items made of its words are context; one unknown item is a rival.
+    ("Rome, Italy, Europe", (0, 1), "en", "", LONG),
+    ("Spain, Italy, the United States of America", (1, 2), "en", "", LONG),  # an item of five words
+    ("Spain, Italy, the United States of North America", (1, 2), "en", "", None),  # six: a sentence
+    ("They said Italy, Spain, France", (2, 3), "en", "", LONG),  # a sentence before the gold's item
+    ("France, Spain, Italy", (2, 3), "en", "", LONG),
+    ("France, Spain and Italy", (3, 4), "en", "", LONG),
+    ("We were told, France, Italy", (4, 5), "en", "", LONG),  # "told" reads as a third item
+    ("Rome, Italy, Europe", (0, 1), "en", "italy rome", None),  # one rival: context
+    ("Italy, Brazil, Chile, Rome", (3, 4), "en", "italy rome", LONG),  # each item read on its own
+    ("Rome, Brazil, Chile, Italy", (0, 1), "en", "italy rome", LONG),
+    ("Italy, Brazil, Chile", (0, 1), "en", "italy spain france", LONG),  # two rivals
+    ("Italy, Brazil and Chile", (0, 1), "en", "italy spain france", LONG),
+    ("Brazil, Chile, Italy", (2, 3), "en", "italy spain france", LONG),
+    ("Brazil, Chile, Italy", (2, 3), "en", "italy spain chile", None),
+    ("Italy, ahead of Spain, won gold", (0, 1), "en", "italy spain", None),
+    ("Italy, ahead of Spain, won gold", (0, 1), "en", "", LONG),
+    ("Italy, the Netherlands, Brazil", (0, 1), "en", "the italy", LONG),  # articles are no table words
+    ("إيطاليا، البرازيل، تشيلي", (0, 1), "ar", "ايطاليا", LONG),
+    ("إيطاليا، روما، أوروبا", (0, 1), "ar", "ايطاليا روما", None),
+])
+def test_listed_doubt_two_items_and_known_words(answer: str, mention: tuple[int, int], lang: str, known: str,
+                                                doubt: tuple[str, str] | None) -> None:
+    found = listed_doubt(tokens_of(fold(answer)), mention, get_locale(lang), frozenset(fold(known).split()))
+    assert found == doubt
+
+
+def test_listed_doubt_gold_parts() -> None:
+    # "Ali, Omar" for the gold "Ali / Omar": the other item is the gold's own second part
+    t = tokens_of(fold("The pair was Ali, Omar"))
+    assert listed_doubt(t, (3, 4), EN, gold=frozenset({"ali", "omar"})) is None
+    assert listed_doubt(t, (3, 4), EN) == TWO
+
+
+def test_adjacent_in_list_gap_of_forty() -> None:
+    gap = ", " * 20  # forty characters of separators
+    assert len(gap) == 40
+    assert adjacent_in_list("2011" + gap + "2012", 4, 44, EN)
+    assert not adjacent_in_list("2011" + gap + " 2012", 4, 45, EN)

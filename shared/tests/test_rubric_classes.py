@@ -92,6 +92,46 @@ def test_gold_in_a_comma_list_en() -> None:
     assert verdict("Italy, ahead of Spain, won gold.", "Italy", table=NATIONS) == "correct"
 
 
+CAPITALS = [["Nation", "Capital"], ["France", "Paris"], ["Italy", "Rome"], ["Spain", "Madrid"]]
+
+
+@pytest.mark.parametrize(("response", "table", "expected"), [
+    # The gold and one other name, nothing else: before 1 December 2026 "Italy, Spain" was judged
+    # correct for "Italy" (a two-item list passed; only lists of three were doubted).
+    ("Italy, Spain", None, "uncertain"),
+    ("Spain, Italy", None, "uncertain"),
+    ("The answer is Italy, Spain.", None, "uncertain"),
+    ("Italy; Spain", None, "uncertain"),
+    ("Italy, Spain", NATIONS, "incorrect"),  # another value of the asked column
+    ("Italy, Brazil", NATIONS, "uncertain"),  # a name the table does not hold: a rival the rules cannot judge
+    ("Rome, Italy", CAPITALS, "correct"),  # gold "Rome": the other item is its row's nation, context
+    ("Italy, Brazil, Chile", NATIONS, "uncertain"),  # was correct with a table: the list check ran only without
+    ("Italy, 12 golds", None, "correct"),  # a number beside the gold is no item of a list of names
+    ("I think it is Italy, Spain.", None, "uncertain"),  # a sentence, then the gold and another name
+    ("We think that, Italy, Spain", None, "uncertain"),
+    ("It was Italy, which won.", None, "correct"),  # a clause after the comma, not a name
+])
+def test_gold_and_one_other_item_en(response: str, table: list[list[str]] | None, expected: str) -> None:
+    gold = "Rome" if table is CAPITALS else "Italy"
+    assert verdict(response, gold, question="which nation won 12 gold medals?", table=table) == expected
+
+
+@pytest.mark.parametrize(("response", "table", "expected"), [
+    ("إيطاليا، إسبانيا", None, "uncertain"),
+    ("إسبانيا، إيطاليا.", None, "uncertain"),
+    ("الإجابة هي إيطاليا، إسبانيا.", None, "uncertain"),
+    ("إيطاليا، البرازيل", [["1", "فرنسا"], ["2", "إيطاليا"], ["3", "إسبانيا"]], "uncertain"),
+    ("إيطاليا، إسبانيا", [["1", "فرنسا"], ["2", "إيطاليا"], ["3", "إسبانيا"]], "incorrect"),
+    ("روما، إيطاليا", [["الدولة", "العاصمة"], ["إيطاليا", "روما"], ["فرنسا", "باريس"]], "correct"),
+    ("إيطاليا، البرازيل، تشيلي", [["1", "فرنسا"], ["2", "إيطاليا"], ["3", "إسبانيا"]], "uncertain"),
+    ("أعتقد أنها إيطاليا، إسبانيا.", None, "uncertain"),
+])
+def test_gold_and_one_other_item_ar(response: str, table: list[list[str]] | None, expected: str) -> None:
+    gold = "روما" if response.startswith("روما") else "إيطاليا"
+    assert verdict(response, gold, language="ar", question="أي دولة فازت بـ 12 ميدالية ذهبية؟",
+                   table=table) == expected
+
+
 def test_gold_in_a_list_ar() -> None:
     table = [["1", "فرنسا"], ["2", "إيطاليا"], ["3", "إسبانيا"]]
     assert verdict("إسبانيا، إيطاليا، فرنسا فازت بالذهب.", "إيطاليا", language="ar") == "uncertain"
@@ -134,6 +174,10 @@ def test_season_rollover_and_arabic() -> None:
     assert verdict("كان ذلك في موسم 1936-1937.", "1936/37", language="ar") == "correct"
     assert verdict("كان ذلك في موسم ١٩٣٦–٣٧.", "1936/37", language="ar") == "correct"
     assert verdict("كان ذلك في موسم 1938/39.", "1936/37", language="ar") == "incorrect"
+    # a short end equal to the start's is no range (not 1999–2099); nor a long end at or before the start
+    assert find_ranges(fold("1999/99")) == [] and gold_range(fold("1936/36")) is None
+    assert find_ranges(fold("1999-1999 and 2001-2000")) == []
+    assert find_ranges(fold("1936-2036")) == [(1936, 2036)] and find_ranges(fold("1936-2037")) == []  # a century at most
 
 
 # --- relation words in either voice ---------------------------------------------------------------------

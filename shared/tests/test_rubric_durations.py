@@ -56,3 +56,29 @@ def test_groups_split_on_a_repeated_unit_or_other_words() -> None:
 def test_duration_answers(answer: str, gold: str, verdict: str) -> None:
     lang = "ar" if any("\u0600" <= c <= "\u06ff" for c in answer) else "en"
     assert judge_text(answer, gold, language=lang).verdict == verdict
+
+
+@pytest.mark.parametrize(("answer", "gold", "verdict"), [
+    # A time given more precisely than the gold, within the numbers' band (|a - b| <= 2 * 0.005 s, as
+    # "1.883" states "1.889"): it states the gold. Before 1 December 2026 durations had to agree within
+    # 0.005 s (strictly), so "1:47.615" (0.005 s off, the gold rounded to hundredths) was judged wrong.
+    ("1:47.615", "1:47.61", "correct"),
+    ("He won the final in 1:47.615.", "1:47.61", "correct"),
+    ("1:47.605", "1:47.61", "correct"),
+    ("1 minute 47.615 seconds", "1:47.61", "correct"),
+    ("2:05:37.004", "2:05:37", "correct"),
+    ("1:47.63", "1:47.61", "incorrect"),  # 0.02 s: another time
+    ("1:47.59", "1:47.61", "incorrect"),
+    ("1:47.6215", "1:47.61", "incorrect"),  # just outside the band
+    ("فاز في السباق بزمن 1:47.615.", "1:47.61", "correct"),
+    ("فاز في السباق بزمن 1:47.63.", "1:47.61", "incorrect"),
+])
+def test_more_precise_time(answer: str, gold: str, verdict: str) -> None:
+    lang = "ar" if any("\u0600" <= c <= "\u06ff" for c in answer) else "en"
+    assert judge_text(answer, gold, language=lang).verdict == verdict
+
+
+def test_duration_band_follows_the_tolerance() -> None:
+    # the judge's absolute tolerance sets the band for durations as for numbers
+    assert judge_text("1:47.64", "1:47.61", tolerance=0.02).verdict == "correct"
+    assert judge_text("1:47.64", "1:47.61").verdict == "incorrect"

@@ -118,3 +118,24 @@ def test_table_view_is_cached_per_table() -> None:
     assert table_view(table) is view
     anonymous = Table(id="", source=Source(kind="test"), header=[["Year"]], rows=[["2001"]])
     assert table_view(anonymous) is not table_view(anonymous)
+
+
+def test_view_edges_written_against_survivors() -> None:
+    # (docs/mutation.md, rubric_classes, 1 December 2026)
+    view = TableView([["Italy", "Italy national team"], ["France", "France B"], ["St. Louis Cardinals", "x"],
+                      ["Cardinals", "y"], ["Cubs", "z"], ["AB", "w"], ["ABC", "v"],
+                      ["The Netherlands", "u"]])
+    # a cell equal to the gold wins over cells that only contain it
+    assert view.gold_columns(("italy",)) == (0,)
+    assert view.gold_columns(("italy national",)) == (1,)
+    # a name inside the gold ("Cardinals" of "St. Louis Cardinals") is no other candidate
+    others = view.other_names((0,), ("st louis cardinals",))
+    assert "cardinals" not in others and "cubs" in others
+    # candidates have three letters or more
+    found = view.gold(("italy",), frozenset({"the"}))
+    assert "abc" in found.candidates and "ab" not in found.candidates
+    # "the" is not part of a name when comparing the asked words with a column's names
+    assert view.same_column(frozenset({"netherlands"}), "france")
+    # the Arabic conjunction is the only prefix dropped when looking a name up
+    assert found.named_in(["xcubs"]) == [] and found.named_in(["cubs"]) == ["cubs"]
+    assert found.named_in(["وcubs"]) == ["cubs"]

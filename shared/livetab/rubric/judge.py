@@ -31,7 +31,7 @@ from livetab.rubric.gold import GoldItem, GoldSpec, prepare_gold, spec_from_stri
 from livetab.rubric.imperfect import refusal_kind
 from livetab.rubric.lists import match_item, split_items
 from livetab.rubric.mcq import read_choice
-from livetab.rubric.numbers import NumberMention, find_numbers, numbers_equal
+from livetab.rubric.numbers import NumberMention, find_numbers, numbers_equal, within_band
 from livetab.rubric.ranges import find_ranges, gold_range
 from livetab.rubric.text import allowed_edits, contains_phrase, find_fuzzy, fold, key, within_edits
 from livetab.tables import Table
@@ -113,7 +113,7 @@ def judge_spec(response: str, spec: GoldSpec, *, tolerance: float = 0.005,
     elif kind == "list":
         verdict, why = _judge_list(span, spec, tol)
     else:
-        verdict, why = _judge_text(span, spec, spec.items[0], view)
+        verdict, why = _judge_text(span, spec, spec.items[0], tol, view)
     return RuleVerdict(verdict, span, f"{why} [{ex.method}]")
 
 
@@ -256,7 +256,8 @@ def _find_mention(tokens: list[str], span_key: str, gold: GoldItem) -> tuple[int
     return None
 
 
-def _judge_text(span: str, spec: GoldSpec, gold: GoldItem, view: TableView | None = None) -> tuple[str, str]:
+def _judge_text(span: str, spec: GoldSpec, gold: GoldItem, tol: _Tolerance,
+                view: TableView | None = None) -> tuple[str, str]:
     span_key = key(span, folded=True)
     if span_key in gold.keys:
         return CORRECT, "text matches"
@@ -298,7 +299,8 @@ def _judge_text(span: str, spec: GoldSpec, gold: GoldItem, view: TableView | Non
     if mention is None:
         mention = joined_parts(tokens, gold, spec.loc)
     if mention is None and gold.duration is not None:
-        if any(abs(d - gold.duration) < 0.005 for d in find_durations(span)):
+        # the numbers' band: "1:47.615" (a time given more precisely) states "1:47.61"
+        if any(within_band(d, gold.duration, tol.absolute) for d in find_durations(span)):
             return CORRECT, "duration matches"
     if mention is None and view is not None and not refusal:
         lines = _cell_lines(span, tokens, gold, spec, view)
@@ -326,10 +328,10 @@ def _judge_text(span: str, spec: GoldSpec, gold: GoldItem, view: TableView | Non
             if other is not None:
                 return INCORRECT, f"the answer lists {other!r}, another value of the asked column, with the gold"
         anchors_known = view.words
-    elif (listed_at or mention) != (0, 0) and ("," in span or ";" in span):
+    if (listed_at or mention) != (0, 0) and ("," in span or ";" in span):
         words = tokens_of(span)
         at = _token_mention(words.words, tokens, listed_at or mention)
-        listed = listed_doubt(words, at, spec.loc) if at else None
+        listed = listed_doubt(words, at, spec.loc, anchors_known or frozenset(), gold.tokens) if at else None
         if listed:
             return listed
     doubt = sentence_doubt(tokens, mention, gold.tokens, ctx, spec.loc, anchors_known=anchors_known,

@@ -26,7 +26,7 @@ from livetab.numbers import number_pattern
 from livetab.rubric.locale import Locale
 from livetab.rubric.text import has_digit, key_tokens
 
-__all__ = ["NumberMention", "find_numbers", "number_from_float", "numbers_equal", "significant_digits"]
+__all__ = ["NumberMention", "find_numbers", "number_from_float", "numbers_equal", "significant_digits", "within_band"]
 
 
 class NumberMention(NamedTuple):  # a named tuple: built for every number read, several times cheaper
@@ -300,7 +300,8 @@ def _start(n: NumberMention) -> int:
     return n.start
 
 
-def _close(a: float, b: float, tolerance: float) -> bool:
+def within_band(a: float, b: float, tolerance: float) -> bool:
+    """The band test of the module docstring: |a - b| <= 2 * tolerance (durations use it too)."""
     return abs(a - b) <= 2.0 * tolerance + 1e-9 * max(1.0, abs(a), abs(b))
 
 
@@ -313,7 +314,7 @@ def numbers_equal(gold: NumberMention, answer: NumberMention, *, tolerance: floa
     for g, a in pairs:
         if math.isnan(g) or math.isnan(a):
             continue
-        if _close(g, a, tolerance):
+        if within_band(g, a, tolerance):
             return True
         if relative_tolerance > 0 and answer.rounded and answer.sig < gold.sig:
             place = answer.place * (100.0 if (a != answer.value) else 1.0)
