@@ -52,3 +52,14 @@ def test_other_words_stay_other_words(gold: str, response: str) -> None:
 def test_variants_inside_a_sentence() -> None:
     assert _judge("أبها", "الإجابة هي ابها.") == "correct"
     assert _judge("ٱبن بطوطة", "ابن بطوطة") == "correct"
+
+
+@pytest.mark.parametrize("response", ["أحمد وعلي", "أحمد و علي", "أحمد، علي"])
+def test_a_name_that_folds_into_a_preposition_still_counts_as_a_name(response: str) -> None:
+    """"علي" (Ali) folds into "على" (on): while "على" was an Arabic stopword, "أحمد وعلي" (Ahmed and Ali) was
+    judged correct for the gold "أحمد" — a second name ignored. A preposition in a sentence still reads."""
+    assert _judge("أحمد", response) == "uncertain"
+
+
+def test_the_preposition_in_a_sentence_does_not_block_the_gold() -> None:
+    assert _judge("أحمد", "حصل على المركز الأول أحمد") == "correct"
