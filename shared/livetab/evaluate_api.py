@@ -153,23 +153,17 @@ def _publish_release(services: Any, release: str) -> None:
 
 
 def _warm_writers() -> threading.Thread:
-    """Import the report writer (matplotlib) and the Parquet writer (and write a first, tiny Parquet table: pyarrow
-    imports pandas then) in a thread while the requests are in flight:
-    the event loop mostly waits on the network then, and the files are written at once when the last answer is
-    judged instead of after a second or two of imports."""
+    """Import the report writer (matplotlib) and the Parquet writer (pyarrow) in a thread while the requests are
+    in flight: the event loop mostly waits on the network then, and the files are written at once when the last
+    answer is judged instead of after a second of imports."""
     def load() -> None:
         try:
             from importlib.metadata import entry_points
 
             for ep in entry_points(group="livetab.reports", name="write_reports"):
                 ep.load()
-            import io
-
-            import pyarrow as pa
-            import pyarrow.parquet as pq
-
-            # the first Parquet write imports pandas (pyarrow's metadata) and more: a third of a second, paid here
-            pq.write_table(pa.table({"warm": ["x"]}), io.BytesIO())
+            import pyarrow.json
+            import pyarrow.parquet  # noqa: F401
         except Exception:  # reported, if at all, where the writers are used
             log.debug("warming the file writers failed", exc_info=True)
 
