@@ -22,11 +22,13 @@ evaluation stopped half-way (Ctrl-C) resumes where it stopped when run again wit
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -43,6 +45,8 @@ log = logging.getLogger(__name__)
 DEFAULT_OUTPUT = "out/eval"
 TEAM = "eval"
 PROGRESS_EVERY_S = 0.1  # the `progress` callback's interval, at most (a progress bar redrawn ten times a second)
+# the cyclic garbage collector's first threshold during an evaluation (Python's default: 700 allocations)
+GC_YOUNG_THRESHOLD = 10_000
 
 
 @dataclass(frozen=True)
@@ -194,6 +198,29 @@ def _write_reports(services: Any, settings: Settings, run_ids: list[str], releas
           split_date=settings.reporter.contamination_split)
 
 
+@contextmanager
+def _collector_for_a_batch() -> Iterator[None]:
+    """Python's cyclic garbage collector set for one evaluation, then put back as it was.
+
+    Every object alive when the evaluation starts (the imported modules, the settings, the caller's own data)
+    is moved out of the collector's reach (`gc.freeze`), and the young generation is collected every
+    GC_YOUNG_THRESHOLD allocations instead of every 700. With the defaults, an evaluation of 2,000 questions spent
+    0.5-0.75 s in collections, three of them full ones that scanned every object of the process for 0.09-0.19 s
+    each with the GIL held while answers waited for it; 0.09-0.14 s in all this way (no full collection). Garbage
+    is still collected, in fewer and larger young collections. The thresholds are put back at the end and the
+    objects frozen here unfrozen, unless the caller had frozen some itself (everything then stays frozen, as it
+    asked)."""
+    before, frozen = gc.get_threshold(), gc.get_freeze_count()
+    gc.freeze()
+    gc.set_threshold(max(before[0], GC_YOUNG_THRESHOLD), *before[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+        if not frozen:
+            gc.unfreeze()
+
+
 def evaluate(model: str | Sequence[str], *, release: str = BUNDLED_RELEASE, model_name: str = "",
              model_args: str | dict[str, Any] | None = None, families: Sequence[str] = (),
              formats: Sequence[str] = ("markdown",), settings: Sequence[str] = ("with_table",), samples: int = 1,
@@ -214,10 +241,11 @@ def evaluate(model: str | Sequence[str], *, release: str = BUNDLED_RELEASE, mode
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return _evaluate(model, **kwargs)  # type: ignore[arg-type]
+        with _collector_for_a_batch():
+            return _evaluate(model, **kwargs)  # type: ignore[arg-type]
     import concurrent.futures
 
-    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="livetab-evaluate") as pool:
+    with _collector_for_a_batch(), concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="livetab-evaluate") as pool:
         return pool.submit(_evaluate, model, **kwargs).result()  # type: ignore[arg-type]
 
 

@@ -1,0 +1,42 @@
+"""`livetab.evaluate` sets the cyclic garbage collector for a batch (everything alive frozen, larger young
+generation) and puts it back as it was, also when the evaluation fails, and leaves a caller's own freeze alone."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+import pytest
+from livetab.evaluate_api import GC_YOUNG_THRESHOLD, _collector_for_a_batch
+
+
+class Node:
+    other: Node | None = None
+
+
+def test_the_collector_is_put_back_and_still_collects() -> None:
+    before = gc.get_threshold()
+    assert gc.get_freeze_count() == 0
+    alive = Node()
+    with pytest.raises(RuntimeError), _collector_for_a_batch():
+        assert gc.get_threshold()[0] == max(before[0], GC_YOUNG_THRESHOLD) and gc.get_threshold()[1:] == before[1:]
+        assert gc.get_freeze_count() > 0 and gc.is_tracked(alive)
+        a, b = Node(), Node()  # a cycle made during the evaluation is garbage the collector still finds
+        a.other, b.other = b, a
+        ref = weakref.ref(a)
+        del a, b
+        gc.collect()
+        assert ref() is None
+        raise RuntimeError("the evaluation failed")
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0
+
+
+def test_a_callers_own_freeze_is_kept() -> None:
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with _collector_for_a_batch():
+            pass
+        assert gc.get_freeze_count() >= frozen
+    finally:
+        gc.unfreeze()
