@@ -25,6 +25,7 @@ import asyncio
 import gc
 import json
 import logging
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -47,6 +48,8 @@ TEAM = "eval"
 PROGRESS_EVERY_S = 0.1  # the `progress` callback's interval, at most (a progress bar redrawn ten times a second)
 # the cyclic garbage collector's first threshold during an evaluation (Python's default: 700 allocations)
 GC_YOUNG_THRESHOLD = 10_000
+# the interpreter's thread switch interval during an evaluation (Python's default: 5 ms)
+SWITCH_INTERVAL_S = 0.001
 
 
 @dataclass(frozen=True)
@@ -199,8 +202,13 @@ def _write_reports(services: Any, settings: Settings, run_ids: list[str], releas
 
 
 @contextmanager
-def _collector_for_a_batch() -> Iterator[None]:
-    """Python's cyclic garbage collector set for one evaluation, then put back as it was.
+def _interpreter_for_a_batch() -> Iterator[None]:
+    """Python's cyclic garbage collector and thread switch interval set for one evaluation, then put back.
+
+    The HTTP client's event loop runs in its own thread beside this one (which prepares, stores and judges):
+    each time it waits for the GIL (after every socket call) while this thread computes, it waits up to the
+    switch interval. At 1 ms instead of 5 the answers' mean latency against a 100 ms server fell from
+    115-119 ms to 112-115 ms and the last answer came 0.01-0.19 s earlier (4 alternating pairs).
 
     Every object alive when the evaluation starts (the imported modules, the settings, the caller's own data)
     is moved out of the collector's reach (`gc.freeze`), and the young generation is collected every
@@ -210,12 +218,14 @@ def _collector_for_a_batch() -> Iterator[None]:
     is still collected, in fewer and larger young collections. The thresholds are put back at the end and the
     objects frozen here unfrozen, unless the caller had frozen some itself (everything then stays frozen, as it
     asked)."""
-    before, frozen = gc.get_threshold(), gc.get_freeze_count()
+    before, frozen, switch = gc.get_threshold(), gc.get_freeze_count(), sys.getswitchinterval()
     gc.freeze()
     gc.set_threshold(max(before[0], GC_YOUNG_THRESHOLD), *before[1:])
+    sys.setswitchinterval(min(switch, SWITCH_INTERVAL_S))
     try:
         yield
     finally:
+        sys.setswitchinterval(switch)
         gc.set_threshold(*before)
         if not frozen:
             gc.unfreeze()
@@ -241,11 +251,11 @@ def evaluate(model: str | Sequence[str], *, release: str = BUNDLED_RELEASE, mode
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        with _collector_for_a_batch():
+        with _interpreter_for_a_batch():
             return _evaluate(model, **kwargs)  # type: ignore[arg-type]
     import concurrent.futures
 
-    with _collector_for_a_batch(), concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="livetab-evaluate") as pool:
+    with _interpreter_for_a_batch(), concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="livetab-evaluate") as pool:
         return pool.submit(_evaluate, model, **kwargs).result()  # type: ignore[arg-type]
 
 
