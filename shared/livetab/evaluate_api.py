@@ -22,11 +22,14 @@ evaluation stopped half-way (Ctrl-C) resumes where it stopped when run again wit
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import logging
+import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -43,6 +46,10 @@ log = logging.getLogger(__name__)
 DEFAULT_OUTPUT = "out/eval"
 TEAM = "eval"
 PROGRESS_EVERY_S = 0.1  # the `progress` callback's interval, at most (a progress bar redrawn ten times a second)
+# the cyclic garbage collector's first threshold during an evaluation (Python's default: 700 allocations)
+GC_YOUNG_THRESHOLD = 10_000
+# the interpreter's thread switch interval during an evaluation (Python's default: 5 ms)
+SWITCH_INTERVAL_S = 0.001
 
 
 @dataclass(frozen=True)
@@ -153,23 +160,17 @@ def _publish_release(services: Any, release: str) -> None:
 
 
 def _warm_writers() -> threading.Thread:
-    """Import the report writer (matplotlib) and the Parquet writer (and write a first, tiny Parquet table: pyarrow
-    imports pandas then) in a thread while the requests are in flight:
-    the event loop mostly waits on the network then, and the files are written at once when the last answer is
-    judged instead of after a second or two of imports."""
+    """Import the report writer (matplotlib) and the Parquet writer (pyarrow) in a thread while the requests are
+    in flight: the event loop mostly waits on the network then, and the files are written at once when the last
+    answer is judged instead of after a second of imports."""
     def load() -> None:
         try:
             from importlib.metadata import entry_points
 
             for ep in entry_points(group="livetab.reports", name="write_reports"):
                 ep.load()
-            import io
-
-            import pyarrow as pa
-            import pyarrow.parquet as pq
-
-            # the first Parquet write imports pandas (pyarrow's metadata) and more: a third of a second, paid here
-            pq.write_table(pa.table({"warm": ["x"]}), io.BytesIO())
+            import pyarrow.json
+            import pyarrow.parquet  # noqa: F401
         except Exception:  # reported, if at all, where the writers are used
             log.debug("warming the file writers failed", exc_info=True)
 
@@ -200,6 +201,36 @@ def _write_reports(services: Any, settings: Settings, run_ids: list[str], releas
           split_date=settings.reporter.contamination_split)
 
 
+@contextmanager
+def _interpreter_for_a_batch() -> Iterator[None]:
+    """Python's cyclic garbage collector and thread switch interval set for one evaluation, then put back.
+
+    The HTTP client's event loop runs in its own thread beside this one (which prepares, stores and judges):
+    each time it waits for the GIL (after every socket call) while this thread computes, it waits up to the
+    switch interval. At 1 ms instead of 5 the answers' mean latency against a 100 ms server fell from
+    115-119 ms to 112-115 ms and the last answer came 0.01-0.19 s earlier (4 alternating pairs).
+
+    Every object alive when the evaluation starts (the imported modules, the settings, the caller's own data)
+    is moved out of the collector's reach (`gc.freeze`), and the young generation is collected every
+    GC_YOUNG_THRESHOLD allocations instead of every 700. With the defaults, an evaluation of 2,000 questions spent
+    0.5-0.75 s in collections, three of them full ones that scanned every object of the process for 0.09-0.19 s
+    each with the GIL held while answers waited for it; 0.09-0.14 s in all this way (no full collection). Garbage
+    is still collected, in fewer and larger young collections. The thresholds are put back at the end and the
+    objects frozen here unfrozen, unless the caller had frozen some itself (everything then stays frozen, as it
+    asked)."""
+    before, frozen, switch = gc.get_threshold(), gc.get_freeze_count(), sys.getswitchinterval()
+    gc.freeze()
+    gc.set_threshold(max(before[0], GC_YOUNG_THRESHOLD), *before[1:])
+    sys.setswitchinterval(min(switch, SWITCH_INTERVAL_S))
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(switch)
+        gc.set_threshold(*before)
+        if not frozen:
+            gc.unfreeze()
+
+
 def evaluate(model: str | Sequence[str], *, release: str = BUNDLED_RELEASE, model_name: str = "",
              model_args: str | dict[str, Any] | None = None, families: Sequence[str] = (),
              formats: Sequence[str] = ("markdown",), settings: Sequence[str] = ("with_table",), samples: int = 1,
@@ -220,10 +251,11 @@ def evaluate(model: str | Sequence[str], *, release: str = BUNDLED_RELEASE, mode
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return _evaluate(model, **kwargs)  # type: ignore[arg-type]
+        with _interpreter_for_a_batch():
+            return _evaluate(model, **kwargs)  # type: ignore[arg-type]
     import concurrent.futures
 
-    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="livetab-evaluate") as pool:
+    with _interpreter_for_a_batch(), concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="livetab-evaluate") as pool:
         return pool.submit(_evaluate, model, **kwargs).result()  # type: ignore[arg-type]
 
 

@@ -1,4 +1,5 @@
-"""The report's figures, drawn with matplotlib (Agg backend, no display), each as PNG and SVG.
+"""The report's figures, drawn with matplotlib (its object API on the Agg canvas, no pyplot, no display), each as PNG
+and SVG.
 
 Every figure shows accuracy with its Wilson 95% interval as an error bar, so a difference smaller than the
 intervals reads as one:
@@ -17,17 +18,14 @@ saying why. Figures show counts and labels only, never a question or an answer."
 from __future__ import annotations
 
 import io
+import itertools
 from dataclasses import dataclass
 from typing import Any
 
 import matplotlib
-
-matplotlib.use("Agg")
-
-import itertools
-
-import matplotlib.pyplot as plt
 from livetab.metrics import wilson_interval
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
 
 from livetab_reporter.facts import slice_order
 
@@ -36,7 +34,7 @@ __all__ = ["WANTED", "Plot", "complexity_bins", "make_plots", "model_colours"]
 # Slices the issue asks to see drawn, in this order; every other slice of leaderboard.json follows them.
 WANTED = ("skill", "format", "freshness", "domain")
 COLOURS = ("#3b6ea8", "#d9822b", "#4f9a5a", "#b04a5a", "#7d62a8", "#8c6d46", "#c46fb0", "#6f6f6f")
-plt.rcParams.update({"svg.fonttype": "none", "svg.hashsalt": "livetab", "font.size": 10})
+matplotlib.rcParams.update({"svg.fonttype": "none", "svg.hashsalt": "livetab", "font.size": 10})
 
 
 @dataclass
@@ -53,12 +51,19 @@ class Plot:
         return bool(self.png)
 
 
-def _render(fig: Any) -> tuple[bytes, str]:
+def _figure(figsize: tuple[float, float]) -> tuple[Figure, Any]:
+    """A figure and its axes, on matplotlib's object API with the Agg canvas (no pyplot: no figure manager, no
+    backend switching, and a tenth of a second less to import)."""
+    fig = Figure(figsize=figsize)
+    FigureCanvasAgg(fig)
+    return fig, fig.add_subplot()
+
+
+def _render(fig: Figure) -> tuple[bytes, str]:
     fig.tight_layout()  # one layout pass for both formats (bbox_inches="tight" would redo it per format)
     png, svg = io.BytesIO(), io.StringIO()
     fig.savefig(png, format="png", dpi=100, metadata={"Software": None})
     fig.savefig(svg, format="svg", metadata={"Date": None, "Creator": None})
-    plt.close(fig)
     return png.getvalue(), svg.getvalue()
 
 
@@ -81,7 +86,7 @@ def _ranking(doc: dict[str, Any], colours: dict[str, str]) -> Plot:
         return plot
     models = models[::-1]  # best on top
     acc, err = _errors(models)
-    fig, ax = plt.subplots(figsize=(6.4, 0.5 * len(models) + 1.4))
+    fig, ax = _figure((6.4, 0.5 * len(models) + 1.4))
     ax.barh(range(len(models)), acc, color=[colours.get(m["model"], COLOURS[0]) for m in models], alpha=0.75)
     ax.errorbar(acc, range(len(models)), xerr=err, fmt="o", color="black", capsize=4)
     ax.set_yticks(range(len(models)), [f"{m['model']} (n={m['n']})" for m in models])
@@ -130,7 +135,7 @@ def _by_slice(doc: dict[str, Any], key: str, colours: dict[str, str]) -> Plot:
         return plot
     models = list(data)
     width = 0.8 / len(models)
-    fig, ax = plt.subplots(figsize=(max(6.4, 0.75 * len(values) * max(1, len(models) / 2) + 2), 3.8))
+    fig, ax = _figure((max(6.4, 0.75 * len(values) * max(1, len(models) / 2) + 2), 3.8))
     for i, model in enumerate(models):
         pts = [data[model].get(v, {"accuracy": 0.0, "ci_low": 0.0, "ci_high": 0.0, "n": 0}) for v in values]
         xs = [j + (i - (len(models) - 1) / 2) * width for j in range(len(values))]
@@ -191,7 +196,7 @@ def _complexity(answers: list[dict[str, Any]], colours: dict[str, str]) -> Plot:
     if not data or all(len(rows) < 2 for rows in data.values()):
         plot.note = "too few answers with prompt-token counts to bin (fewer than 6 per model)"
         return plot
-    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    fig, ax = _figure((6.4, 3.8))
     rank = {m: i for i, m in enumerate(colours)}  # the legend in the other figures' order
     for i, (model, rows) in enumerate(sorted(data.items(), key=lambda kv: (rank.get(kv[0], len(rank)), kv[0]))):
         xs = [(r["lo"] + r["hi"]) / 2 for r in rows]

@@ -94,7 +94,7 @@ class Store:
         for k, v in where.items():
             stmt = stmt.where(table.c[k] == v)
         with self.engine.connect() as conn:
-            return [dict(r) for r in conn.execute(stmt).mappings()]
+            return _dicts(conn.execute(stmt))
 
     def count(self, table: Table, **where: Any) -> int:
         stmt = select(func.count()).select_from(table)
@@ -134,8 +134,8 @@ class Store:
         out: dict[str, dict[str, Any]] = {}
         with self.engine.connect() as conn:
             for i in range(0, len(keys), chunk):
-                for row in conn.execute(stmt, {"keys": keys[i:i + chunk]}).mappings():
-                    out[row[pk.name]] = dict(row)
+                for row in _dicts(conn.execute(stmt, {"keys": keys[i:i + chunk]})):
+                    out[row[pk.name]] = row
         return out
 
     def close(self) -> None:
@@ -187,3 +187,10 @@ def open_store(url: str, *, migrate_schema: bool = True) -> Store:
     except OperationalError as e:
         raise StoreError(f"cannot reach the database at {_redact(url)!r}: {str(e.orig).strip().splitlines()[0]}") from None
     return Store(engine)
+
+
+def _dicts(result: Any) -> list[dict[str, Any]]:
+    """A result's rows as dicts, its column names read once (`dict(row)` over `.mappings()` asks every row for
+    them: a third of the time of reading a few thousand rows)."""
+    names = list(result.keys())
+    return [dict(zip(names, row, strict=True)) for row in result]
