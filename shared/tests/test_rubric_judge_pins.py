@@ -39,3 +39,17 @@ PART = "the answer names part of the gold"
 def test_names_holding_a_number(response: str, gold: str, question: str, language: str, verdict: str,
                                 why: str) -> None:
     assert decided(judge_text(response, gold, question=question, language=language)) == (verdict, why)
+
+
+@pytest.mark.parametrize(("response", "gold", "question", "language", "verdict", "why"), [
+    # a year gold beside a count beyond the year window (1000 to 2100): the count is context, not a rival year
+    ("It was founded in 1998 and has 2101 members.", "1998", "In which year was the club founded?", "en",
+     "correct", "number matches"),
+    ("تأسس النادي عام 1998 ويضم 2101 عضو.", "1998", "في أي عام تأسس النادي؟", "ar", "correct", "number matches"),
+    # a second number inside the window may be a year: the answer is not read as stating one year
+    ("The club, founded in 1998, had 2101 members in 2005.", "1998", "In which year was the club founded?", "en",
+     "uncertain", "the answer names several numbers, not all equal to the gold"),
+])
+def test_year_gold_beside_other_numbers(response: str, gold: str, question: str, language: str, verdict: str,
+                                        why: str) -> None:
+    assert decided(judge_text(response, gold, question=question, language=language)) == (verdict, why)
