@@ -13,8 +13,10 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
-from livetab.rubric import locale
+from livetab.rubric import judge_text, locale
 from livetab.rubric.locale import answer_forms, available_packs, get_locale
+from livetab.rubric.numbers import find_numbers
+from livetab.rubric.text import fold
 
 
 def _clear() -> None:
@@ -120,3 +122,15 @@ def test_the_english_pack_must_have_answer_forms(packs: Path) -> None:
     write(packs, "en", en)
     with pytest.raises(ValueError, match=r"^the English pack must have answer_forms$"):
         answer_forms("en")
+
+
+def test_a_pack_without_scale_words_still_reads_digits_and_percents(packs: Path) -> None:
+    # a new language written with number words but no scale words ("million", "ألف"): its digit numbers,
+    # thousands groups and percents are read as in any other pack, and a percent gold is judged on them
+    write(packs, "zz", {"units": {"eins": 1, "zwei": 2}, "percent_words": ["Prozent"]})
+    zz = get_locale("zz")
+    assert zz.scales == {}
+    found = find_numbers(fold("1,200 Besucher, davon 45 % und zwei Prozent Kinder"), zz)
+    assert [(n.value, n.percent) for n in found] == [(1200.0, False), (45.0, True), (2.0, True)]
+    assert judge_text("Die Quote lag bei 45 Prozent.", "45%", language="zz").verdict == "correct"
+    assert judge_text("Die Quote lag bei 54 %.", "45%", language="zz").verdict == "incorrect"
