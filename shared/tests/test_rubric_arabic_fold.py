@@ -63,3 +63,12 @@ def test_a_name_that_folds_into_a_preposition_still_counts_as_a_name(response: s
 
 def test_the_preposition_in_a_sentence_does_not_block_the_gold() -> None:
     assert _judge("أحمد", "حصل على المركز الأول أحمد") == "correct"
+
+
+@pytest.mark.parametrize(("gold", "response"), [("جدة", "ﺟﺪﺓ"), ("القاهرة", "ﺍﻟﻘﺎﻫﺮﺓ"), ("أبها", "ﺃﺑﻬﺎ")])
+def test_presentation_forms_read_as_their_letters(gold: str, response: str) -> None:
+    """Contextual letter shapes (U+FB50–U+FEFF, from PDFs and old pages) are the same letters: before, the fold
+    unified letters before NFKD turned the shapes into letters, so "ﺟﺪﺓ" kept its taa marbuta and was judged
+    wrong for "جدة" (too short for a spelling slip), and folding twice gave another text."""
+    assert _judge(gold, response) == "correct"
+    assert key(response) == key(key(response)) == key(gold)
