@@ -10,11 +10,10 @@ and `end`). A label is read in English, Arabic and the table's own language (a G
 
 from __future__ import annotations
 
-import json
 import re
 from functools import cache
-from importlib import resources
 
+from livetab.rubric.locale import pack_section
 from livetab.rubric.text import fold
 
 __all__ = ["is_total_label", "total_words"]
@@ -27,18 +26,12 @@ def _lang(language: str) -> str:
 @cache
 def total_words(language: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(words a total label starts with, words it ends with), folded: English, Arabic and `language`'s own."""
-    folder = resources.files("livetab.rubric").joinpath("locales")
     start: list[str] = []
     end: list[str] = []
     for lang in dict.fromkeys(["en", "ar", _lang(language)]):
-        path = folder.joinpath(f"{lang}.json")
-        if not path.is_file():
-            continue
-        section = json.loads(path.read_text("utf-8")).get("total_rows", {})
-        if not isinstance(section, dict):
-            raise ValueError(f"language pack {lang}: 'total_rows' must have lists 'start' and 'end'")
-        start += [fold(str(w)) for w in section.get("start", [])]
-        end += [fold(str(w)) for w in section.get("end", [])]
+        section = pack_section(lang, "total_rows")
+        start += [fold(w) for w in section.get("start", [])]
+        end += [fold(w) for w in section.get("end", [])]
     return tuple(dict.fromkeys(start)), tuple(dict.fromkeys(end))
 
 

@@ -22,7 +22,7 @@ from importlib import resources
 from livetab.numbers import separators
 from livetab.rubric.text import fold, key
 
-__all__ = ["AnswerForms", "Locale", "answer_forms", "available_packs", "get_locale"]
+__all__ = ["AnswerForms", "Locale", "answer_forms", "available_packs", "get_locale", "pack_section"]
 
 log = logging.getLogger(__name__)
 
@@ -115,6 +115,17 @@ def _load(name: str) -> dict[str, object]:
             elif isinstance(own, list) and isinstance(theirs, list):
                 loaded[f] = own + [w for w in theirs if w not in own]
     return loaded
+
+
+def pack_section(language: str, name: str) -> dict[str, list[str]]:
+    """One section of `language`'s pack as written (not folded), {} where the language has no pack or the pack
+    no such section: for readers of the packs' words outside the rubric (`livetab.total_labels`)."""
+    if language not in available_packs():
+        return {}
+    raw = _load(language).get(name, {})
+    if not isinstance(raw, dict) or not all(isinstance(v, list) for v in raw.values()):
+        raise ValueError(f"locale {language}: {name!r} must map names to lists of words")
+    return {str(k): [str(w) for w in v] for k, v in raw.items()}
 
 
 def _words(data: dict[str, object], field: str) -> list[str]:
