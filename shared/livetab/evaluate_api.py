@@ -160,7 +160,7 @@ def _publish_release(services: Any, release: str) -> None:
 
 
 def _warm_writers() -> threading.Thread:
-    """Import the report writer (matplotlib) and the Parquet writer (pyarrow) in a thread while the requests are
+    """Import the report writer and the Parquet writer (pyarrow) in a thread while the requests are
     in flight: the event loop mostly waits on the network then, and the files are written at once when the last
     answer is judged instead of after a second of imports."""
     def load() -> None:

@@ -67,7 +67,7 @@ def test_demo_report_with_two_real_models_looks_right(tmp_path: Path) -> None:
     assert sorted(m["model"] for m in doc["models"]) == sorted(names)
     assert all(m["n"] == 4 and m["mean_completion_tokens"] > 0 for m in doc["models"])
     found, dom = look_at(out / "report.html", repo_root() / "out" / "test-report" / "demo-report.png")
-    assert {"Accuracy per model", "Accuracy by format"} <= {alt for alt, *_ in found["imgs"]}
-    assert all(w > 200 and h > 100 and shown > 200 for _, w, h, shown in found["imgs"]), found["imgs"]
+    assert {"Accuracy per model", "Accuracy by format"} <= {label for label, *_ in found["figs"]}
+    assert all(w > 200 and h > 100 and shown > 200 and texts >= 8 for _, w, h, shown, texts in found["figs"]), found["figs"]
     assert {"Ranking", "Figures", "Breakdowns"} <= set(found["h2"])
     assert all(name in dom for name in names)

@@ -119,7 +119,8 @@ def test_public_files_of_a_live_release_hold_no_question_and_no_gold(cycle: tupl
     public = [p for p in out.rglob("*") if p.is_file() and "private" not in p.relative_to(out).parts]
     names = {str(p.relative_to(out)) for p in public}
     assert {"leaderboard.json", "leaderboard.md", "report.html", "release/README.md", "release/results.jsonl",
-            "release/results.parquet", "plots/ranking.png", "plots/ranking.svg"} <= names, names
+            "release/results.parquet", "plots/ranking.svg"} <= names, names
+    assert not any(n.endswith(".png") for n in names), names  # the figures are SVG, inline on the page too
     assert not {"release/questions.jsonl", "release/tables.jsonl", "release/questions.parquet"} & names
     for p in public:
         text = _text(p)
@@ -139,11 +140,11 @@ def test_page_renders_in_headless_chromium(cycle: tuple[Settings, Path]) -> None
     shot = ROOT / "out" / "test-report" / "report.png"
     found, dom = look_at(out / "report.html", shot)
     assert shot.stat().st_size > 20_000
-    imgs = found["imgs"]
-    assert len(imgs) >= 4, imgs
-    assert all(w > 200 and h > 100 and shown > 200 for _, w, h, shown in imgs), imgs
+    figs = found["figs"]
+    assert len(figs) >= 4, figs
+    assert all(w > 200 and h > 100 and shown > 200 and texts >= 8 for _, w, h, shown, texts in figs), figs
     assert {"Accuracy per model", "Accuracy by skill", "Accuracy by format", "Accuracy vs table complexity"} <= {
-        alt for alt, *_ in imgs}
+        label for label, *_ in figs}
     assert {"Ranking", "Figures", "Breakdowns"} <= set(found["h2"]) and any(h.startswith("Answers") for h in found["h2"])
     assert {"family", "skill", "format", "scope"} <= set(found["slices"])
     for name in MODELS:

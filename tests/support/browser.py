@@ -15,8 +15,11 @@ import pytest
 
 PROBE = """<script>window.addEventListener('load', () => {
   const imgs = [...document.images].map(i => [i.alt, i.naturalWidth, i.naturalHeight, i.getBoundingClientRect().width]);
+  const figs = [...document.querySelectorAll('figure > svg')].map(s => [s.getAttribute('aria-label'),
+    s.viewBox.baseVal.width, s.viewBox.baseVal.height, s.getBoundingClientRect().width,
+    [...s.querySelectorAll('text')].filter(t => t.getBBox().width > 0).length]);
   const pre = document.createElement('pre'); pre.id = 'probe';
-  pre.textContent = JSON.stringify({imgs, h2: [...document.querySelectorAll('h2')].map(h => h.textContent),
+  pre.textContent = JSON.stringify({imgs, figs, h2: [...document.querySelectorAll('h2')].map(h => h.textContent),
     slices: [...document.querySelectorAll('table.slice')].map(t => t.dataset.slice)});
   document.body.appendChild(pre);
 });</script>"""
@@ -31,7 +34,8 @@ def chromium() -> str:
 
 def look_at(page: Path, shot: Path, *, height: int = 2600) -> tuple[dict[str, Any], str]:
     """Screenshot `page` into `shot`; return what the browser laid out (images with their natural and shown
-    sizes, h2 headings, slice tables) and the page's DOM as the browser built it."""
+    sizes; figures, each an inline SVG: its label, drawn size, shown width and how many of its texts have a
+    width on the page; h2 headings; slice tables) and the page's DOM as the browser built it."""
     flags = [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
              "--virtual-time-budget=5000"]
     shot.parent.mkdir(parents=True, exist_ok=True)

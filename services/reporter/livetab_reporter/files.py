@@ -118,7 +118,8 @@ def _markdown(doc: dict[str, Any], failures: list[dict[str, Any]]) -> str:
 def write_reports(store: Any, run_ids: list[str], out_dir: Path, release: str = "", *, judge: str,
                   public: bool = False, split_date: str = "", calibration_dir: Path | None = None,
                   figures: bool = True) -> dict[str, Any]:
-    """leaderboard.json, leaderboard.md, report.html and its figures (plots/*.png, *.svg) for these runs, from
+    """leaderboard.json, leaderboard.md, report.html and its figures (plots/*.svg, drawn
+    inline on the page too) for these runs, from
     `judge`'s verdicts, and the operator's private/report.html.
 
     `public` says the release is retired (`livetab.publication.is_public`): only then does the public page show
@@ -142,10 +143,9 @@ def write_reports(store: Any, run_ids: list[str], out_dir: Path, release: str = 
     if plots:
         plot_dir.mkdir(exist_ok=True)
     for p in plots:
-        for ext in ("png", "svg"):
+        for ext in ("png", "svg"):  # a PNG from an earlier version too: the figures are SVG only now
             (plot_dir / f"{p.name}.{ext}").unlink(missing_ok=True)
         if p.drawn:
-            (plot_dir / f"{p.name}.png").write_bytes(p.png)
             (plot_dir / f"{p.name}.svg").write_text(p.svg, encoding="utf-8")
     cal = calibration_html(calibration)
     shown = answers if public else public_view(answers)

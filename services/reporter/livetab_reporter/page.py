@@ -13,7 +13,6 @@ Slices are rendered generically: every key of a model's `slices` (and any other 
 
 from __future__ import annotations
 
-import base64
 import html
 import json
 from typing import Any
@@ -38,7 +37,7 @@ table{border-collapse:collapse;margin:.8rem 0;font-size:.92rem}td,th{border:1px 
 text-align:left;vertical-align:top}th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .correct{color:#060}.incorrect,.error{color:#a00}.uncertain{color:#a60}.banner{padding:.6rem 1rem;border-radius:4px;
 margin:1rem 0}.live{background:#fff4d6;border:1px solid #e0b64a}.private{background:#fde2e2;border:1px solid #c0392b}
-.retired{background:#e3f1e3;border:1px solid #5a9a5a}figure{margin:1.2rem 0}figure img{max-width:100%;
+.retired{background:#e3f1e3;border:1px solid #5a9a5a}figure{margin:1.2rem 0}figure svg{max-width:100%;height:auto;
 border:1px solid #eee}figcaption{font-size:.9rem;color:#444}nav a{margin-right:.9rem}.bar{display:inline-block;
 height:.7rem;background:#3b6ea8;opacity:.7;vertical-align:middle}.muted{color:#666}
 .scroll{overflow-x:auto}#answers{font-size:.82rem}#answers td.wide{min-width:16rem;white-space:pre-wrap}"""
@@ -124,6 +123,11 @@ def _breakdowns(doc: dict[str, Any]) -> str:
     return "".join(parts)
 
 
+def _inline(svg: str) -> str:
+    """A figure's SVG document as an element of the page (without its XML prolog, if any)."""
+    return svg[svg.index("<svg"):].strip()
+
+
 def _figures(plots: list[Plot], svg_dir: str) -> str:
     if not plots:
         return "<p class='muted'>No figures on this page: they are drawn on the release's report, beside the other runs.</p>"
@@ -131,8 +135,7 @@ def _figures(plots: list[Plot], svg_dir: str) -> str:
     for p in plots:
         if not p.drawn:
             continue
-        data = base64.b64encode(p.png).decode("ascii")
-        out.append(f"<figure id='fig-{e(p.name)}'><img src='data:image/png;base64,{data}' alt='{e(p.title)}'>"
+        out.append(f"<figure id='fig-{e(p.name)}'>{_inline(p.svg)}"
                    f"<figcaption><b>{e(p.title)}.</b> {e(p.caption)} <a href='{e(svg_dir)}/{e(p.name)}.svg'>SVG</a>"
                    "</figcaption></figure>")
     skipped = [p for p in plots if not p.drawn]

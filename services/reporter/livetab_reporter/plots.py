@@ -1,5 +1,5 @@
-"""The report's figures, drawn with matplotlib (its object API on the Agg canvas, no pyplot, no display), each as PNG
-and SVG.
+"""The report's figures, written as SVG (`livetab_reporter.svg`: text stays text, the same bytes for the same
+figures, a few milliseconds for all of them).
 
 Every figure shows accuracy with its Wilson 95% interval as an error bar, so a difference smaller than the
 intervals reads as one:
@@ -17,24 +17,21 @@ saying why. Figures show counts and labels only, never a question or an answer."
 
 from __future__ import annotations
 
-import io
 import itertools
 from dataclasses import dataclass
 from typing import Any
 
-import matplotlib
 from livetab.metrics import wilson_interval
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 
 from livetab_reporter.facts import slice_order
+from livetab_reporter.svg import Bar, Series, grouped_bars, hbars, lines
 
 __all__ = ["WANTED", "Plot", "complexity_bins", "make_plots", "model_colours"]
 
 # Slices the issue asks to see drawn, in this order; every other slice of leaderboard.json follows them.
 WANTED = ("skill", "format", "freshness", "domain")
 COLOURS = ("#3b6ea8", "#d9822b", "#4f9a5a", "#b04a5a", "#7d62a8", "#8c6d46", "#c46fb0", "#6f6f6f")
-matplotlib.rcParams.update({"svg.fonttype": "none", "svg.hashsalt": "livetab", "font.size": 10})
+ACCURACY_LABEL = "accuracy (95% Wilson interval)"
 
 
 @dataclass
@@ -42,29 +39,12 @@ class Plot:
     name: str
     title: str
     caption: str
-    png: bytes = b""
     svg: str = ""
-    note: str = ""  # why the figure was skipped (then png and svg are empty)
+    note: str = ""  # why the figure was skipped (then svg is empty)
 
     @property
     def drawn(self) -> bool:
-        return bool(self.png)
-
-
-def _figure(figsize: tuple[float, float]) -> tuple[Figure, Any]:
-    """A figure and its axes, on matplotlib's object API with the Agg canvas (no pyplot: no figure manager, no
-    backend switching, and a tenth of a second less to import)."""
-    fig = Figure(figsize=figsize)
-    FigureCanvasAgg(fig)
-    return fig, fig.add_subplot()
-
-
-def _render(fig: Figure) -> tuple[bytes, str]:
-    fig.tight_layout()  # one layout pass for both formats (bbox_inches="tight" would redo it per format)
-    png, svg = io.BytesIO(), io.StringIO()
-    fig.savefig(png, format="png", dpi=100, metadata={"Software": None})
-    fig.savefig(svg, format="svg", metadata={"Date": None, "Creator": None})
-    return png.getvalue(), svg.getvalue()
+        return bool(self.svg)
 
 
 def model_colours(doc: dict[str, Any]) -> dict[str, str]:
@@ -72,10 +52,10 @@ def model_colours(doc: dict[str, Any]) -> dict[str, str]:
     return {m["model"]: COLOURS[i % len(COLOURS)] for i, m in enumerate(doc["models"])}
 
 
-def _errors(points: list[dict[str, Any]]) -> tuple[list[float], list[list[float]]]:
-    acc = [p["accuracy"] for p in points]
-    return acc, [[max(a - p["ci_low"], 0.0) for a, p in zip(acc, points, strict=True)],
-                 [max(p["ci_high"] - a, 0.0) for a, p in zip(acc, points, strict=True)]]
+def _bar(p: dict[str, Any]) -> Bar:
+    """A leaderboard figure ({n, accuracy, ci_low, ci_high}) as a bar with its interval (none when n is 0)."""
+    acc = float(p["accuracy"])
+    return Bar(acc, min(float(p["ci_low"]), acc), max(float(p["ci_high"]), acc), int(p.get("n", 1)))
 
 
 def _ranking(doc: dict[str, Any], colours: dict[str, str]) -> Plot:
@@ -84,17 +64,8 @@ def _ranking(doc: dict[str, Any], colours: dict[str, str]) -> Plot:
     if not models:
         plot.note = "no judged question-answering answers yet"
         return plot
-    models = models[::-1]  # best on top
-    acc, err = _errors(models)
-    fig, ax = _figure((6.4, 0.5 * len(models) + 1.4))
-    ax.barh(range(len(models)), acc, color=[colours.get(m["model"], COLOURS[0]) for m in models], alpha=0.75)
-    ax.errorbar(acc, range(len(models)), xerr=err, fmt="o", color="black", capsize=4)
-    ax.set_yticks(range(len(models)), [f"{m['model']} (n={m['n']})" for m in models])
-    ax.set_xlim(0, 1.05)
-    ax.set_xlabel("accuracy (95% Wilson interval)")
-    ax.set_title(plot.title)
-    ax.grid(axis="x", alpha=0.3)
-    plot.png, plot.svg = _render(fig)
+    plot.svg = hbars([f"{m['model']} (n={m['n']})" for m in models], [_bar(m) for m in models],
+                     [colours.get(m["model"], COLOURS[0]) for m in models], title=plot.title, xlabel=ACCURACY_LABEL)
     return plot
 
 
@@ -133,33 +104,18 @@ def _by_slice(doc: dict[str, Any], key: str, colours: dict[str, str]) -> Plot:
     if len(values) < 2 and key not in ("format",):
         plot.note = f"only one {key} ({', '.join(values)}) in this run: nothing to compare"
         return plot
-    models = list(data)
-    width = 0.8 / len(models)
-    fig, ax = _figure((max(6.4, 0.75 * len(values) * max(1, len(models) / 2) + 2), 3.8))
-    for i, model in enumerate(models):
-        pts = [data[model].get(v, {"accuracy": 0.0, "ci_low": 0.0, "ci_high": 0.0, "n": 0}) for v in values]
-        xs = [j + (i - (len(models) - 1) / 2) * width for j in range(len(values))]
-        acc, err = _errors(pts)
-        colour = colours.get(model, COLOURS[i % len(COLOURS)])
-        ax.bar(xs, acc, width=width * 0.9, color=colour, alpha=0.75, label=model)
-        shown = [k for k, p in enumerate(pts) if p["n"]]
-        ax.errorbar([xs[k] for k in shown], [acc[k] for k in shown],
-                    yerr=[[err[0][k] for k in shown], [err[1][k] for k in shown]], fmt="none", ecolor="black",
-                    capsize=3)
-    totals = [sum(data[m].get(v, {}).get("n", 0) for m in models) for v in values]
-    if len(values) <= 6:  # a long value ("fresh (after 2024-11-01)") breaks before its bracket, not over its neighbour
-        ax.set_xticks(range(len(values)), [f"{str(v).replace(' (', chr(10) + '(')}\nn={t}"
-                                           for v, t in zip(values, totals, strict=True)])
-    else:
-        ax.set_xticks(range(len(values)), [f"{v} (n={t})" for v, t in zip(values, totals, strict=True)],
-                      rotation=30, ha="right", rotation_mode="anchor")
-    ax.set_ylim(0, 1.05)
-    ax.set_ylabel("accuracy (95% Wilson interval)")
-    ax.set_xlabel(key)
-    ax.set_title(plot.title)
-    ax.grid(axis="y", alpha=0.3)
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), title="model", title_fontsize=8)
-    plot.png, plot.svg = _render(fig)
+    empty = {"accuracy": 0.0, "ci_low": 0.0, "ci_high": 0.0, "n": 0}
+    series = [Series(model, colours.get(model, COLOURS[i % len(COLOURS)]),
+                     [_bar(data[model].get(v, empty)) for v in values]) for i, model in enumerate(data)]
+    totals = [sum(data[m].get(v, {}).get("n", 0) for m in data) for v in values]
+    rotate = len(values) > 6
+    if rotate:  # one line each, slanted
+        labels = [[f"{v} (n={t})"] for v, t in zip(values, totals, strict=True)]
+    else:  # a long value ("fresh (after 2024-11-01)") breaks before its bracket, not over its neighbour
+        labels = [[*str(v).replace(" (", "\n(").split("\n"), f"n={t}"] for v, t in zip(values, totals, strict=True)]
+    width = max(640.0, 75.0 * len(values) * max(1.0, len(series) / 2) + 200)
+    plot.svg = grouped_bars(labels, series, title=plot.title, xlabel=key, ylabel=ACCURACY_LABEL, rotate=rotate,
+                            width=width)
     return plot
 
 
@@ -196,20 +152,11 @@ def _complexity(answers: list[dict[str, Any]], colours: dict[str, str]) -> Plot:
     if not data or all(len(rows) < 2 for rows in data.values()):
         plot.note = "too few answers with prompt-token counts to bin (fewer than 6 per model)"
         return plot
-    fig, ax = _figure((6.4, 3.8))
     rank = {m: i for i, m in enumerate(colours)}  # the legend in the other figures' order
-    for i, (model, rows) in enumerate(sorted(data.items(), key=lambda kv: (rank.get(kv[0], len(rank)), kv[0]))):
-        xs = [(r["lo"] + r["hi"]) / 2 for r in rows]
-        acc, err = _errors(rows)
-        ax.errorbar(xs, acc, yerr=err, fmt="o-", capsize=3, color=colours.get(model, COLOURS[i % len(COLOURS)]),
-                    label=model)
-    ax.set_ylim(0, 1.05)
-    ax.set_xlabel("prompt tokens (table rendering + question)")
-    ax.set_ylabel("accuracy (95% Wilson interval)")
-    ax.set_title(plot.title)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), title="model", title_fontsize=8)
-    plot.png, plot.svg = _render(fig)
+    series = [Series(model, colours.get(model, COLOURS[i % len(COLOURS)]), [_bar(r) for r in rows],
+                     xs=[(r["lo"] + r["hi"]) / 2 for r in rows])
+              for i, (model, rows) in enumerate(sorted(data.items(), key=lambda kv: (rank.get(kv[0], len(rank)), kv[0])))]
+    plot.svg = lines(series, title=plot.title, xlabel="prompt tokens (table rendering + question)", ylabel=ACCURACY_LABEL)
     return plot
 
 
