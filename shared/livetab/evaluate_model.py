@@ -21,7 +21,6 @@ is missing or not a GGUF.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Mapping
@@ -37,7 +36,6 @@ RUN_ARGS = ("temperature", "top_p", "max_tokens")  # sampling: the run's knobs, 
 _MODEL_FIELDS = ("knowledge_cutoff", "n_ctx", "n_threads", "prompt_mode", "shots", "name", "pool")
 _GGUF_MAGIC = b"GGUF"
 PROBE_TIMEOUT_S = 10.0
-PROBE_MAX_BYTES = 8 * 1024 * 1024  # of a model list
 
 
 class EvalError(Exception):
@@ -169,41 +167,20 @@ def _probe_gguf(path: Path) -> str:
 
 
 def _probe_openai(model: EvalModel, env: Mapping[str, str]) -> str:
-    """GET `{base_url}/models` with the standard library's client (redirects followed, proxies from the
-    environment, the system's certificates, as the aiohttp client that asks the questions): importing a third-party
-    client for this one request delayed the first question (httpx's import: 0.14 s on 2 busy cores)."""
-    import http.client
-    import urllib.error
-    import urllib.request
+    """GET `{base_url}/models` through the client that will ask the questions (`livetab.models.probe`, the api's
+    door probes with it too): no redirect followed and no proxy, as for the requests, so an endpoint the probe
+    accepts is one the evaluation can use. Picks the one model a server serves when none was named."""
+    from livetab.models.probe import KeyHint, ProbeFailed, served_models_sync
 
     s = model.settings
-    headers = {"Accept": "application/json"}
-    if model.api_key_env:
-        key = env.get(model.api_key_env, "")
-        if not key:
-            raise ProbeError(f"the environment variable {model.api_key_env} (api_key_env) is not set; export it "
-                             "with the API key")
-        headers["Authorization"] = f"Bearer {key}"
-    url = s.base_url + "/models"
+    if model.api_key_env and not env.get(model.api_key_env, ""):
+        raise ProbeError(f"the environment variable {model.api_key_env} (api_key_env) is not set; export it "
+                         "with the API key")
+    hint = KeyHint(f"check the key in {model.api_key_env}", "it needs a key: --model-args api_key_env=VAR")
     try:
-        with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=PROBE_TIMEOUT_S) as r:
-            status, kind, body = r.status, r.headers.get("Content-Type", ""), r.read(PROBE_MAX_BYTES)
-    except urllib.error.HTTPError as e:  # an answer with an error status
-        status, kind, body = e.code, e.headers.get("Content-Type", ""), e.read(PROBE_MAX_BYTES)
-    except (urllib.error.URLError, OSError, http.client.HTTPException, ValueError) as e:
-        reason = e.reason if isinstance(e, urllib.error.URLError) and isinstance(e.reason, BaseException) else e
-        raise ProbeError(f"cannot reach {url}: {type(reason).__name__}: {str(reason) or 'no answer'}") from None
-    if status in (401, 403):
-        raise ProbeError(f"{url} refused the request ({status}): "
-                         + ("check the key in " + model.api_key_env if model.api_key_env
-                            else "it needs a key: --model-args api_key_env=VAR"))
-    try:
-        doc = json.loads(body)
-        served = [str(m["id"]) for m in doc["data"]]
-    except (ValueError, KeyError, TypeError):
-        kind = (kind or "unknown content").split(";")[0]
-        raise ProbeError(f"{url} does not speak the OpenAI API: GET /models answered {status} with {kind}, "
-                         "not a model list (is the URL the server's /v1 base?)") from None
+        served = served_models_sync(s, hint=hint, env=env, timeout_s=PROBE_TIMEOUT_S)
+    except ProbeFailed as e:
+        raise ProbeError(str(e)) from None
     if not s.model:
         if len(served) != 1:
             raise ProbeError(f"{s.base_url} serves {len(served)} models ({', '.join(served[:8]) or 'none'}); "

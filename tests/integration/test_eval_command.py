@@ -116,6 +116,38 @@ def test_a_model_that_cannot_answer_stops_with_one_line_and_exit_2(case: str, fa
     assert not out.exists()  # nor stored: the probe comes first
 
 
+def test_a_redirecting_endpoint_is_refused_at_the_probe_as_its_requests_would_be(
+        fake: ThreadedFaultServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The probe asks through the client that asks the questions, which follows no redirect. Before, the probe
+    (urllib) followed the 307 to the real server, accepted the endpoint, and every question then failed."""
+    target = fake.url()
+
+    class Redirect(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(307)
+            self.send_header("Location", target + self.path.removeprefix("/v1"))
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        do_POST = do_GET
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Redirect)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        asked = fake.count()
+        url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+        rc = main(["eval", "--model", "openai:" + url, "--limit", "2", "--output", str(tmp_path / "out"), "-q"])
+        err = capsys.readouterr().err
+    finally:
+        server.shutdown()
+    assert rc == 2 and err.count("\n") == 1, err
+    assert f"{url} does not speak the OpenAI API: GET /models answered 307" in err, err
+    assert fake.count() == asked and not (tmp_path / "out").exists()
+
+
 def test_a_key_on_the_command_line_is_refused(fake: ThreadedFaultServer, tmp_path: Path,
                                               capsys: pytest.CaptureFixture[str]) -> None:
     rc = main(["eval", "--model", "openai:" + fake.url(), "--model-args", "api_key=sk-123", "--output", str(tmp_path)])
