@@ -200,7 +200,10 @@ def main(argv: list[str] | None = None) -> None:
     auth = bearer(store, team="bench", role="admin")  # the api takes tokens (livetab token create)
     store.close()
     server, url = _start_server(args.latency_ms)
-    spec = {"name": "bench-fixed-latency", "backend": "openai", "base_url": url, "model": "bench",
+    from tests.fakes.fault_server import MODEL_ID
+
+    # the model the fake server lists: the api probes the endpoint at the door and refuses a model it does not serve
+    spec = {"name": "bench-fixed-latency", "backend": "openai", "base_url": url, "model": MODEL_ID,
             "params": {"concurrency": str(args.concurrency), "timeout_s": "30"}}
     cfg = tmp / "pipeline.yaml"
     cfg.write_text(yaml.safe_dump({
