@@ -55,10 +55,13 @@ def fold(text: str) -> str:
         return text.lower().replace("`", "'") if "`" in text else text.lower()
     if _PRESENTATION.search(text):  # to plain letters first, so the letter fold sees them (ﺓ -> ة -> ه)
         text = unicodedata.normalize("NFKC", text)
-    text = fold_arabic(text).translate(_PLAIN).lower()
+    text = fold_arabic(text).translate(_PLAIN)
     if not text.isascii():
-        text = _strip_marks(text)
-    return text
+        # NFKD turns compatibility characters into the letters and signs the maps and `lower` know: the
+        # styled "𝐔𝐒𝐀" into "USA", "﹘" into "—", "ٸ" into "ى" and a hamza; so the maps run once more after it
+        # and `lower` runs last (lower case first would leave "𝐔𝐒𝐀" as "USA", and folding again would change it)
+        text = fold_arabic(_strip_marks(text)).translate(_PLAIN)
+    return text.lower()
 
 
 _ASCII_PUNCT = bytes(c for c in range(128) if not chr(c).isalnum())
