@@ -66,21 +66,18 @@ def fold(text: str) -> str:
 
 _ASCII_PUNCT = bytes(c for c in range(128) if not chr(c).isalnum())
 _ASCII_UPPER = bytes(range(ord("A"), ord("Z") + 1))
-# ASCII `key` by one bytes.translate: non-word characters to spaces (the apostrophe deleted), and for
-# text not yet folded upper case to lower (`fold` turns the backtick into an apostrophe: deleted too).
-_KEY_FOLDED = bytes.maketrans(_ASCII_PUNCT, b" " * len(_ASCII_PUNCT))
-_KEY_RAW = bytes.maketrans(_ASCII_PUNCT + _ASCII_UPPER, b" " * len(_ASCII_PUNCT) + _ASCII_UPPER.lower())
+# ASCII `key` by one bytes.translate: non-word characters to spaces, upper case to lower, the apostrophe
+# deleted (and the backtick, which `fold` turns into an apostrophe).
+_KEY_ASCII = bytes.maketrans(_ASCII_PUNCT + _ASCII_UPPER, b" " * len(_ASCII_PUNCT) + _ASCII_UPPER.lower())
 
 
 @lru_cache(maxsize=16)  # one judgment keys the same span several times; nothing is kept beyond that
-def key(text: str, folded: bool = False) -> str:
-    """The comparison form: `fold` then every run of non-word characters to one space."""
+def key(text: str) -> str:
+    """The comparison form: `fold` then every run of non-word characters to one space. Text already folded
+    may be given: `fold` is idempotent."""
     if text.isascii():  # the same result as below, several times faster
-        raw = text.encode("ascii")
-        raw = raw.translate(_KEY_FOLDED, b"'") if folded else raw.translate(_KEY_RAW, b"'`")
-        return " ".join(raw.decode("ascii").split())
-    if not folded:
-        text = fold(text)
+        return " ".join(text.encode("ascii").translate(_KEY_ASCII, b"'`").decode("ascii").split())
+    text = fold(text)
     if "'" in text:
         text = text.replace("'", "")
     return _NON_WORD.sub(" ", text).strip()
@@ -101,8 +98,8 @@ def has_digit(text: str) -> bool:
 
 @lru_cache(maxsize=16)
 def key_tokens(text: str) -> frozenset[str]:
-    """The set of words of `key(text, folded=True)` (for quick vocabulary tests)."""
-    return frozenset(key(text, folded=True).split())
+    """The set of words of `key(text)` (for quick vocabulary tests)."""
+    return frozenset(key(text).split())
 
 
 def allowed_edits(k: str) -> int:
