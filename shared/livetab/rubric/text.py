@@ -52,7 +52,7 @@ _PRESENTATION = re.compile("[\ufb50-\ufdff\ufe70-\ufeff]")
 def fold(text: str) -> str:
     """Lower case, Arabic variants and digits unified, accents removed, quotes and dashes plain."""
     if text.isascii():  # fast path: nothing to unify but the backtick
-        return text.lower().replace("`", "'") if "`" in text else text.lower()
+        return text.lower().replace("`", "'")
     if _PRESENTATION.search(text):  # to plain letters first, so the letter fold sees them (ﺓ -> ة -> ه)
         text = unicodedata.normalize("NFKC", text)
     text = fold_arabic(text).translate(_PLAIN)
