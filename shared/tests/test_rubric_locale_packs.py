@@ -90,6 +90,10 @@ def test_a_new_pack_reads_its_own_words_and_what_it_borrows(packs: Path) -> None
     ({"true": "ja"}, "locale field 'true' must be a list"),
     ({"or_lookalikes": "où"}, "locale field 'or_lookalikes' must be a list"),
     ({"months": ["januar"]}, "locale field 'months' must be an object"),
+    ({"comparison": ["größer"]}, "locale field 'comparison' must map names to lists of words"),
+    ({"comparison": {"more": "größer"}}, "locale field 'comparison' must map names to lists of words"),
+    ({"relation": {"after": ["nach"], "fixed_phrases": "vor allem"}},
+     "locale field 'relation' must map names to lists of words"),
 ])
 def test_a_malformed_pack_is_refused_by_name(packs: Path, pack: dict[str, object], message: str) -> None:
     write(packs, "zz", pack)
