@@ -86,7 +86,7 @@ RUBRIC_TESTS = ["shared/tests/test_rubric_examples.py", "shared/tests/test_rubri
                 "shared/tests/test_rubric_kinds.py", "shared/tests/test_rubric_lists.py",
                 "shared/tests/test_rubric_numbers.py", "shared/tests/test_rubric_text.py",
                 "shared/tests/test_rubric_arabic_fold.py", "shared/tests/test_rubric_fold_compat.py",
-                "shared/tests/test_rubric_extract_edges.py",
+                "shared/tests/test_rubric_extract_edges.py", "shared/tests/test_rubric_year_dates.py",
                 "shared/tests/test_wtq_hand_checked.py", "shared/tests/test_wtq_official.py"]
 # the rule judge's decision (judge.py, gold.py, mcq.py): the rubric tests above, the judge's class, language,
 # oracle-case tests, and the tests written against its survivors
