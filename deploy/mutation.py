@@ -95,7 +95,7 @@ RUBRIC_JUDGE_TESTS = [*RUBRIC_TESTS, "shared/tests/test_rubric_classes.py", "sha
                       "shared/tests/test_rubric_judge_lists.py", "shared/tests/test_rubric_mcq_forms.py",
                       "shared/tests/test_rubric_gold_spec.py", "shared/tests/test_rubric_judge_edges.py",
                       "shared/tests/test_rubric_class_pins.py", "shared/tests/test_rubric_durations.py",
-                      "shared/tests/test_rubric_judge_pins.py"]
+                      "shared/tests/test_rubric_judge_pins.py", "shared/tests/test_rubric_unique_part.py"]
 
 # the rest of the rubric (text, numbers, forms, answer classes) is reached through the judge too
 RUBRIC_REST_TESTS = [*RUBRIC_TESTS, "shared/tests/test_rubric_classes.py", "shared/tests/test_rubric_languages.py",
