@@ -6,7 +6,6 @@ the answer is correct. Without that word of the question the same answers are co
 from __future__ import annotations
 
 import pytest
-
 from livetab.rubric import judge_text
 
 BANKS = [["Bank", "Country"], ["Bank of America", "USA"], ["Bank of China", "China"], ["Bank of Japan", "Japan"]]
