@@ -59,3 +59,15 @@ def test_the_other_side_named_right_after_the_comparative(response: str, gold: s
     v = judge_text(response, gold, language=language, question=question)
     direction = "the gold's direction" if verdict == "correct" else "the opposite direction"
     assert (v.verdict, v.rationale.endswith(f"has {direction} [whole]")) == (verdict, True)
+
+
+@pytest.mark.parametrize(("response", "gold", "verdict"), [
+    ("It is less recent than Bad.", "earlier", "correct"),
+    ("It is less recent than Bad.", "later", "incorrect"),
+    ("It is more recent than Bad.", "later", "correct"),
+])
+def test_more_or_less_with_a_comparative_reads_as_one(response: str, gold: str, verdict: str) -> None:
+    # "less recent" is "earlier": "less" turns the direction of the comparative after it
+    v = judge_text(response, gold, question="Was Thriller released earlier or later than Bad?")
+    direction = "the gold's direction" if verdict == "correct" else "the opposite direction"
+    assert (v.verdict, v.rationale.endswith(f"has {direction} [whole]")) == (verdict, True)
