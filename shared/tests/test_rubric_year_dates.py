@@ -1,6 +1,7 @@
-"""A gold date with only its year known ("2006-xx-xx", the normalised form of WikiTableQuestions' year-only
-dates) is judged as the year, a number: the rationale says "number", not "date". A gold with its month known
-("2006-05-xx") is a date."""
+"""Gold dates with parts unknown, in WikiTableQuestions' normalised form: with only its year known
+("2006-xx-xx") a gold is judged as the year, a number (the rationale says "number", not "date"); with its
+month known ("2006-05-xx") or only its day ("xxxx-xx-13", the 13th of any month) it is a date. A day-only
+gold was judged as the text "xxxx xx 13", which no answer states: "May 13" and "في 13 مايو" were wrong."""
 
 from __future__ import annotations
 
@@ -29,3 +30,21 @@ def test_a_year_only_gold_date_is_judged_as_its_year(response: str, language: st
 def test_a_gold_date_with_its_month_is_a_date(response: str, verdict: str, rationale: str) -> None:
     v = judge_text(response, ["2006-05-xx"])
     assert (v.verdict, v.rationale) == (verdict, rationale)
+
+
+@pytest.mark.parametrize(("response", "language", "verdict", "rationale"), [
+    ("May 13", "en", "correct", "date matches [whole]"),
+    ("It was on 13 May 2005.", "en", "correct", "date matches [whole]"),
+    ("14 May 2005", "en", "incorrect", "date differs [whole]"),
+    ("في 13 مايو", "ar", "correct", "date matches [whole]"),
+    ("في 14 مايو", "ar", "incorrect", "date differs [whole]"),
+])
+def test_a_day_only_gold_date_is_a_date(response: str, language: str, verdict: str, rationale: str) -> None:
+    v = judge_text(response, ["xxxx-xx-13"], language=language)
+    assert (v.verdict, v.rationale) == (verdict, rationale)
+
+
+def test_a_gold_date_with_no_part_known_is_no_date() -> None:
+    # "xxxx-xx-xx" would match every date: it stays the text it is
+    v = judge_text("May 13", ["xxxx-xx-xx"])
+    assert (v.verdict, v.rationale) == ("incorrect", "the gold is not in the answer [whole]")

@@ -86,10 +86,10 @@ def gold_item(text: str, loc: Locale, *, number: float | None = None, percent: b
     num = number_from_float(number, percent) if number is not None else (_bare_number(folded, loc) if parse else None)
     date_m = parse_iso_like(folded, loc) if parse and number is None else None
     date = date_m.readings[0] if date_m is not None else None
-    if date is not None and date[1] is not None:
-        num = None  # "March 4, 2006" is a date, not the number 4
+    if date is not None and (date[1] is not None or date[2] is not None):
+        num = None  # "March 4, 2006" is a date, not the number 4; "xxxx-xx-13" (a day of any month) a date too
     elif date is not None:
-        date = None
+        date = None  # "xxxx-xx-xx": no part of the date known
     duration = None
     if num is None and date is None and any(c.isdigit() for c in folded):
         durations = find_durations(folded)
