@@ -55,7 +55,7 @@ def _false_equation(left: str, right: str) -> bool:
             terms[-1] /= num
         else:
             terms.append(num if op == "+" else -num)
-    return abs(sum(terms) - float(right.strip().rstrip("."))) > 1e-9
+    return abs(sum(terms) - float(right)) > 1e-9  # `float` reads "306" and "306." with spaces around
 
 
 class Extraction(NamedTuple):
