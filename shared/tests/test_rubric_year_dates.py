@@ -6,7 +6,6 @@ gold was judged as the text "xxxx xx 13", which no answer states: "May 13" and "
 from __future__ import annotations
 
 import pytest
-
 from livetab.rubric import judge_text
 
 
