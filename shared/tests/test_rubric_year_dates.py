@@ -44,6 +44,6 @@ def test_a_day_only_gold_date_is_a_date(response: str, language: str, verdict: s
 
 
 def test_a_gold_date_with_no_part_known_is_no_date() -> None:
-    # "xxxx-xx-xx" would match every date: it stays the text it is
+    # "xxxx-xx-xx" (no part known, no digit): no date is read from it, it stays the text it is
     v = judge_text("May 13", ["xxxx-xx-xx"])
     assert (v.verdict, v.rationale) == ("incorrect", "the gold is not in the answer [whole]")
