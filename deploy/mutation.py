@@ -85,7 +85,8 @@ class Group:
 RUBRIC_TESTS = ["shared/tests/test_rubric_examples.py", "shared/tests/test_rubric_extract.py",
                 "shared/tests/test_rubric_kinds.py", "shared/tests/test_rubric_lists.py",
                 "shared/tests/test_rubric_numbers.py", "shared/tests/test_rubric_text.py",
-                "shared/tests/test_rubric_arabic_fold.py",
+                "shared/tests/test_rubric_arabic_fold.py", "shared/tests/test_rubric_fold_compat.py",
+                "shared/tests/test_rubric_extract_edges.py", "shared/tests/test_rubric_year_dates.py",
                 "shared/tests/test_wtq_hand_checked.py", "shared/tests/test_wtq_official.py"]
 # the rule judge's decision (judge.py, gold.py, mcq.py): the rubric tests above, the judge's class, language,
 # oracle-case tests, and the tests written against its survivors
@@ -94,7 +95,7 @@ RUBRIC_JUDGE_TESTS = [*RUBRIC_TESTS, "shared/tests/test_rubric_classes.py", "sha
                       "shared/tests/test_rubric_judge_lists.py", "shared/tests/test_rubric_mcq_forms.py",
                       "shared/tests/test_rubric_gold_spec.py", "shared/tests/test_rubric_judge_edges.py",
                       "shared/tests/test_rubric_class_pins.py", "shared/tests/test_rubric_durations.py",
-                      "shared/tests/test_rubric_judge_pins.py"]
+                      "shared/tests/test_rubric_judge_pins.py", "shared/tests/test_rubric_unique_part.py"]
 
 # the rest of the rubric (text, numbers, forms, answer classes) is reached through the judge too
 RUBRIC_REST_TESTS = [*RUBRIC_TESTS, "shared/tests/test_rubric_classes.py", "shared/tests/test_rubric_languages.py",
@@ -104,7 +105,8 @@ RUBRIC_REST_TESTS = [*RUBRIC_TESTS, "shared/tests/test_rubric_classes.py", "shar
                      "shared/tests/test_rubric_table_view.py", "shared/tests/test_rubric_locale_packs.py",
                      "shared/tests/test_rubric_judge_paths.py", "shared/tests/test_rubric_judge_lists.py",
                      "shared/tests/test_rubric_language_relations.py", "shared/tests/test_rubric_judge_edges.py",
-                     "shared/tests/test_rubric_class_pins.py", "shared/tests/test_rubric_judge_pins.py"]
+                     "shared/tests/test_rubric_class_pins.py", "shared/tests/test_rubric_judge_pins.py",
+                     "shared/tests/test_rubric_comparison_negation.py"]
 
 # Priority order: the ids and metrics every score is built from, the cache key, the worker's commit path,
 # qagen's derivation and verification, the rule judge's decision, then the rest of the rubric.

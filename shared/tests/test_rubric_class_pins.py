@@ -59,8 +59,8 @@ def test_question_context(lang: str, question: str, with_text: bool, sides: Side
                           negated: bool, has_or: bool) -> None:
     loc = get_locale(lang)
     qf = fold(question)
-    ctx = question_context(key(qf, folded=True), qf, loc, question) if with_text else question_context(
-        key(qf, folded=True), qf, loc)
+    ctx = question_context(key(qf), qf, loc, question) if with_text else question_context(
+        key(qf), qf, loc)
     assert ctx.competitor_sides == sides
     assert tuple((p, tuple(sorted(e))) for p, e in ctx.entities) == entities
     assert (ctx.negated, ctx.has_or) == (negated, has_or)

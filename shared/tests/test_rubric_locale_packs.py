@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from livetab.rubric import judge_text, locale
-from livetab.rubric.locale import answer_forms, available_packs, get_locale
+from livetab.rubric.locale import answer_forms, available_packs, get_locale, pack_section
 from livetab.rubric.numbers import find_numbers
 from livetab.rubric.text import fold
 
@@ -90,6 +90,10 @@ def test_a_new_pack_reads_its_own_words_and_what_it_borrows(packs: Path) -> None
     ({"true": "ja"}, "locale field 'true' must be a list"),
     ({"or_lookalikes": "où"}, "locale field 'or_lookalikes' must be a list"),
     ({"months": ["januar"]}, "locale field 'months' must be an object"),
+    ({"comparison": ["größer"]}, "locale field 'comparison' must map names to lists of words"),
+    ({"comparison": {"more": "größer"}}, "locale field 'comparison' must map names to lists of words"),
+    ({"relation": {"after": ["nach"], "fixed_phrases": "vor allem"}},
+     "locale field 'relation' must map names to lists of words"),
 ])
 def test_a_malformed_pack_is_refused_by_name(packs: Path, pack: dict[str, object], message: str) -> None:
     write(packs, "zz", pack)
@@ -134,3 +138,29 @@ def test_a_pack_without_scale_words_still_reads_digits_and_percents(packs: Path)
     assert [(n.value, n.percent) for n in found] == [(1200.0, False), (45.0, True), (2.0, True)]
     assert judge_text("Die Quote lag bei 45 Prozent.", "45%", language="zz").verdict == "correct"
     assert judge_text("Die Quote lag bei 54 %.", "45%", language="zz").verdict == "incorrect"
+
+
+def test_a_pack_section_is_read_as_written() -> None:
+    # the shipped packs' total-row words (`livetab.total_labels`), not folded: the hamza of "إجمالي" stays
+    assert pack_section("en", "total_rows") == {"start": ["total", "totals", "grand total", "sum", "overall"],
+                                                "end": ["total", "totals"]}
+    ar = pack_section("ar", "total_rows")
+    assert ar["end"] == ["الإجمالي", "المجموع"] and "إجمالي" in ar["start"]
+
+
+def test_a_pack_section_of_no_pack_or_no_such_section_is_empty() -> None:
+    assert pack_section("xx", "total_rows") == {}  # no pack for the language
+    assert pack_section("en", "no_such_section") == {}
+
+
+@pytest.mark.parametrize("section", [["total"], {"start": "total"}, {"start": ["total"], "end": 3}])
+def test_a_malformed_pack_section_is_refused_by_name(packs: Path, section: object) -> None:
+    write(packs, "zz", {"total_rows": section})
+    with pytest.raises(ValueError) as err:
+        pack_section("zz", "total_rows")
+    assert str(err.value) == "locale zz: 'total_rows' must map names to lists of words"
+
+
+def test_a_pack_section_gives_names_and_words_as_strings(packs: Path) -> None:
+    write(packs, "zz", {"total_rows": {"start": ["Summe", 100], "end": []}})
+    assert pack_section("zz", "total_rows") == {"start": ["Summe", "100"], "end": []}

@@ -61,12 +61,12 @@ class GoldInTable:
 
 def _cell(row: int, text: str) -> CellValue:
     folded = fold(text)
-    whole = key(folded, folded=True)
+    whole = key(folded)
     raw_lines = [ln for ln in folded.splitlines() if ln.strip()]
-    lines = tuple(key(ln, folded=True) for ln in raw_lines) if len(raw_lines) > 1 else ()
+    lines = tuple(key(ln) for ln in raw_lines) if len(raw_lines) > 1 else ()
     names: list[str] = []
     for part in (folded, *raw_lines):
-        for variant in (key(part, folded=True), key(_PAREN_TAIL.sub("", part), folded=True)):
+        for variant in (key(part), key(_PAREN_TAIL.sub("", part))):
             if variant and variant not in names:
                 names.append(variant)
     years = frozenset(int(y) for y in _YEAR.findall(folded))

@@ -57,7 +57,7 @@ class Tokens:
 def tokens_of(folded: str) -> Tokens:
     words, spans = [], []
     for m in _WORD.finditer(folded):
-        k = key(m.group(), folded=True).replace(" ", "")
+        k = key(m.group()).replace(" ", "")
         if k:
             words.append(k)
             spans.append((m.start(), m.end()))

@@ -67,8 +67,8 @@ def comparative(tokens: list[str], loc: Locale) -> tuple[int, str, int] | None:
 def _asked(question_folded: str, loc: Locale) -> tuple[tuple[str, int] | None, str | None]:
     """The question's comparative (axis, direction) and the first word after its "than", if any; no
     comparative when the question is negated outside its quoted names ("which did not have more ...")."""
-    tokens = key(question_folded, folded=True).split()
-    if _negated(key(_QUOTED.sub(" ", question_folded), folded=True).split(), loc):
+    tokens = key(question_folded).split()
+    if _negated(key(_QUOTED.sub(" ", question_folded)).split(), loc):
         return None, None
     found = comparative(tokens, loc)
     than = None

@@ -62,7 +62,7 @@ def question_context(question_key: str, question_folded: str, loc: Locale, quest
         or_folded = fold(re.sub(rf"(?<!\w)(?:{alts})(?!\w)", " ", question_text, flags=re.IGNORECASE))
     # an "or" inside a quoted value ("تم طلب المشورة أو المساعدة") is part of that value, not the question's
     outside = key(_QUOTED.sub(lambda m: " ".join(w for w in m.group(0).split() if w not in loc.or_words),
-                              or_folded), folded=True).split()
+                              or_folded)).split()
     sides: list[tuple[str, str]] = []
     for i, t in enumerate(outside):
         if t in loc.or_words and 0 < i < len(outside) - 1:
@@ -92,7 +92,7 @@ def question_context(question_key: str, question_folded: str, loc: Locale, quest
     negated = any(t in loc.negations for t in tokens) or "n't" in question_folded
     return QuestionContext(frozenset(tokens), question_folded, tuple(sides), tuple(relations), tuple(entities),
                            negated,
-                           any(t in loc.or_words for t in key(or_folded, folded=True).split()))
+                           any(t in loc.or_words for t in key(or_folded).split()))
 
 
 def entity_doubt(tokens: list[str], gold_tokens: frozenset[str], ctx: QuestionContext,

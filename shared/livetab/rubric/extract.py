@@ -55,7 +55,7 @@ def _false_equation(left: str, right: str) -> bool:
             terms[-1] /= num
         else:
             terms.append(num if op == "+" else -num)
-    return abs(sum(terms) - float(right.strip().rstrip("."))) > 1e-9
+    return abs(sum(terms) - float(right)) > 1e-9  # `float` reads "306" and "306." with spaces around
 
 
 class Extraction(NamedTuple):
@@ -122,9 +122,8 @@ def _after_marker(text: str, loc: Locale) -> str | None:
         return None
     last = None
     for m in _marker_re(loc).finditer(text):
-        phrase = m.group(0).strip().lower()
-        bare_word = len(phrase.split()) == 1 and phrase.rstrip(":：") == phrase.rstrip(":： ")
-        if bare_word and ":" not in m.group(0) and "：" not in m.group(0):
+        phrase = m.group(0)
+        if len(phrase.split()) == 1 and ":" not in phrase:  # (folded: a fullwidth "：" is a ":" here)
             continue  # a one-word marker ("answer", "ответ", "antwort") alone is not one; "Answer:" is
         last = m
     if last is None:
@@ -148,7 +147,7 @@ def extract_answer(folded: str, loc: Locale) -> Extraction:
         boxed = _boxed(text) if "\\boxed" in text else None
         if boxed is not None:
             return Extraction(boxed, "boxed")
-    if "*" in text or "`" in text or "#" in text:
+    if "*" in text or "#" in text:  # (folded: a backtick is an apostrophe here)
         text = "\n".join(_MARKDOWN.sub("", ln) if not ln.lstrip().startswith("* ") else "- " + _MARKDOWN.sub("", ln)
                          for ln in text.splitlines()).strip()
     marked = _after_marker(text, loc)

@@ -68,7 +68,7 @@ def _bare_number(folded: str, loc: Locale) -> NumberMention | None:
     if len(nums) != 1:
         return None
     rest = (s[:nums[0].start] + " " + s[nums[0].end:]).strip()
-    if any(c.isdigit() for c in rest) or len(key(rest, folded=True).split()) > 2:
+    if any(c.isdigit() for c in rest) or len(key(rest).split()) > 2:
         return None
     if rest and nums[0].start > 0 and not re.fullmatch(r"[$€£¥+~≈ ]*", s[:nums[0].start]):
         return None  # "Chapter 11", "Apollo 13": a name, not a quantity
@@ -78,18 +78,18 @@ def _bare_number(folded: str, loc: Locale) -> NumberMention | None:
 def gold_item(text: str, loc: Locale, *, number: float | None = None, percent: bool = False,
               parse: bool = True) -> GoldItem:
     folded = fold(text)
-    k = key(folded, folded=True)
+    k = key(folded)
     keys = [k]
-    for variant in (strip_leading_article(k), key(_PAREN_TAIL.sub("", folded), folded=True)):
+    for variant in (strip_leading_article(k), key(_PAREN_TAIL.sub("", folded))):
         if variant and variant not in keys:
             keys.append(variant)
     num = number_from_float(number, percent) if number is not None else (_bare_number(folded, loc) if parse else None)
     date_m = parse_iso_like(folded, loc) if parse and number is None else None
     date = date_m.readings[0] if date_m is not None else None
-    if date is not None and date[1] is not None:
-        num = None  # "March 4, 2006" is a date, not the number 4
+    if date is not None and (date[1] is not None or date[2] is not None):
+        num = None  # "March 4, 2006" is a date, not the number 4; "xxxx-xx-13" (a day of any month) a date too
     elif date is not None:
-        date = None
+        date = None  # "xxxx-xx-xx": no part of the date known
     duration = None
     if num is None and date is None and any(c.isdigit() for c in folded):
         durations = find_durations(folded)
@@ -97,7 +97,7 @@ def gold_item(text: str, loc: Locale, *, number: float | None = None, percent: b
             duration = durations[0]
     parts: tuple[str, ...] = ()
     if "/" in folded and num is None and date is None:
-        parts = tuple(p for p in (key(x, folded=True) for x in folded.split("/")) if p)
+        parts = tuple(p for p in (key(x) for x in folded.split("/")) if p)
         parts = parts if len(parts) > 1 else ()
     return GoldItem(text, tuple(keys), frozenset(k.split()), allowed_edits(k), num, date,
                     has_arabic(text) and num is None, duration, parts)
@@ -118,7 +118,7 @@ def _finish(kind: str, loc: Locale, items: list[GoldItem], question_text: str, *
     q_numbers: tuple[NumberMention, ...] = ()
     if question_text:
         qf = fold(question_text)
-        ctx = question_context(key(qf, folded=True), qf, loc, question_text)
+        ctx = question_context(key(qf), qf, loc, question_text)
         q_numbers = tuple(find_numbers(qf, loc))
     year_like = any(it.number is not None and it.number.value == int(it.number.value)
                     and _YEAR_LIKE[0] <= it.number.value <= _YEAR_LIKE[1] for it in items)

@@ -30,7 +30,7 @@ def _res(loc: Locale) -> tuple[re.Pattern[str], re.Pattern[str]]:
 def _hints(loc: Locale) -> tuple[frozenset[str], re.Pattern[str]]:
     """The longest word of every phrase (a phrase can only match where it occurs): as a word set for a
     quick test on the answer's words, and as a pattern for Arabic, where prefixes attach to words."""
-    words = {max(key(p, folded=True).split(), key=len) for p in loc.contradictory + loc.insufficient}
+    words = {max(key(p).split(), key=len) for p in loc.contradictory + loc.insufficient}
     return frozenset(words), re.compile("|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)))
 
 

@@ -159,7 +159,7 @@ def _judge_number(span: str, spec: GoldSpec, gold: GoldItem, tol: _Tolerance, me
     cands = _candidates(span, spec)
     refusal = refusal_kind(span, spec.loc) if len(cands) < 2 else None  # only decisive for 0 or 1 number
     if not cands:
-        if g.value == 0 and any(t in _ZERO_WORDS for t in key(span, folded=True).split()):
+        if g.value == 0 and any(t in _ZERO_WORDS for t in key(span).split()):
             return CORRECT, "zero stated in words"
         if refusal:
             return INCORRECT, f"declined ({refusal}) an answerable question"
@@ -169,7 +169,7 @@ def _judge_number(span: str, spec: GoldSpec, gold: GoldItem, tol: _Tolerance, me
         if refusal:
             return UNCERTAIN, "gives the number but also says the table cannot answer"
         if spec.context is not None and method not in _STRUCTURED:
-            doubt = entity_doubt(key(span, folded=True).split(), frozenset(), spec.context, spec.loc,
+            doubt = entity_doubt(key(span).split(), frozenset(), spec.context, spec.loc,
                                  same_column=view.same_column if view is not None else None)
             if doubt:
                 return doubt
@@ -225,9 +225,9 @@ def _judge_date(span: str, spec: GoldSpec, gold: GoldItem, view: TableView | Non
         others = set(view.other_names(cols, gold.keys)) if cols else set()
         right = [d for d, r in zip(own, results, strict=True) if r is True]
         listed = [d for d, r in zip(own, results, strict=True) if r is not True
-                  and key(span[d.start:d.end], folded=True) in others and any(_adjacent(span, x, d, spec) for x in right)]
+                  and key(span[d.start:d.end]) in others and any(_adjacent(span, x, d, spec) for x in right)]
         if listed:
-            return INCORRECT, (f"the answer lists {key(span[listed[0].start:listed[0].end], folded=True)!r}, a date "
+            return INCORRECT, (f"the answer lists {key(span[listed[0].start:listed[0].end])!r}, a date "
                                "of another row of the column, with the gold")
     return UNCERTAIN, "the answer names several dates, not all equal to the gold"
 
@@ -258,7 +258,7 @@ def _find_mention(tokens: list[str], span_key: str, gold: GoldItem) -> tuple[int
 
 def _judge_text(span: str, spec: GoldSpec, gold: GoldItem, tol: _Tolerance,
                 view: TableView | None = None) -> tuple[str, str]:
-    span_key = key(span, folded=True)
+    span_key = key(span)
     if span_key in gold.keys:
         return CORRECT, "text matches"
     if _script_violation(span, gold):
@@ -441,7 +441,7 @@ def _cell_lines(span: str, tokens: list[str], gold: GoldItem, spec: GoldSpec,
 
 
 def _word_after(text: str, end: int) -> str:
-    words = key(text[end:end + 24], folded=True).split()
+    words = key(text[end:end + 24]).split()
     return words[0] if words else ""
 
 
@@ -484,7 +484,7 @@ def _judge_list(span: str, spec: GoldSpec, tol: _Tolerance) -> tuple[str, str]:
     answered = split_items(span, spec.loc, keep=tuple(fold(it.text) for it in items))
     longest = max(len(k.split()) for it in items for k in it.keys[:1])
     sentence_words = spec.loc.stopwords - _NAME_WORDS
-    bare = not any(t in sentence_words for t in key(span, folded=True).split())
+    bare = not any(t in sentence_words for t in key(span).split())
     if answered and bare and all(len(a.split()) <= longest + 2 for a in answered):
         matched_gold = [any(match_item(a, g, number_eq(g)) for a in answered) for g in items]  # type: ignore[arg-type]
         matched_answer = [any(match_item(a, g, number_eq(g)) for g in items) for a in answered]  # type: ignore[arg-type]
@@ -494,7 +494,7 @@ def _judge_list(span: str, spec: GoldSpec, tol: _Tolerance) -> tuple[str, str]:
             return INCORRECT, "list has items not in the gold"
         if any(matched_gold) or len(answered) > 1:
             return INCORRECT, f"list misses {matched_gold.count(False)} of {len(items)} gold items"
-    span_key = key(span, folded=True)
+    span_key = key(span)
     tokens = span_key.split()
     nums = None
     found = 0
@@ -535,7 +535,7 @@ def _judge_boolean(span: str, spec: GoldSpec) -> tuple[str, str]:
         return UNCERTAIN, "no clear true/false"
     lead = leading_polarity_end(span, spec.loc)
     if lead and spec.context is not None:
-        content = key(span[lead:], folded=True).split()
+        content = key(span[lead:]).split()
         implied = content_polarity(spec.context.tokens, content, spec.loc)
         if implied is not None and implied != said:
             return UNCERTAIN, "the yes/no and its own sentence disagree (the sentence turns the question round)"
@@ -564,7 +564,7 @@ def _judge_imperfect(span: str, spec: GoldSpec, method: str) -> tuple[str, str]:
         if find_numbers(span, spec.loc):
             return INCORRECT, "a numeric answer to an unanswerable question"
         return INCORRECT, f"does not say the table is {spec.kind}"
-    first = key(span, folded=True).split()[:1]
+    first = key(span).split()[:1]
     if method in _STRUCTURED and first and first[0].isdigit():
         return INCORRECT, "a numeric final answer to an unanswerable question"
     if claimed == spec.kind:

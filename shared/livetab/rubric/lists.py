@@ -51,7 +51,7 @@ def split_items(folded: str, loc: Locale, keep: tuple[str, ...] = ()) -> list[st
     items = []
     for p in parts:
         p = re.sub(r"\x00(\d+)\x00", lambda m: kept[int(m.group(1))], p)
-        k = key(p, folded=True)
+        k = key(p)
         if k.startswith("and "):
             k = k[4:]
         if k:

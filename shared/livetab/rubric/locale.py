@@ -185,7 +185,7 @@ def _relation(data: dict[str, object]) -> dict[str, object]:
     out: dict[str, object] = {f"rel_{k}": frozenset(rel.get(k, [])) for k in
                                ("before", "after", "verbs", "passive", "skip", "openers", "object_endings",
                                 "agent_before_verb")}
-    out["rel_fixed"] = tuple(tuple(key(p, folded=True).split()) for p in rel.get("fixed_phrases", []))
+    out["rel_fixed"] = tuple(tuple(key(p).split()) for p in rel.get("fixed_phrases", []))
     return out
 
 

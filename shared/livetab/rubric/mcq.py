@@ -42,14 +42,14 @@ _SYMBOLS = str.maketrans({"♭": " flat ", "♯": " sharp ", "@": " at "})
 _LEADING_LABEL = re.compile(r"(?:\(([0-9]{1,2}|[a-z]|[ابجده])\)|([0-9]{1,2}|[a-z]|[ابجده])[).:])\s+(?=\S)")
 
 
-def option_key(text: str, *, folded: bool = False) -> str:
+def option_key(text: str) -> str:
     """`key` of an option text or a response span, keeping what tells real options apart that `key` drops:
     a leading minus ("-1" is not "1") and the symbols ♭ ♯ @ as words ("A♭" is not "A", "@ Chicago" - an
     away game - is not "Chicago")."""
-    f = text if folded else fold(text)
+    f = fold(text)  # a folded span may be given: `fold` is idempotent
     if "♭" in f or "♯" in f or "@" in f:
         f = f.translate(_SYMBOLS)
-    k = key(f, folded=True)
+    k = key(f)
     return f"minus {k}" if k and _NEGATIVE.match(f) else k
 
 
@@ -82,7 +82,7 @@ def _named(span_key: str, option_keys: list[str]) -> set[int]:
 def _label_text(folded: str, m: re.Match[str], chosen: int, option_keys: list[str]) -> Choice:
     """A label at the start of the span ("C.", "(c)", "Option 3:") and the text after it: both must name
     the same option."""
-    rest = option_key(folded[m.end():], folded=True)
+    rest = option_key(folded[m.end():])
     if not rest:
         return Choice(frozenset({chosen}))
     named = _named(rest, option_keys)
@@ -97,7 +97,7 @@ def _label_text(folded: str, m: re.Match[str], chosen: int, option_keys: list[st
 def read_choice(folded: str, option_keys: list[str], loc: Locale) -> Choice:
     """Which options a folded response span points at, and whether its label and text disagree."""
     n = len(option_keys)
-    span_key = option_key(folded, folded=True)
+    span_key = option_key(folded)
     # The whole answer is one option's text (option texts may themselves be numbers).
     exact = {i + 1 for i, k in enumerate(option_keys) if k and span_key == k}
     if exact:
@@ -112,7 +112,7 @@ def read_choice(folded: str, option_keys: list[str], loc: Locale) -> Choice:
     lead = _LEADING_LABEL.match(stripped)
     if lead is not None:
         labelled = _index(lead.group(1) or lead.group(2), n)
-        rest = option_key(stripped[lead.end():], folded=True)
+        rest = option_key(stripped[lead.end():])
         if labelled is not None and sum(1 for k in option_keys if k and k == rest) == 1:
             return _label_text(stripped, lead, labelled, option_keys)
     for pattern in (_explicit(loc), _PAREN, _CLOSE):

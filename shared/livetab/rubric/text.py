@@ -52,32 +52,32 @@ _PRESENTATION = re.compile("[\ufb50-\ufdff\ufe70-\ufeff]")
 def fold(text: str) -> str:
     """Lower case, Arabic variants and digits unified, accents removed, quotes and dashes plain."""
     if text.isascii():  # fast path: nothing to unify but the backtick
-        return text.lower().replace("`", "'") if "`" in text else text.lower()
+        return text.lower().replace("`", "'")
     if _PRESENTATION.search(text):  # to plain letters first, so the letter fold sees them (ﺓ -> ة -> ه)
         text = unicodedata.normalize("NFKC", text)
-    text = fold_arabic(text).translate(_PLAIN).lower()
+    text = fold_arabic(text).translate(_PLAIN)
     if not text.isascii():
-        text = _strip_marks(text)
-    return text
+        # NFKD turns compatibility characters into the letters and signs the maps and `lower` know: the
+        # styled "𝐔𝐒𝐀" into "USA", "﹘" into "—", "ٸ" into "ى" and a hamza; so the maps run once more after it
+        # and `lower` runs last (lower case first would leave "𝐔𝐒𝐀" as "USA", and folding again would change it)
+        text = fold_arabic(_strip_marks(text)).translate(_PLAIN)
+    return text.lower()
 
 
 _ASCII_PUNCT = bytes(c for c in range(128) if not chr(c).isalnum())
 _ASCII_UPPER = bytes(range(ord("A"), ord("Z") + 1))
-# ASCII `key` by one bytes.translate: non-word characters to spaces (the apostrophe deleted), and for
-# text not yet folded upper case to lower (`fold` turns the backtick into an apostrophe: deleted too).
-_KEY_FOLDED = bytes.maketrans(_ASCII_PUNCT, b" " * len(_ASCII_PUNCT))
-_KEY_RAW = bytes.maketrans(_ASCII_PUNCT + _ASCII_UPPER, b" " * len(_ASCII_PUNCT) + _ASCII_UPPER.lower())
+# ASCII `key` by one bytes.translate: non-word characters to spaces, upper case to lower, the apostrophe
+# deleted (and the backtick, which `fold` turns into an apostrophe).
+_KEY_ASCII = bytes.maketrans(_ASCII_PUNCT + _ASCII_UPPER, b" " * len(_ASCII_PUNCT) + _ASCII_UPPER.lower())
 
 
 @lru_cache(maxsize=16)  # one judgment keys the same span several times; nothing is kept beyond that
-def key(text: str, folded: bool = False) -> str:
-    """The comparison form: `fold` then every run of non-word characters to one space."""
+def key(text: str) -> str:
+    """The comparison form: `fold` then every run of non-word characters to one space. Text already folded
+    may be given: `fold` is idempotent."""
     if text.isascii():  # the same result as below, several times faster
-        raw = text.encode("ascii")
-        raw = raw.translate(_KEY_FOLDED, b"'") if folded else raw.translate(_KEY_RAW, b"'`")
-        return " ".join(raw.decode("ascii").split())
-    if not folded:
-        text = fold(text)
+        return " ".join(text.encode("ascii").translate(_KEY_ASCII, b"'`").decode("ascii").split())
+    text = fold(text)
     if "'" in text:
         text = text.replace("'", "")
     return _NON_WORD.sub(" ", text).strip()
@@ -98,8 +98,8 @@ def has_digit(text: str) -> bool:
 
 @lru_cache(maxsize=16)
 def key_tokens(text: str) -> frozenset[str]:
-    """The set of words of `key(text, folded=True)` (for quick vocabulary tests)."""
-    return frozenset(key(text, folded=True).split())
+    """The set of words of `key(text)` (for quick vocabulary tests)."""
+    return frozenset(key(text).split())
 
 
 def allowed_edits(k: str) -> int:
