@@ -266,7 +266,7 @@ def test_relation_side_and_fixed_phrases() -> None:
 
 
 @pytest.mark.parametrize(("question", "relations"), [
-    ("who came after li na", (("after", "li"),)),  # a two-letter anchor word counts
+    ("who came after li na", (("after", "li"), ("after", "na"))),  # two-letter anchor words count
     ("who came after x smith", (("after", "smith"),)),  # a one-letter word does not
     ("who came after 1990 smith", (("after", "smith"),)),  # nor a number
     ("who finished after the 2 of the smiths", ()),  # the anchor within four words of the relation word

@@ -46,18 +46,30 @@ def _content(tokens: list[str], loc: Locale) -> list[str]:
     return [t for t in tokens if t not in loc.stopwords and t not in loc.rel_skip and len(t) > 1 and not t.isdigit()]
 
 
+def _anchor_words(tokens: list[str], loc: Locale) -> list[str]:
+    """The anchor's words among the (up to four) tokens after a relation word: its first content word and the
+    content words right after it ("Georg Kaiser" of "succeeded Georg Kaiser as mayor"), up to the first word
+    that is not one; skipped words before the first ("à", "auf") do not end it."""
+    out: list[str] = []
+    for t in tokens:
+        if _content([t], loc):
+            out.append(t)
+        elif out:
+            break
+    return out
+
+
 def question_relations(tokens: list[str], loc: Locale) -> tuple[tuple[str, str], ...]:
-    """(side asked, first anchor word) for each relation word of the question with an anchor after it:
-    "who came after X" asks the after side of X; "who was succeeded by X" asks the before side."""
+    """(side asked, anchor word) for each word of the anchor of each relation word of the question: "who came
+    after X" asks the after side of X; "who was succeeded by X" asks the before side. Every word of the anchor
+    is listed, so an answer that names it by another of them ("Kaiser" for "Georg Kaiser") is read too."""
     out = []
     for i in range(len(tokens)):
         side = relation_side(tokens, i, loc)
         if side is None:
             continue
-        anchor = _content(tokens[i + 1:i + 5], loc)
-        if anchor:
-            out.append((side, anchor[0]))
-    return tuple(out)
+        out.extend((side, a) for a in _anchor_words(tokens[i + 1:i + 5], loc))
+    return tuple(dict.fromkeys(out))
 
 
 def name_base(t: str, names: set[str] | frozenset[str], loc: Locale) -> str:
@@ -135,8 +147,8 @@ def relation_doubt(tokens: list[str], gold_tokens: frozenset[str], relations: tu
             if side == asked[obj]:
                 return None
             return INCORRECT, "the answer puts the gold on the other side of the anchor"
-        if obj is not None and obj in gold_tokens and len(asked) == 1:  # "<anchor> R <gold>": the opposite
-            flipped = AFTER if side == BEFORE else BEFORE
+        if obj is not None and obj in gold_tokens and len(set(asked.values())) == 1:  # "<anchor> R <gold>"
+            flipped = AFTER if side == BEFORE else BEFORE  # the opposite of the gold's side
             if flipped == next(iter(asked.values())):
                 return None
             return INCORRECT, "the answer puts the gold on the other side of the anchor"
