@@ -106,7 +106,7 @@ RUBRIC_REST_TESTS = [*RUBRIC_TESTS, "shared/tests/test_rubric_classes.py", "shar
                      "shared/tests/test_rubric_judge_paths.py", "shared/tests/test_rubric_judge_lists.py",
                      "shared/tests/test_rubric_language_relations.py", "shared/tests/test_rubric_judge_edges.py",
                      "shared/tests/test_rubric_class_pins.py", "shared/tests/test_rubric_judge_pins.py",
-                     "shared/tests/test_rubric_comparison_negation.py"]
+                     "shared/tests/test_rubric_comparison_negation.py", "shared/tests/test_rubric_relation_anchor.py"]
 
 # Priority order: the ids and metrics every score is built from, the cache key, the worker's commit path,
 # qagen's derivation and verification, the rule judge's decision, then the rest of the rubric.
