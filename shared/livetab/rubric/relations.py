@@ -63,7 +63,7 @@ def question_relations(tokens: list[str], loc: Locale) -> tuple[tuple[str, str],
     """(side asked, anchor word) for each word of the anchor of each relation word of the question: "who came
     after X" asks the after side of X; "who was succeeded by X" asks the before side. Every word of the anchor
     is listed, so an answer that names it by another of them ("Kaiser" for "Georg Kaiser") is read too."""
-    out = []
+    out: list[tuple[str, str]] = []
     for i in range(len(tokens)):
         side = relation_side(tokens, i, loc)
         if side is None:
