@@ -117,17 +117,15 @@ class _Svg:
         self.add(f'<rect x="{_q(x)}" y="{_q(y)}" width="{_q(max(w, 0.0))}" height="{_q(max(h, 0.0))}" '
                  f'fill="{fill}" fill-opacity="{_q(opacity)}"/>')
 
-    def text(self, x: float, y: float, text: str, *, anchor: str = "middle", size: float = SIZE,
-             weight: str = "", rotate: float = 0.0, lines: Sequence[str] | None = None) -> None:
-        """One label; several `lines` stack downwards from `y` (the first line's baseline)."""
+    def text(self, x: float, y: float, text: str | Sequence[str], *, anchor: str = "middle", size: float = SIZE,
+             rotate: float = 0.0) -> None:
+        """One label, or several lines of one stacked downwards from `y` (the first line's baseline)."""
         attrs = f'x="{_q(x)}" y="{_q(y)}" text-anchor="{anchor}" fill="{INK}"'
         if size != SIZE:
             attrs += f' font-size="{_q(size)}"'
-        if weight:
-            attrs += f' font-weight="{weight}"'
         if rotate:
             attrs += f' transform="rotate({_q(rotate)} {_q(x)} {_q(y)})"'
-        rows = list(lines) if lines is not None else [text]
+        rows = [text] if isinstance(text, str) else list(text)
         if len(rows) == 1:
             self.add(f"<text {attrs}>{_esc(rows[0])}</text>")
             return
@@ -262,7 +260,7 @@ def grouped_bars(categories: Sequence[Sequence[str]], series: Sequence[Series], 
         if rotate:
             svg.text(x + 3, frame.bottom + 14, " ".join(cat), anchor="end", rotate=-30)
         else:
-            svg.text(x, frame.bottom + 15, "", lines=cat)
+            svg.text(x, frame.bottom + 15, cat)
     _box(svg, frame)
     svg.text((frame.left + frame.right) / 2, frame.bottom + below + 12, xlabel)
     svg.text((frame.left + frame.right) / 2, 20, title, size=TITLE_SIZE)
