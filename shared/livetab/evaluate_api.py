@@ -13,7 +13,8 @@ reporter over the in-process bus and one store), exactly as `livetab run` does a
 3. one run per model is submitted (a Run message: the planner makes the requests) and the services are driven
    until nothing is left to read;
 4. the leaderboard files (`leaderboard.json`, `.md`, `report.html`) come from the reporter, the per-sample log
-   (`samples.jsonl`, `samples.parquet`) from the store.
+   (`samples.jsonl`, `samples.parquet`) from the store (`evaluate_files.EvalFiles`: for a large evaluation, the
+   reporter's half is written by a process of its own, `livetab.report_process`, started with the requests).
 
 The store is persistent (default `OUTPUT/livetab.db`), ids are content hashes and answers are cached, so an
 evaluation stopped half-way (Ctrl-C) resumes where it stopped when run again with the same arguments.
@@ -26,7 +27,6 @@ import gc
 import json
 import logging
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -35,9 +35,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from livetab.evaluate_files import EvalFiles
 from livetab.evaluate_model import EvalError, EvalModel, ProbeError, parse_model, parse_model_args, probe
 from livetab.evaluate_release import BUNDLED_RELEASE, ensure_release
-from livetab.evaluate_samples import sample_rows, write_samples
+from livetab.evaluate_samples import write_samples
 from livetab.settings import InferenceSettings, ReporterSettings, RunSettings, Settings, StoreSettings
 
 __all__ = ["DEFAULT_OUTPUT", "EvalError", "ProbeError", "Progress", "Results", "evaluate"]
@@ -159,48 +160,6 @@ def _publish_release(services: Any, release: str) -> None:
         raise EvalError(f"could not publish the release: {reason}")
 
 
-def _warm_writers() -> threading.Thread:
-    """Import the report writer and the Parquet writer (pyarrow) in a thread while the requests are
-    in flight: the event loop mostly waits on the network then, and the files are written at once when the last
-    answer is judged instead of after a second of imports."""
-    def load() -> None:
-        try:
-            from importlib.metadata import entry_points
-
-            for ep in entry_points(group="livetab.reports", name="write_reports"):
-                ep.load()
-            import pyarrow.json
-            import pyarrow.parquet  # noqa: F401
-        except Exception:  # reported, if at all, where the writers are used
-            log.debug("warming the file writers failed", exc_info=True)
-
-    t = threading.Thread(target=load, name="livetab-warm-writers", daemon=True)
-    t.start()
-    return t
-
-
-def _write_reports(services: Any, settings: Settings, run_ids: list[str], release: str, started: float) -> None:
-    """leaderboard.json, .md and report.html in the output folder, unless the reporter service has written
-    them during this evaluation: then through the reporter's `write_reports`, found by its entry point
-    (`livetab.reports`), so this package imports no service."""
-    from importlib.metadata import entry_points
-
-    from livetab.ids import judge_name
-    from livetab.publication import is_public
-
-    out = Path(settings.out_dir)
-    lb = out / "leaderboard.json"
-    if lb.is_file() and lb.stat().st_mtime >= started:
-        return
-    found = {ep.name: ep for ep in entry_points(group="livetab.reports")}
-    if "write_reports" not in found:
-        raise EvalError("no report writer is installed (entry point livetab.reports: write_reports); run "
-                        "`make install`")
-    write = found["write_reports"].load()
-    write(services.store, run_ids, out, release, judge=judge_name(settings.judge), public=is_public(release, settings),
-          split_date=settings.reporter.contamination_split)
-
-
 @contextmanager
 def _interpreter_for_a_batch() -> Iterator[None]:
     """Python's cyclic garbage collector and thread switch interval set for one evaluation, then put back.
@@ -297,6 +256,7 @@ def _evaluate(model: str | Sequence[str], *, release: str, model_name: str, mode
     cfg = cfg.model_copy(update={"run": cfg.run.model_copy(update={"release": name, "team": TEAM})})
     log.info("release %s from %s", name, origin)
     services = Embedded(cfg, store=db, services=EVAL_SERVICES)
+    files: EvalFiles | None = None
     try:
         _publish_release(services, name)
         runs = []
@@ -331,21 +291,24 @@ def _evaluate(model: str | Sequence[str], *, release: str, model_name: str, mode
                               elapsed_s=time.monotonic() - t0,
                               tokens=sum(int(getattr(h, "completion_tokens", 0)) for h in services.handlers("inference"))))
 
-        warm: list[threading.Thread] = []
+        files = EvalFiles(services.store, cfg, release=name, run_ids=run_ids, judge=judge, planned=planned,
+                          started=started)
+        files.begin()
+        first: list[bool] = []
 
         def round_done() -> None:
-            if not warm:  # after the first round, whose requests are in flight: importing the writers before
-                warm.append(_warm_writers())  # it would hold up the first requests (the GIL, import locks)
+            if not first:
+                first.append(True)
+                files.first_round()
             tick()
 
         tick(force=True)
-        services.drive(tick=round_done)
+        services.drive(tick=round_done, on_wait=files.waiting)
         tick(force=True)
-        for t in warm:
-            t.join()
-        _write_reports(services, cfg, run_ids, name, started)
-        rows = sample_rows(services.store, run_ids, judge)
+        rows, written = files.write()
     finally:
+        if files is not None:
+            files.close()
         for h in services.handlers("inference"):  # a handler that holds client sessions closes them
             close = getattr(h, "close", None)
             if callable(close):
@@ -353,6 +316,5 @@ def _evaluate(model: str | Sequence[str], *, release: str, model_name: str, mode
         services.close()
         db.close()
     doc = json.loads((out / "leaderboard.json").read_text(encoding="utf-8"))
-    files = [out / "leaderboard.json", out / "leaderboard.md", out / "report.html", *write_samples(out, rows)]
-    return Results(leaderboard=doc, sample_rows=rows, release=name, run_ids=run_ids, output=out, files=files,
+    return Results(leaderboard=doc, sample_rows=rows, release=name, run_ids=run_ids, output=out, files=written,
                    probes=probes, elapsed_s=time.monotonic() - t0)

@@ -8,16 +8,17 @@ from pathlib import Path
 from typing import Any
 
 from livetab.store import Store, schema
+from livetab.store.read_once import ReadOnce
 from livetab.v1 import inference_pb2, judgment_pb2, question_pb2
 
-__all__ = ["SAMPLE_COLUMNS", "sample_rows", "write_samples"]
+__all__ = ["SAMPLE_COLUMNS", "jsonl_to_parquet", "sample_rows", "write_jsonl", "write_samples"]
 
 SAMPLE_COLUMNS = ("run_id", "model", "request_id", "question_id", "family", "language", "format", "setting",
                   "sample_index", "question", "prompt_version", "prompt_sha256", "response", "extracted_answer", "gold",
                   "verdict", "score", "reason", "judge", "prompt_tokens", "completion_tokens", "latency_ms", "error", "cached")
 
 
-def sample_rows(store: Store, run_ids: list[str], judge: str) -> list[dict[str, Any]]:
+def sample_rows(store: Store | ReadOnce, run_ids: list[str], judge: str) -> list[dict[str, Any]]:
     """Every answer of the runs, in (run, question, format, setting, sample) order; `verdict` is "" for an answer
     `judge` has not judged (yet)."""
     out = []
@@ -53,29 +54,43 @@ _TYPES = {"sample_index": "int64", "score": "float64", "prompt_tokens": "int64",
 
 
 def write_samples(folder: Path, rows: list[dict[str, Any]]) -> list[Path]:
-    """samples.jsonl and samples.parquet in `folder`; the paths written.
+    """samples.jsonl and samples.parquet in `folder`; the paths written."""
+    jsonl, text = write_jsonl(folder, rows)
+    parquet = folder / "samples.parquet"
+    jsonl_to_parquet(text, parquet)
+    return [jsonl, parquet]
 
-    The Parquet table is read by Arrow's own JSON reader from the JSON lines just written, with the columns'
-    types given: building it from Python lists (`pyarrow.array`) would import pandas (pyarrow looks for pandas
-    objects), a third of a second of CPU an evaluation spends for nothing."""
+
+def write_jsonl(folder: Path, rows: list[dict[str, Any]]) -> tuple[Path, bytes]:
+    """samples.jsonl in `folder`: its path and the bytes written."""
+    folder.mkdir(parents=True, exist_ok=True)
+    jsonl = folder / "samples.jsonl"
+    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode("utf-8")
+    jsonl.write_bytes(text)
+    return jsonl, text
+
+
+def jsonl_to_parquet(text: bytes, parquet: Path) -> None:
+    """samples.parquet from samples.jsonl's bytes (`write_jsonl`), with the columns' types.
+
+    The table is read by Arrow's own JSON reader: building it from Python lists (`pyarrow.array`) would
+    import pandas (pyarrow looks for pandas objects), a third of a second of CPU an evaluation spends for
+    nothing."""
     import io
 
     import pyarrow as pa
     import pyarrow.json as pj
     import pyarrow.parquet as pq
 
-    folder.mkdir(parents=True, exist_ok=True)
-    jsonl = folder / "samples.jsonl"
-    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode("utf-8")
-    jsonl.write_bytes(text)
-    parquet = folder / "samples.parquet"
     types = {"int64": pa.int64(), "float64": pa.float64(), "bool": pa.bool_()}
     schema = pa.schema([(c, types[_TYPES[c]] if c in _TYPES else pa.string()) for c in SAMPLE_COLUMNS])
-    try:
-        table = pj.read_json(io.BytesIO(text), read_options=pj.ReadOptions(block_size=max(len(text), 1 << 20)),
-                             parse_options=pj.ParseOptions(explicit_schema=schema,
-                                                           unexpected_field_behavior="error")) if rows else None
-    except pa.ArrowInvalid:  # a value Arrow's JSON reader does not take (NaN): from the Python lists then
-        table = pa.table({c: pa.array([r[c] for r in rows], schema.field(c).type) for c in SAMPLE_COLUMNS})
+    table = None
+    if text:
+        try:
+            table = pj.read_json(io.BytesIO(text), read_options=pj.ReadOptions(block_size=max(len(text), 1 << 20)),
+                                 parse_options=pj.ParseOptions(explicit_schema=schema,
+                                                               unexpected_field_behavior="error"))
+        except pa.ArrowInvalid:  # a value Arrow's JSON reader does not take (NaN): from the Python lists then
+            rows = [json.loads(line) for line in text.decode("utf-8").split("\n") if line]
+            table = pa.table({c: pa.array([r[c] for r in rows], schema.field(c).type) for c in SAMPLE_COLUMNS})
     pq.write_table(table if table is not None else schema.empty_table(), parquet)
-    return [jsonl, parquet]

@@ -10,6 +10,7 @@ counts. Nothing in it depends on when it is written: the same store gives the sa
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import subprocess
@@ -35,6 +36,7 @@ def load_schema() -> dict[str, Any]:
     return dict(json.loads(resources.files("livetab_reporter").joinpath("leaderboard.schema.json").read_text()))
 
 
+@functools.cache  # what is installed does not change under a running process
 def livetab_version() -> str:
     try:
         return metadata.version("livetab")
@@ -42,6 +44,7 @@ def livetab_version() -> str:
         return "unknown"
 
 
+@functools.cache  # the commit of the code this process loaded: asked once (a subprocess, ~5 ms)
 def git_commit() -> str | None:
     """The commit of the checkout this code runs from, or None (an installed copy, no git)."""
     try:

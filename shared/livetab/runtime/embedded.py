@@ -75,12 +75,15 @@ class Embedded:
         return any(self.bus.lag(group, t.name) > 0 for t in topics.consumed_by(name))
 
     # -- driving -------------------------------------------------------------------------------------------
-    def drive(self, *, tick: Callable[[], None] | None = None, only: Collection[str] | None = None) -> int:
+    def drive(self, *, tick: Callable[[], None] | None = None, only: Collection[str] | None = None,
+              on_wait: Callable[[], None] | None = None) -> int:
         """Poll the services (those in `only`, default all) until none has anything left to read; the
-        number of records handled. `tick` is called after every round (a progress bar)."""
+        number of records handled. `tick` is called after every round (a progress bar), `on_wait` each time
+        every service waits on in-flight requests (work of the caller's that needs no answer: it delays
+        the handling of the answers that arrive meanwhile, so keep each call short)."""
         names = [n for n in self.names if only is None or n in only]
         try:
-            return self._drive(names, tick)
+            return self._drive(names, tick, on_wait)
         except BaseException:  # Ctrl-C: what has completed is stored, so that running again does not ask it again
             for w in (w for name in names for w in self._workers.get(name, [])):
                 if isinstance(w, InFlightWorker):
@@ -90,7 +93,8 @@ class Embedded:
                         log.warning("could not store what %s had completed", w.handler.service, exc_info=True)
             raise
 
-    def _drive(self, names: list[str], tick: Callable[[], None] | None) -> int:
+    def _drive(self, names: list[str], tick: Callable[[], None] | None,
+               on_wait: Callable[[], None] | None = None) -> int:
         handled = 0
         while True:
             for name in names:
@@ -107,6 +111,8 @@ class Embedded:
                 continue
             busy = [w for w in workers if isinstance(w, InFlightWorker) and w.busy]
             if busy:  # nothing else to do: wait (thread asleep) for a completion
+                if on_wait:
+                    on_wait()
                 handled += busy[0].advance(wait_s=STREAM_WAIT_S)
             elif not any(self._pending(n) for n in names):
                 return handled

@@ -1,0 +1,76 @@
+"""`ReadOnce`: each of a store's reads made once, and only the keys no earlier read has seen asked again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from livetab.records import question_row, table_row
+from livetab.store import open_store, schema
+from livetab.store.read_once import ReadOnce
+from livetab.v1 import question_pb2, table_pb2
+
+
+class Counting:
+    """A store that counts the reads it is asked for."""
+
+    def __init__(self, store: Any) -> None:
+        self.store, self.selects, self.keys = store, 0, []
+
+    def select(self, table: Any, **where: Any) -> list[dict[str, Any]]:
+        self.selects += 1
+        return self.store.select(table, **where)  # type: ignore[no-any-return]
+
+    def get_many(self, table: Any, keys: Any, chunk: int = 500) -> dict[str, dict[str, Any]]:
+        keys = list(keys)
+        self.keys += keys
+        return self.store.get_many(table, keys, chunk)  # type: ignore[no-any-return]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
+
+
+def _store(tmp_path: Path) -> Any:
+    store = open_store(f"sqlite:///{tmp_path / 'db.sqlite'}")
+    store.upsert(schema.tables, [table_row(table_pb2.Table(id="t1", release="r"))])
+    store.upsert(schema.questions, [question_row(question_pb2.Question(id=f"q{i}", table_id="t1", release="r",
+                                                                       status="verified")) for i in range(3)])
+    return store
+
+
+def test_a_repeated_select_is_answered_from_memory_and_its_rows_serve_later_lookups(tmp_path: Path) -> None:
+    store = Counting(_store(tmp_path))
+    reads = ReadOnce(store)
+    first = reads.select(schema.questions, release="r")
+    first.clear()  # the caller's own list: clearing it changes nothing for the next reader
+    again = reads.select(schema.questions, release="r")
+    assert sorted(r["id"] for r in again) == ["q0", "q1", "q2"] and store.selects == 1
+    assert set(reads.get_many(schema.questions, ["q2", "q0"])) == {"q0", "q2"} and store.keys == []
+    assert reads.get(schema.questions, "q1")["id"] == "q1" and store.keys == []  # type: ignore[index]
+    reads.select(schema.questions, release="other")  # another query is another read
+    assert store.selects == 2
+
+
+def test_get_many_asks_only_for_unseen_keys_and_remembers_missing_ones(tmp_path: Path) -> None:
+    store = Counting(_store(tmp_path))
+    reads = ReadOnce(store)
+    assert set(reads.get_many(schema.questions, ["q0", "nope"])) == {"q0"}
+    assert set(reads.get_many(schema.questions, ["q0", "q1", "nope"])) == {"q0", "q1"}
+    assert store.keys == ["q0", "nope", "q1"]  # "nope" was not asked again
+
+
+def test_prefetch_reads_a_frozen_release_and_adopt_hands_its_rows_on(tmp_path: Path) -> None:
+    from livetab.releases import create_draft, freeze, verified_questions
+
+    base = _store(tmp_path)
+    create_draft(base, "r", "2026-12-01T00:00:00")
+    assert freeze(base, "r", verified_questions(base, "r"), "2026-12-01T00:00:01", "c1", "test")
+    store = Counting(base)
+    first = ReadOnce(store)
+    assert first.prefetch_release("r") == 3
+    asked = len(store.keys)
+    second = ReadOnce(store)
+    second.adopt(first, (schema.questions, schema.tables))
+    assert set(second.get_many(schema.questions, ["q0", "q1", "q2"])) == {"q0", "q1", "q2"}
+    assert second.get(schema.tables, "t1") is not None and len(store.keys) == asked
+    assert ReadOnce(store).prefetch_release("draft") == 0  # not frozen: nothing

@@ -1,0 +1,149 @@
+"""`livetab.evaluate` writing its files with a report process (`livetab.report_process`): the files are those this
+process writes from the same store, and a report process that cannot start, answers an error or dies leaves
+them to this process — the same files, a warning in the log.
+
+The release is one WikiTableQuestions table with 40 questions (as the eval benchmark seeds it), answered by the
+fault server; `REPORT_PROCESS_MIN_REQUESTS` is lowered so that 40 requests take the report process."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import livetab
+import livetab.evaluate_files as evaluate_files
+import pyarrow.parquet as pq
+import pytest
+from livetab.evaluate_samples import sample_rows, write_samples
+from livetab.ids import judge_name
+from livetab.report_process import ReportProcess, ReportProcessError, main
+from livetab.settings import Settings
+from livetab.store import open_store
+
+from tests.fakes.fault_server import ThreadedFaultServer
+
+RELEASE = "report-process"
+
+
+@pytest.fixture(scope="module")
+def fake() -> Iterator[ThreadedFaultServer]:
+    with ThreadedFaultServer() as server:
+        yield server
+
+
+@pytest.fixture
+def store_url(tmp_path: Path) -> str:
+    from bench.inference_service import seed_release
+
+    url = f"sqlite:///{tmp_path / 'livetab.db'}"
+    store = open_store(url)
+    seed_release(store, RELEASE, 40)
+    store.close()
+    return url
+
+
+@pytest.fixture
+def used(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The report process for every evaluation; the commands it answered."""
+    monkeypatch.setattr(evaluate_files, "REPORT_PROCESS_MIN_REQUESTS", 0)
+    done: list[str] = []
+    wait = ReportProcess.wait
+
+    def spy(self: ReportProcess, op: str) -> None:
+        wait(self, op)
+        done.append(op)
+
+    monkeypatch.setattr(ReportProcess, "wait", spy)
+    return done
+
+
+def _evaluate(url: str, fake: ThreadedFaultServer, out: Path) -> livetab.Results:
+    return livetab.evaluate("openai:" + fake.url(), release=RELEASE, store=url, output=out, concurrency=8)
+
+
+def _as_this_process_writes(url: str, run_ids: list[str], out: Path) -> None:
+    from livetab_reporter.files import write_reports
+
+    store = open_store(url)
+    judge = judge_name(Settings().judge)
+    try:
+        write_reports(store, run_ids, out, RELEASE, judge=judge)
+        write_samples(out, sample_rows(store, run_ids, judge))
+    finally:
+        store.close()
+
+
+def _same_files(a: Path, b: Path) -> None:
+    assert json.loads((a / "leaderboard.json").read_text()) == json.loads((b / "leaderboard.json").read_text())
+    for name in ("leaderboard.md", "report.html", "samples.jsonl"):
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+    assert pq.read_table(a / "samples.parquet").equals(pq.read_table(b / "samples.parquet"))
+
+
+def test_the_report_process_writes_the_files_this_process_would(used: list[str], store_url: str,
+                                                                 fake: ThreadedFaultServer, tmp_path: Path) -> None:
+    res = _evaluate(store_url, fake, tmp_path / "out")
+    assert used == ["reports", "parquet"]
+    assert res.leaderboard["models"][0]["n"] == 40 and len(res.sample_rows) == 40
+    assert all(p.is_file() for p in res.files)
+    _as_this_process_writes(store_url, res.run_ids, tmp_path / "here")
+    _same_files(tmp_path / "out", tmp_path / "here")
+
+
+def _cannot_start(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    def refuse(self: ReportProcess) -> ReportProcess:
+        raise ReportProcessError("cannot start the report process: refused by the test")
+
+    monkeypatch.setattr(ReportProcess, "start", refuse)
+
+
+def _answers_an_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    args = evaluate_files.EvalFiles._report_args
+
+    def elsewhere(self: evaluate_files.EvalFiles) -> dict[str, Any]:  # a store with no tables: its reads fail
+        return {**args(self), "store": f"sqlite:///{tmp_path / 'empty.db'}"}
+
+    monkeypatch.setattr(evaluate_files.EvalFiles, "_report_args", elsewhere)
+
+
+def _dies(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    begin = evaluate_files.EvalFiles.begin
+
+    def then_kill(self: evaluate_files.EvalFiles) -> None:
+        begin(self)
+        assert self.process is not None and self.process._proc is not None
+        self.process._proc.kill()
+
+    monkeypatch.setattr(evaluate_files.EvalFiles, "begin", then_kill)
+
+
+@pytest.mark.parametrize("failure", [_cannot_start, _answers_an_error, _dies], ids=lambda f: f.__name__[1:])
+def test_a_failing_report_process_leaves_the_files_to_this_process(failure: Any, used: list[str], store_url: str,
+                                                                   fake: ThreadedFaultServer, tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch,
+                                                                   caplog: pytest.LogCaptureFixture) -> None:
+    failure(monkeypatch, tmp_path)
+    with caplog.at_level(logging.WARNING, logger="livetab.evaluate_files"):
+        res = _evaluate(store_url, fake, tmp_path / "out")
+    assert "this process writes" in caplog.text
+    assert "reports" not in used  # nothing the report process answered was taken for written
+    _as_this_process_writes(store_url, res.run_ids, tmp_path / "here")
+    _same_files(tmp_path / "out", tmp_path / "here")
+
+
+def test_the_process_answers_each_command_in_order_and_says_what_failed(tmp_path: Path) -> None:
+    jsonl = tmp_path / "samples.jsonl"
+    jsonl.write_bytes(b"")
+    commands = [{"op": "nonsense"}, {"op": "parquet", "jsonl": str(jsonl), "parquet": str(tmp_path / "s.parquet")},
+                {"op": "parquet", "jsonl": str(tmp_path / "missing.jsonl"), "parquet": str(tmp_path / "t.parquet")}]
+    out = io.StringIO()
+    assert main(io.StringIO("".join(json.dumps(c) + "\n" for c in commands)), out) == 0
+    replies = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert replies[0] == {"op": "ready", "ok": True}
+    assert replies[1]["op"] == "nonsense" and not replies[1]["ok"] and "unknown command" in replies[1]["error"]
+    assert replies[2] == {"op": "parquet", "ok": True} and pq.read_table(tmp_path / "s.parquet").num_rows == 0
+    assert replies[3]["op"] == "parquet" and not replies[3]["ok"] and "FileNotFoundError" in replies[3]["error"]
