@@ -270,7 +270,9 @@ def _evaluate(model: str | Sequence[str], *, release: str, model_name: str, mode
             runs.append(build_run(TEAM, name, model_spec(m.settings), **run_knobs))
         for run in runs:
             services.publish(topics.RUNS, run, key=run.id, message_id=run.id)
-        services.drive(only=("api",))
+        # one step of the planner: the runs planned (their rows say how many requests) and their first requests
+        # published; the rest are published by the drive below, as the first ones are asked
+        services.step(("api",))
         run_ids = [r.id for r in runs]
         planned = sum(int((services.store.get(schema.runs, r) or {"planned": 0})["planned"]) for r in run_ids)
         if planned == 0:

@@ -5,9 +5,11 @@ records come again. The bus is the real in-process one; a thin recorder around i
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from google.protobuf.message import Message
-from livetab.bus import HandlerContext, InProcBus, Outgoing, Retryable, Worker
+from livetab.bus import HandlerContext, InProcBus, Outgoing, OutgoingStream, Retryable, Worker
 from livetab.bus.base import Record
 from livetab.bus.inproc import InProcConsumer
 from livetab.v1 import report_pb2, table_pb2
@@ -179,3 +181,56 @@ def test_a_kafka_commit_refused_by_a_rebalance_is_retryable(error: str) -> None:
     with pytest.raises(Retryable, match="rebalance"):
         consumer.commit([Record("livetab.tables.v1", 0, 7, b"k", b"v", {})])
     consumer.commit([])  # nothing to commit: the broker is not asked
+
+
+class Fanout(Cleaner):
+    """Stores each table, then announces it `n` times (a run planned into many requests)."""
+
+    def __init__(self, n: int, fail_at: int | None = None) -> None:
+        super().__init__()
+        self.n, self.fail_at, self.made = n, fail_at, 0
+
+    def handle(self, message: Message, ctx: HandlerContext) -> list[Outgoing]:
+        ctx.store.upsert(message.id, message.caption)
+
+        def make() -> Iterator[Outgoing]:
+            for k in range(self.n):
+                if self.fail_at is not None and self.made == self.fail_at:
+                    self.fail_at = None
+                    raise Retryable("broker away")
+                self.made += 1
+                yield Outgoing(OUT, report_pb2.LeaderboardUpdate(id=f"{message.id}{k}"), message_id=f"{message.id}{k}")
+
+        return OutgoingStream(self.n, {OUT}, make)  # type: ignore[return-value]
+
+
+def test_a_sliced_batch_is_published_over_several_steps_and_committed_once_all_of_it_is_out() -> None:
+    log, bus, worker, store = _setup(Fanout(5), ["a", "b"])
+    worker.publish_slice = 4
+    assert worker.run_once() == 4 and worker.unfinished  # the records handled, 4 of their 10 outputs out
+    assert set(store.rows) == {"a", "b"} and log.events.count(f"publish:{OUT}") == 4
+    assert not any(e.startswith("commit") for e in log.events) and bus.lag(worker.group, TOPIC) == 2
+    assert worker.run_once() == 4 and worker.unfinished  # a step that only goes on publishing polls nothing
+    assert worker.run_once() == 2 and not worker.unfinished
+    assert log.events[-2:] == ["flush", "commit:0,1"] and log.events.count(f"publish:{OUT}") == 10
+    assert [r.headers["message-id"] for r in bus.records(OUT)] == [f"{t}{k}" for t in "ab" for k in range(5)]
+    assert worker.stats.published == 10 and worker.stats.batches == 1 and bus.lag(worker.group, TOPIC) == 0
+    assert worker.run_once() == 0
+
+
+def test_a_retryable_failure_in_a_sliced_batch_publishes_it_again_from_its_start() -> None:
+    handler = Fanout(10, fail_at=6)
+    log, bus, worker, _ = _setup(handler, ["a"])
+    worker.publish_slice = 4
+    assert worker.run_once() == 4
+    with pytest.raises(Retryable):
+        worker.run_once()  # the seventh output cannot be made: six are out
+    worker._abandon()  # what run() does, then it rewinds
+    worker.consumer.rewind()
+    assert not worker.unfinished and not any(e.startswith("commit") for e in log.events)
+    while worker.run_once():
+        pass
+    assert log.events[-2:] == ["flush", "commit:0"]
+    # all ten out, the six before the failure twice: the same message ids, which consumers deduplicate
+    assert sorted(r.headers["message-id"] for r in bus.records(OUT)) == sorted([f"a{k}" for k in range(6)]
+                                                                                + [f"a{k}" for k in range(10)])

@@ -8,6 +8,11 @@ it belongs to, and is committed; the worker goes on with the next record. A `Ret
 the committed offsets and backs off. Any other error ends the loop: it is kept in `failure` (so a
 readiness probe can report it) and re-raised, so the process exits and its orchestrator restarts it.
 SIGTERM only sets a flag: the current batch finishes, is committed, and the loop ends.
+
+With `publish_slice` = N (embedded mode), one step publishes at most N outputs of its batch and returns; the
+next step goes on where it stopped, and the batch is committed once all of it is out. A run's 2,000 planned
+requests then reach the inference service 256 at a time, and its first requests are on the wire while the
+rest are still being made (~0.06 s sooner on the 2,000-question eval benchmark; seconds for a large run).
 """
 
 from __future__ import annotations
@@ -86,6 +91,21 @@ AnyHandler = Handler[Any]  # what a worker runs: a handler of whichever message 
 
 
 @dataclass
+class _Batch:
+    """A polled batch whose outputs are being published (`publish_slice`): the groups of outputs (a record's,
+    or a batch handler's), which group is being published and how far."""
+
+    records: list[Record]
+    groups: list[tuple[Record | None, Iterable[tuple[Outgoing, dict[str, str]]]]]
+    t0: float
+    dead0: int
+    index: int = 0
+    current: Iterator[tuple[Outgoing, dict[str, str]]] | None = None
+    first: Message | None = None  # the current group's first output (a dead letter's context)
+    published: int = 0
+
+
+@dataclass
 class WorkerStats:
     processed: int = 0
     dead_lettered: int = 0
@@ -96,7 +116,7 @@ class WorkerStats:
 
 class Worker:
     def __init__(self, handler: AnyHandler, bus: Bus, ctx: HandlerContext, *, group: str | None = None,
-                 max_records: int = 100, poll_timeout_s: float = 0.5) -> None:
+                 max_records: int = 100, poll_timeout_s: float = 0.5, publish_slice: int = 0) -> None:
         self.handler = handler
         self.bus = bus
         self.ctx = ctx
@@ -107,6 +127,8 @@ class Worker:
             ctx.topic_exists = bus.topic_exists
         self.max_records = max_records
         self.poll_timeout_s = poll_timeout_s
+        self.publish_slice = publish_slice  # outputs published per step at most; 0: a batch's all at once
+        self._batch: _Batch | None = None
         self.stats = WorkerStats()
         m = meter()
         attrs = {"service": handler.service, "group": self.group}
@@ -180,12 +202,22 @@ class Worker:
         return 0
 
     def _abandon(self) -> None:
-        return None
+        self._batch = None  # a batch being published is polled and published again after the rewind
 
     def _drain(self) -> None:
         return None
 
+    @property
+    def unfinished(self) -> bool:
+        """A polled batch whose outputs are not all published yet (`publish_slice`): the next step goes on."""
+        return self._batch is not None
+
     def run_once(self) -> int:
+        """One step: poll a batch, handle it and publish its outputs (at most `publish_slice` of them), or go on
+        publishing the batch an earlier step left unfinished. The records handled, or the outputs published by
+        a step that only went on publishing."""
+        if self._batch is not None:
+            return self._publish_batch()
         records = self.consumer.poll(self.max_records, self.poll_timeout_s)
         if not records:
             self._idle()
@@ -200,43 +232,71 @@ class Worker:
         else:
             for rec in records:
                 groups.append((rec, self._process(rec)))
-        published = 0
-        for source, outgoing in groups:
-            published += self._publish(source, outgoing)
+        self._batch = _Batch(records, groups, t0, dead0)
+        n = self._publish_batch()
+        return len(records) if self._batch is None else n
+
+    def _publish_batch(self) -> int:
+        """Publish the batch's outputs, up to `publish_slice` of them; once all are out, flush and commit."""
+        b = self._batch
+        assert b is not None
+        budget = self.publish_slice or None
+        n = 0
+        while b.index < len(b.groups):
+            source, outgoing = b.groups[b.index]
+            if b.current is None:
+                b.current, b.first = iter(outgoing), None
+            k, done = self._publish_part(source, b, None if budget is None else budget - n)
+            n += k
+            b.published += k
+            if not done:
+                return max(n, 1)
+            b.index, b.current = b.index + 1, None
+        self._batch = None
+        records, published = b.records, b.published
         self.bus.flush()
         self.consumer.commit(records)
         self._m_processed.add(len(records), self._attrs)
-        self._m_dead.add(self.stats.dead_lettered - dead0, self._attrs)
-        self._m_batch.record(time.perf_counter() - t0, self._attrs)
+        self._m_dead.add(self.stats.dead_lettered - b.dead0, self._attrs)
+        self._m_batch.record(time.perf_counter() - b.t0, self._attrs)
         self.stats.batches += 1
         self.stats.published += published
-        dead = self.stats.dead_lettered - dead0
+        dead = self.stats.dead_lettered - b.dead0
         runs = ", ".join(f"{r[:12]}:{n}" for r, n in self._runs.most_common(5))
         more = f" +{len(self._runs) - 5} runs" if len(self._runs) > 5 else ""
         log.info("%s batch: %d in, %d out, %d dead-lettered in %.2fs%s", self.handler.service, len(records), published,
-                 dead, time.perf_counter() - t0, f" (runs {runs}{more})" if runs else "")
-        return len(records)
+                 dead, time.perf_counter() - b.t0, f" (runs {runs}{more})" if runs else "")
+        return max(n, 1)
 
     def _publish(self, rec: Record | None, outgoing: Iterable[tuple[Outgoing, dict[str, str]]]) -> int:
-        """Publish one record's outputs (a stream's as they are made); a record whose output the bus refuses
-        at once is dead-lettered."""
-        n, first = 0, None
+        """Publish one record's outputs at once (the in-flight worker's finished records); a record whose output
+        the bus refuses at once is dead-lettered."""
+        b = _Batch([], [(rec, outgoing)], 0.0, 0, current=iter(outgoing))
+        return self._publish_part(rec, b, None)[0]
+
+    def _publish_part(self, rec: Record | None, b: _Batch, limit: int | None) -> tuple[int, bool]:
+        """Publish the current group's outputs (a stream's as they are made), at most `limit` of them: how many,
+        and whether the group is done. A record whose output the bus refuses at once is dead-lettered."""
+        assert b.current is not None
+        n = 0
         try:
-            for out, headers in outgoing:
-                if first is None:
-                    first = out.message
+            for out, headers in b.current:
+                if b.first is None:
+                    b.first = out.message
                 self.bus.publish(out, headers)
                 n += 1
-            return n
+                if limit is not None and n >= limit:
+                    return n, False
+            return n, True
         except Retryable:
             raise
         except Exception as e:
             if rec is None:  # a batch's outputs belong to no one record
                 raise
-            letter = self._dead_letter(rec, f"the bus refused its output: {type(e).__name__}: {e}", first)
+            letter = self._dead_letter(rec, f"the bus refused its output: {type(e).__name__}: {e}", b.first)
             self.stats.dead_lettered += 1
             self.bus.publish(letter)
-            return 1
+            return 1, True
 
     def _idle(self) -> None:
         """A quiet poll: a handler with `on_idle(ctx)` may publish what it held back (e.g. a throttled

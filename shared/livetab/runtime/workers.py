@@ -8,7 +8,11 @@ from livetab.bus import AnyHandler, Bus, HandlerContext, Worker
 from livetab.bus.inflight import InFlightWorker
 from livetab.settings import Settings
 
-__all__ = ["keeps_in_flight", "worker_for"]
+__all__ = ["EMBEDDED_PUBLISH_SLICE", "keeps_in_flight", "worker_for"]
+
+# embedded mode: the outputs a worker publishes per step (`Worker.publish_slice`), so that the services after it
+# take their first records while it is still making the rest (a run's planned requests, 2,000 or 100,000)
+EMBEDDED_PUBLISH_SLICE = 256
 
 
 def keeps_in_flight(handler: AnyHandler) -> bool:
@@ -17,7 +21,8 @@ def keeps_in_flight(handler: AnyHandler) -> bool:
 
 def worker_for(handler: AnyHandler, bus: Bus, ctx: HandlerContext, settings: Settings, *, pool: str = "",
                embedded: bool = False) -> Worker:
-    """`embedded`: polls never wait (the in-process bus has nothing in flight between polls)."""
+    """`embedded`: polls never wait (the in-process bus has nothing in flight between polls), and a batch's
+    outputs go out EMBEDDED_PUBLISH_SLICE per step."""
     k = settings.kafka
     poll_s = 0.0 if embedded else k.poll_timeout_ms / 1000
     if keeps_in_flight(handler):
@@ -25,4 +30,5 @@ def worker_for(handler: AnyHandler, bus: Bus, ctx: HandlerContext, settings: Set
                               max_in_flight=(settings.inference.embedded_max_in_flight if embedded
                                              else settings.inference.max_in_flight), poll_timeout_s=poll_s,
                               drain_timeout_s=settings.inference.drain_timeout_s)
-    return Worker(handler, bus, ctx, max_records=100 if embedded else k.max_poll_records, poll_timeout_s=poll_s)
+    return Worker(handler, bus, ctx, max_records=100 if embedded else k.max_poll_records, poll_timeout_s=poll_s,
+                  publish_slice=EMBEDDED_PUBLISH_SLICE if embedded else 0)
