@@ -10,9 +10,10 @@ readiness probe can report it) and re-raised, so the process exits and its orche
 SIGTERM only sets a flag: the current batch finishes, is committed, and the loop ends.
 
 With `publish_slice` = N (embedded mode), one step publishes at most N outputs of its batch and returns; the
-next step goes on where it stopped, and the batch is committed once all of it is out. A run's 2,000 planned
-requests then reach the inference service 256 at a time, and its first requests are on the wire while the
-rest are still being made (~0.06 s sooner on the 2,000-question eval benchmark; seconds for a large run).
+next step goes on where it stopped, and the batch is committed once all of it is out. A run's planned requests
+then reach the inference service 256 at a time, and its first requests are on the wire while the rest are
+still being made: in `python -m bench eval` the first request went out at 0.06-0.07 s instead of 0.09 s for
+2,000 questions, at 0.36 s instead of 0.63 s for 20,000 (1 December 2026).
 """
 
 from __future__ import annotations
