@@ -24,9 +24,11 @@ from __future__ import annotations
 import json
 import os
 import queue
+import signal
 import subprocess
 import sys
 import threading
+from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
@@ -37,6 +39,7 @@ __all__ = ["ReportProcess", "ReportProcessError", "main", "report_writer", "warm
 # the process's scheduling priority, below the evaluation's (0): it imports and rehearses on whatever CPU the
 # requests leave; at the end, when it writes, nothing else is running to be preferred to it
 NICE = 10
+STDERR_LINES = 20  # the last lines of the process's stderr kept for the message when it ends unexpectedly
 
 
 class ReportProcessError(RuntimeError):
@@ -156,6 +159,7 @@ def main(stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> int:
         os.nice(NICE)
     except OSError:
         pass
+    signal.signal(signal.SIGTERM, _interrupt)  # stopped by the evaluation: as Ctrl-C, cleaning up on the way out
     session = _Session()
     try:
         try:
@@ -182,6 +186,10 @@ def main(stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> int:
     return 0
 
 
+def _interrupt(*_: object) -> None:
+    raise KeyboardInterrupt
+
+
 def _line(e: BaseException) -> str:
     text = str(e).strip().splitlines()
     return f"{type(e).__name__}: {text[0] if text else ''}"[:500]
@@ -198,6 +206,8 @@ class ReportProcess:
         self._proc: subprocess.Popen[str] | None = None
         self._replies: queue.Queue[dict[str, Any] | None] = queue.Queue()
         self._sent: list[str] = []
+        self._stderr: deque[str] = deque(maxlen=STDERR_LINES)
+        self._stderr_reader: threading.Thread | None = None
 
     def start(self) -> ReportProcess:
         """Spawn `python -m livetab.report_process` with this interpreter and this process's import path."""
@@ -205,12 +215,22 @@ class ReportProcess:
         env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
         try:
             self._proc = subprocess.Popen([sys.executable, "-m", "livetab.report_process"], stdin=subprocess.PIPE,
-                                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                           encoding="utf-8", env=env)
         except OSError as e:
             raise ReportProcessError(f"cannot start the report process: {e}") from None
         threading.Thread(target=self._read, name="livetab-report-process", daemon=True).start()
+        self._stderr_reader = threading.Thread(target=self._read_stderr, name="livetab-report-process-stderr",
+                                               daemon=True)
+        self._stderr_reader.start()
         return self
+
+    def _read_stderr(self) -> None:
+        """Keep the last lines the process wrote to stderr (a crash's traceback ends with its reason)."""
+        assert self._proc is not None and self._proc.stderr is not None
+        for line in self._proc.stderr:
+            if line.strip():
+                self._stderr.append(line.strip())
 
     def _read(self) -> None:
         assert self._proc is not None and self._proc.stdout is not None
@@ -242,7 +262,10 @@ class ReportProcess:
                 raise ReportProcessError(f"the report process did not answer {op!r} within {self.timeout_s:g} s") from None
             if reply is None:
                 self._replies.put(None)  # ended: so it stays for any later wait
-                raise ReportProcessError(f"the report process ended before it answered {op!r}")
+                if self._stderr_reader is not None:
+                    self._stderr_reader.join(timeout=1.0)  # what it wrote last, before its output ended
+                last = f" (it said: {self._stderr[-1][:300]})" if self._stderr else ""
+                raise ReportProcessError(f"the report process ended before it answered {op!r}{last}")
             name = reply.get("op")
             if name == "ready":
                 continue
@@ -264,9 +287,13 @@ class ReportProcess:
                 proc.stdin.close()
         except OSError:
             pass
-        if self._sent:  # a command it has not answered: nobody will read the answer
-            proc.kill()
-            proc.wait(timeout=5)
+        if self._sent:  # a command it has not answered (Ctrl-C, a failure): nobody will read the answer
+            proc.terminate()  # its handler raises KeyboardInterrupt: a scratch folder is removed on the way out
+            try:
+                proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=5)
 
 
 if __name__ == "__main__":

@@ -147,3 +147,36 @@ def test_the_process_answers_each_command_in_order_and_says_what_failed(tmp_path
     assert replies[1]["op"] == "nonsense" and not replies[1]["ok"] and "unknown command" in replies[1]["error"]
     assert replies[2] == {"op": "parquet", "ok": True} and pq.read_table(tmp_path / "s.parquet").num_rows == 0
     assert replies[3]["op"] == "parquet" and not replies[3]["ok"] and "FileNotFoundError" in replies[3]["error"]
+
+
+def test_a_report_process_that_crashes_is_named_with_its_last_words(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    import livetab.report_process as report_process
+
+    crash = tmp_path / "python"
+    crash.write_text("#!/bin/sh\nread line\necho 'Traceback (most recent call last):' >&2\n"
+                     "echo 'MemoryError: out of memory while writing' >&2\nexit 1\n")
+    crash.chmod(0o755)
+    monkeypatch.setattr(report_process.sys, "executable", str(crash))
+    proc = ReportProcess(timeout_s=10).start()
+    try:
+        proc.send("reports", out=str(tmp_path))
+        with pytest.raises(ReportProcessError, match=r"ended before it answered 'reports' \(it said: MemoryError"):
+            proc.wait("reports")
+    finally:
+        proc.close()
+
+
+def test_closing_a_busy_report_process_stops_it_as_ctrl_c_would(store_url: str, tmp_path: Path) -> None:
+    """An evaluation stopped (Ctrl-C) while its report process works: `close` stops it with SIGTERM, which the
+    process takes as KeyboardInterrupt (its scratch folders are removed on the way out), exit code 130."""
+    import time
+
+    proc = ReportProcess(timeout_s=60).start()
+    assert proc._replies.get(timeout=60) == {"op": "ready", "ok": True}  # its signal handler is in place
+    child = proc._proc
+    assert child is not None
+    proc.send("prepare", store=store_url, release=RELEASE, run_ids=[], judge="rubric", public=False, split_date="")
+    t0 = time.monotonic()
+    proc.close()
+    assert child.returncode == 130 and time.monotonic() - t0 < 3
