@@ -94,6 +94,11 @@ class EvalFiles:
         reports = not (lb.is_file() and lb.stat().st_mtime >= self.started)
         if self._warm is not None:
             self._warm.join()
+        if self.process is not None and not self.process.ready.is_set():
+            # still starting (a very fast evaluation, or its imports read from a cold disk): waiting for it
+            # would cost more than this process importing just the writers
+            log.info("the report process has not started yet; this process writes the files")
+            self.close()
         sent = self._send_reports() if reports else False
         rows = sample_rows(self.reads, self.run_ids, self.judge)
         jsonl, text = write_jsonl(self.out, rows)

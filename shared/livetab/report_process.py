@@ -208,6 +208,7 @@ class ReportProcess:
         self._sent: list[str] = []
         self._stderr: deque[str] = deque(maxlen=STDERR_LINES)
         self._stderr_reader: threading.Thread | None = None
+        self.ready = threading.Event()  # set once the process has done its imports ("ready")
 
     def start(self) -> ReportProcess:
         """Spawn `python -m livetab.report_process` with this interpreter and this process's import path."""
@@ -236,9 +237,12 @@ class ReportProcess:
         assert self._proc is not None and self._proc.stdout is not None
         for line in self._proc.stdout:
             try:
-                self._replies.put(json.loads(line))
+                reply = json.loads(line)
             except ValueError:
                 continue  # not a reply (a library printing): the replies are JSON lines
+            if isinstance(reply, dict) and reply.get("op") == "ready":
+                self.ready.set()
+            self._replies.put(reply)
         self._replies.put(None)  # the process ended
 
     def send(self, op: str, **args: Any) -> None:

@@ -27,6 +27,7 @@ from livetab.store import open_store
 from tests.fakes.fault_server import ThreadedFaultServer
 
 RELEASE = "report-process"
+BEGIN = evaluate_files.EvalFiles.begin  # as evaluations call it (the fixtures below wrap it)
 
 
 @pytest.fixture(scope="module")
@@ -48,8 +49,16 @@ def store_url(tmp_path: Path) -> str:
 
 @pytest.fixture
 def used(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The report process for every evaluation; the commands it answered."""
+    """The report process for every evaluation, ready before the first request (these evaluations take less
+    time than its start, and one still starting at the end is not waited for); the commands it answered."""
     monkeypatch.setattr(evaluate_files, "REPORT_PROCESS_MIN_REQUESTS", 0)
+
+    def begin_and_wait(self: evaluate_files.EvalFiles) -> None:
+        BEGIN(self)
+        if self.process is not None:
+            assert self.process.ready.wait(60)
+
+    monkeypatch.setattr(evaluate_files.EvalFiles, "begin", begin_and_wait)
     done: list[str] = []
     wait = ReportProcess.wait
 
@@ -180,3 +189,24 @@ def test_closing_a_busy_report_process_stops_it_as_ctrl_c_would(store_url: str, 
     t0 = time.monotonic()
     proc.close()
     assert child.returncode == 130 and time.monotonic() - t0 < 3
+
+
+def test_a_report_process_still_starting_at_the_end_is_not_waited_for(used: list[str], store_url: str,
+                                                                        fake: ThreadedFaultServer, tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A helper whose imports are not done when the last answer is judged (a cold disk, a fast evaluation) is
+    stopped, and this process writes the files at once instead of waiting for it."""
+    import time
+
+    import livetab.report_process as report_process
+
+    slow = tmp_path / "python"
+    slow.write_text("#!/bin/sh\nexec sleep 60\n")  # never gets to "ready"
+    slow.chmod(0o755)
+    monkeypatch.setattr(report_process.sys, "executable", str(slow))
+    monkeypatch.setattr(evaluate_files.EvalFiles, "begin", BEGIN)  # as evaluations run: not waiting for it
+    t0 = time.monotonic()
+    res = _evaluate(store_url, fake, tmp_path / "out")
+    assert time.monotonic() - t0 < 30 and used == []
+    _as_this_process_writes(store_url, res.run_ids, tmp_path / "here")
+    _same_files(tmp_path / "out", tmp_path / "here")
