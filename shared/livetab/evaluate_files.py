@@ -9,7 +9,7 @@ Two ways, the same files:
   the leaderboard files while this process writes samples.jsonl, then it writes samples.parquet. On the
   2,000-question eval benchmark this takes ~0.3 s of interpreter-lock time off the answers in flight and
   writes the two halves at once. Anything wrong with that process and this one writes what it did not
-  (logged as a warning);
+  (logged as a warning); a report process still starting when the last answer is judged is not waited for;
 - in this process: the writers are imported in a thread after the first requests are out (`_warm`), the
   release's questions read ahead while they are in flight (`ReadOnce.prefetch_release`), and every writer reads
   through one `ReadOnce` (the facts, the answer records and the samples read the same rows once).
