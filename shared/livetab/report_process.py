@@ -21,6 +21,7 @@ itself (`evaluate_api`), so the files never depend on this process.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import queue
@@ -46,20 +47,15 @@ class ReportProcessError(RuntimeError):
     """The report process could not do what it was asked; the message is one line."""
 
 
+@functools.cache
 def report_writer() -> Callable[..., Any] | None:
     """The reporter's `write_reports`, found by its entry point (`livetab.reports`, so that this package
     imports no service), loaded once; None when no reporter is installed."""
-    global _writer
-    if _writer is None:
-        from importlib.metadata import entry_points
+    from importlib.metadata import entry_points
 
-        for ep in entry_points(group="livetab.reports", name="write_reports"):
-            _writer = ep.load()
-            break
-    return _writer
-
-
-_writer: Callable[..., Any] | None = None
+    for ep in entry_points(group="livetab.reports", name="write_reports"):
+        return ep.load()  # type: ignore[no-any-return]
+    return None
 
 
 # --- the process itself -------------------------------------------------------------------------------------
@@ -155,11 +151,6 @@ def main(stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> int:
         stdout.write(json.dumps(doc) + "\n")
         stdout.flush()
 
-    try:  # background work: the evaluation's own process and its model server come first while requests stream
-        os.nice(NICE)
-    except OSError:
-        pass
-    signal.signal(signal.SIGTERM, _interrupt)  # stopped by the evaluation: as Ctrl-C, cleaning up on the way out
     session = _Session()
     try:
         try:
@@ -300,5 +291,17 @@ class ReportProcess:
                 proc.wait(timeout=5)
 
 
+def _as_a_process() -> int:
+    """`main` as the evaluation starts it: below the evaluation's priority (it and its model server come first
+    while requests stream), and SIGTERM taken as Ctrl-C (scratch folders removed on the way out). Not in
+    `main` itself, which a caller may run in its own process (the tests)."""
+    try:
+        os.nice(NICE)
+    except OSError:
+        pass
+    signal.signal(signal.SIGTERM, _interrupt)
+    return main()
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_as_a_process())

@@ -97,24 +97,24 @@ class Embedded:
     def step(self, only: Collection[str]) -> int:
         """One round of the services in `only` (each started when it has records to read): the records handled.
         A worker publishing a large batch has published its first slice of it (`Worker.publish_slice`)."""
-        names = [n for n in self.names if n in only]
+        return self._round([n for n in self.names if n in only])[0]
+
+    def _round(self, names: list[str]) -> tuple[int, list[Worker]]:
+        """Start the services that have records for the first time, then one step of every worker: what moved,
+        and the workers."""
         for name in names:
             if name not in self._workers and self._pending(name):
                 self.workers(name)
-        return sum(w.advance() if isinstance(w, InFlightWorker) else w.run_once()
-                   for name in names for w in self._workers.get(name, []))
+        workers = [w for name in names for w in self._workers.get(name, [])]
+        # an in-flight worker (inference) streams: it starts and finishes what it can and returns, so the
+        # other services handle its outputs while its requests are in flight
+        return sum(w.advance() if isinstance(w, InFlightWorker) else w.run_once() for w in workers), workers
 
     def _drive(self, names: list[str], tick: Callable[[], None] | None,
                on_wait: Callable[[], None] | None = None) -> int:
         handled = 0
         while True:
-            for name in names:
-                if name not in self._workers and self._pending(name):
-                    self.workers(name)
-            workers = [w for name in names for w in self._workers.get(name, [])]
-            # an in-flight worker (inference) streams: it starts and finishes what it can and returns, so the
-            # other services handle its outputs while its requests are in flight
-            moved = sum(w.advance() if isinstance(w, InFlightWorker) else w.run_once() for w in workers)
+            moved, workers = self._round(names)
             handled += moved
             if tick:
                 tick()
