@@ -10,7 +10,10 @@ at the end), and at the end writes leaderboard.json, .md and report.html (`repor
 (`parquet`) while the evaluation's own process writes samples.jsonl.
 
 `python -m livetab.report_process` reads one JSON command per line on stdin and answers one JSON line per
-command on stdout, in order: {"op": ..., "ok": true} or {"op": ..., "ok": false, "error": one line}. It
+command on stdout: {"op": ..., "ok": true} or {"op": ..., "ok": false, "error": one line}. Commands are done
+in order, except `parquet`, which runs beside the command in progress (Arrow's reader and writer hold the
+interpreter lock little: sent while `reports` is still writing, it is done on the other core), so its answer
+may come before that of a command sent earlier. It
 prints {"op": "ready", "ok": true} once its imports are done, and exits at the end of its input. The store
 URL travels on stdin, never on the command line (it may hold a password).
 
@@ -146,12 +149,23 @@ def warm_writers() -> None:
 
 def main(stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> int:
     stdin, stdout = stdin or sys.stdin, stdout or sys.stdout
+    lock = threading.Lock()  # one reply line at a time: `parquet` answers from its own thread
 
     def say(doc: dict[str, Any]) -> None:
-        stdout.write(json.dumps(doc) + "\n")
-        stdout.flush()
+        with lock:
+            stdout.write(json.dumps(doc) + "\n")
+            stdout.flush()
+
+    def do(cmd: dict[str, Any], op: str) -> None:
+        try:
+            _run(session, cmd)
+        except Exception as e:
+            say({"op": op, "ok": False, "error": _line(e)})
+        else:
+            say({"op": op, "ok": True})
 
     session = _Session()
+    beside: list[threading.Thread] = []  # the `parquet` commands running beside the others
     try:
         try:
             warm_writers()
@@ -161,15 +175,19 @@ def main(stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> int:
         for line in stdin:
             if not line.strip():
                 continue
-            op = "?"
             try:
                 cmd = json.loads(line)
                 op = str(cmd.get("op", "?"))
-                _run(session, cmd)
             except Exception as e:
-                say({"op": op, "ok": False, "error": _line(e)})
+                say({"op": "?", "ok": False, "error": _line(e)})
+                continue
+            if op == "parquet":
+                beside.append(threading.Thread(target=do, args=(cmd, op), name="livetab-parquet", daemon=True))
+                beside[-1].start()
             else:
-                say({"op": op, "ok": True})
+                do(cmd, op)
+        for t in beside:
+            t.join()
     except KeyboardInterrupt:  # Ctrl-C reaches the whole process group: the evaluation says what happened
         return 130
     finally:
@@ -197,6 +215,7 @@ class ReportProcess:
         self._proc: subprocess.Popen[str] | None = None
         self._replies: queue.Queue[dict[str, Any] | None] = queue.Queue()
         self._sent: list[str] = []
+        self._early: dict[str, list[dict[str, Any]]] = {}  # replies read while waiting for another command's
         self._stderr: deque[str] = deque(maxlen=STDERR_LINES)
         self._stderr_reader: threading.Thread | None = None
         self.ready = threading.Event()  # set once the process has done its imports ("ready")
@@ -249,8 +268,12 @@ class ReportProcess:
     def wait(self, op: str) -> None:
         """Until the reply to `op` (the oldest unanswered command of that name) comes; the replies before it
         are read on the way (the "ready" line, earlier commands: a failed `prepare` only means `reports`
-        reads more). ReportProcessError when `op` failed, the process ended, or nothing came in time."""
+        reads more) and kept for a later wait (a `parquet` may answer before a `reports` sent earlier).
+        ReportProcessError when `op` failed, the process ended, or nothing came in time."""
         while True:
+            early = self._early.get(op)
+            if early:
+                return self._answered(op, early.pop(0))
             try:
                 reply = self._replies.get(timeout=self.timeout_s)
             except queue.Empty:
@@ -261,15 +284,19 @@ class ReportProcess:
                     self._stderr_reader.join(timeout=1.0)  # what it wrote last, before its output ended
                 last = f" (it said: {self._stderr[-1][:300]})" if self._stderr else ""
                 raise ReportProcessError(f"the report process ended before it answered {op!r}{last}")
-            name = reply.get("op")
+            name = str(reply.get("op"))
             if name == "ready":
                 continue
             if name in self._sent:
-                self._sent.remove(str(name))
+                self._sent.remove(name)
             if name == op:
-                if not reply.get("ok"):
-                    raise ReportProcessError(f"the report process could not do {op!r}: {reply.get('error', '')}")
-                return
+                return self._answered(op, reply)
+            self._early.setdefault(name, []).append(reply)
+
+    @staticmethod
+    def _answered(op: str, reply: dict[str, Any]) -> None:
+        if not reply.get("ok"):
+            raise ReportProcessError(f"the report process could not do {op!r}: {reply.get('error', '')}")
 
     def close(self) -> None:
         """End the process: its input closed, so that it exits when done; not waited for (an interpreter with

@@ -74,3 +74,31 @@ def test_prefetch_reads_a_frozen_release_and_adopt_hands_its_rows_on(tmp_path: P
     assert set(second.get_many(schema.questions, ["q0", "q1", "q2"])) == {"q0", "q1", "q2"}
     assert second.get(schema.tables, "t1") is not None and len(store.keys) == asked
     assert ReadOnce(store).prefetch_release("draft") == 0  # not frozen: nothing
+
+
+def test_memo_keeps_a_frozen_releases_value_and_adopt_hands_it_on(tmp_path: Path) -> None:
+    from livetab.releases import create_draft, freeze, verified_questions
+
+    base = _store(tmp_path)
+    create_draft(base, "r", "2026-12-01T00:00:00")
+    assert freeze(base, "r", verified_questions(base, "r"), "2026-12-01T00:00:01", "c1", "test")
+    calls: list[str] = []
+
+    def compute(value: str) -> str:
+        calls.append(value)
+        return value
+
+    reads = ReadOnce(base)
+    assert reads.memo("hash", "r", lambda: compute("a")) == "a"  # not known frozen yet: computed, not kept
+    assert reads.memo("hash", "r", lambda: compute("b")) == "b" and calls == ["a", "b"]
+    reads.prefetch_release("r")
+    assert reads.memo("hash", "r", lambda: compute("c")) == "c"
+    assert reads.memo("hash", "r", lambda: compute("d")) == "c" and calls == ["a", "b", "c"]  # kept
+    assert reads.memo("other", "r", lambda: compute("e")) == "e"  # another value is another key
+    later = ReadOnce(base)
+    later.adopt(reads, (schema.questions,))
+    assert later.memo("hash", "r", lambda: compute("f")) == "c" and "f" not in calls
+    draft = ReadOnce(base)
+    draft.prefetch_release("draft")  # not frozen: nothing kept for it
+    assert draft.memo("hash", "draft", lambda: compute("g")) == "g"
+    assert draft.memo("hash", "draft", lambda: compute("h")) == "h"

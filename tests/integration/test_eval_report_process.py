@@ -154,8 +154,34 @@ def test_the_process_answers_each_command_in_order_and_says_what_failed(tmp_path
     replies = [json.loads(line) for line in out.getvalue().splitlines()]
     assert replies[0] == {"op": "ready", "ok": True}
     assert replies[1]["op"] == "nonsense" and not replies[1]["ok"] and "unknown command" in replies[1]["error"]
-    assert replies[2] == {"op": "parquet", "ok": True} and pq.read_table(tmp_path / "s.parquet").num_rows == 0
-    assert replies[3]["op"] == "parquet" and not replies[3]["ok"] and "FileNotFoundError" in replies[3]["error"]
+    # the two parquet commands run beside the others, so either may answer first
+    parquets = sorted(replies[2:], key=lambda r: r["ok"])
+    assert [r["op"] for r in parquets] == ["parquet", "parquet"] and len(replies) == 4
+    assert not parquets[0]["ok"] and "FileNotFoundError" in parquets[0]["error"]
+    assert parquets[1] == {"op": "parquet", "ok": True} and pq.read_table(tmp_path / "s.parquet").num_rows == 0
+
+
+def test_a_reply_that_comes_before_an_earlier_commands_is_kept_for_its_wait(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    import livetab.report_process as report_process
+
+    # a stand-in for the interpreter that answers the second command before the first, as the process does
+    # when its parquet is written beside a reports still in progress
+    fake = tmp_path / "python"
+    fake.write_text("#!/bin/sh\necho '{\"op\": \"ready\", \"ok\": true}'\nread a\nread b\n"
+                    "echo '{\"op\": \"parquet\", \"ok\": false, \"error\": \"OSError: disk full\"}'\n"
+                    "echo '{\"op\": \"reports\", \"ok\": true}'\nread end\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(report_process.sys, "executable", str(fake))
+    proc = ReportProcess(timeout_s=10).start()
+    try:
+        proc.send("reports", out=str(tmp_path))
+        proc.send("parquet", jsonl="j", parquet="p")
+        proc.wait("reports")  # reads the parquet answer on the way
+        with pytest.raises(ReportProcessError, match=r"could not do 'parquet': OSError: disk full"):
+            proc.wait("parquet")
+    finally:
+        proc.close()
 
 
 def test_a_report_process_that_crashes_is_named_with_its_last_words(tmp_path: Path,

@@ -59,7 +59,16 @@ def git_commit() -> str | None:
 def release_manifest_hash(store: Any, release: str) -> tuple[str | None, int]:
     """(sha256 over the release's verified questions — id and gold, one line each in id order — and how many
     questions it covers); (None, 0) when the release has none. Any change to a question's gold changes it.
-    A frozen release's questions are its frozen members (`export.release_questions`)."""
+    A frozen release's questions are its frozen members (`export.release_questions`); read through a
+    `ReadOnce` that knows the release frozen, the hash is computed once (`memo`: an evaluation's report process
+    computes it while the requests are in flight)."""
+    memo = getattr(store, "memo", None)
+    if callable(memo):
+        return memo("release_manifest_hash", release, lambda: _manifest_hash(store, release))  # type: ignore[no-any-return]
+    return _manifest_hash(store, release)
+
+
+def _manifest_hash(store: Any, release: str) -> tuple[str | None, int]:
     from livetab_reporter.export import release_questions
 
     lines = []

@@ -6,7 +6,7 @@ imports no service by name; `make install` (pip install -e .) writes the entry p
 from __future__ import annotations
 
 from functools import cache
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoints, entry_points
 
 from livetab.runtime.service import Service
 
@@ -16,10 +16,17 @@ GROUP = "livetab.services"
 
 
 @cache
+def _entry_points() -> EntryPoints:
+    """The group's entry points, found once: each search reads the metadata of every installed distribution
+    (~8 ms with this project's environment), and an evaluation starts three services one after the other."""
+    return entry_points(group=GROUP)
+
+
+@cache
 def declared() -> dict[str, Service]:
     """Every installed service declaration by name."""
     out: dict[str, Service] = {}
-    for ep in entry_points(group=GROUP):
+    for ep in _entry_points():
         svc = _checked(ep.name, ep.value, ep.load())
         out[svc.name] = svc
     return out
@@ -37,7 +44,7 @@ def _checked(name: str, value: str, svc: object) -> Service:
 def service(name: str) -> Service:
     """The declaration of service `name`; a clear error when it is not installed. Only that service's entry
     point is loaded (a command that runs three services does not import the other three)."""
-    for ep in entry_points(group=GROUP, name=name):
+    for ep in _entry_points().select(name=name):
         return _checked(ep.name, ep.value, ep.load())
     found = declared()
     if name not in found:

@@ -6,19 +6,22 @@ three read them once (~0.1 s of the 2,000-question eval benchmark's tail); `pref
 requests are in flight, what does not depend on the answers (a frozen release's questions).
 
 `select` answers a repeated query from memory and files its rows by primary key; `get_many` and `get` ask the
-database only for the keys no earlier read has seen. The lists returned are the caller's own (the row dicts
+database only for the keys no earlier read has seen. `memo` keeps a value a caller computes from a frozen
+release's rows (the release's manifest hash), for the releases `prefetch_release` found frozen. The lists returned are the caller's own (the row dicts
 are shared: treat them as read-only). Every other attribute is the store's own; a write through this object
 goes to the store but does not refresh what was read (use it only where nothing is written meanwhile).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
 
 from sqlalchemy import Table
 
 __all__ = ["ReadOnce"]
+
+T = TypeVar("T")
 
 
 class ReadOnce:
@@ -28,6 +31,8 @@ class ReadOnce:
         self.store = store
         self._selects: dict[tuple[str, tuple[tuple[str, Any], ...]], list[dict[str, Any]]] = {}
         self._rows: dict[str, dict[str, dict[str, Any] | None]] = {}  # table -> key -> row (None: not stored)
+        self.frozen: set[str] = set()  # releases found frozen by `prefetch_release`: their questions do not change
+        self._memo: dict[tuple[str, str], Any] = {}  # (what, frozen release) -> value computed from its rows
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.store, name)
@@ -67,10 +72,23 @@ class ReadOnce:
     def get(self, table: Table, key: str) -> dict[str, Any] | None:
         return self.get_many(table, [key]).get(key)
 
+    def memo(self, what: str, release: str, compute: Callable[[], T]) -> T:
+        """`compute()`, kept under (`what`, `release`) when the release is frozen (computed anew otherwise): for
+        a value that depends only on a frozen release's questions and tables."""
+        if release not in self.frozen:
+            return compute()
+        key = (what, release)
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]  # type: ignore[no-any-return]
+
     def adopt(self, other: ReadOnce, tables: Iterable[Table]) -> None:
-        """Take what `other` read of these tables by key (rows known not to have changed since)."""
+        """Take what `other` read of these tables by key (rows known not to have changed since), and what it
+        knows of frozen releases (which they are, the values kept for them)."""
         for table in tables:
             self._rows.setdefault(table.name, {}).update(other._rows.get(table.name, {}))
+        self.frozen |= other.frozen
+        self._memo.update(other._memo)
 
     def prefetch_release(self, release: str) -> int:
         """Read a frozen release's questions and their tables ahead (the rows an evaluation's report reads
@@ -79,6 +97,8 @@ class ReadOnce:
         from livetab.store import schema
 
         members = frozen_questions(self.store, release)
+        if members:
+            self.frozen.add(release)
         questions = self.get_many(schema.questions, members)
         self.get_many(schema.tables, sorted({r["table_id"] for r in questions.values() if r.get("table_id")}))
         return len(questions)
