@@ -7,9 +7,10 @@ requests are in flight, what does not depend on the answers (a frozen release's 
 
 `select` answers a repeated query from memory and files its rows by primary key; `get_many` and `get` ask the
 database only for the keys no earlier read has seen. `memo` keeps a value a caller computes from a frozen
-release's rows (the release's manifest hash), for the releases `prefetch_release` found frozen. The lists returned are the caller's own (the row dicts
-are shared: treat them as read-only). Every other attribute is the store's own; a write through this object
-goes to the store but does not refresh what was read (use it only where nothing is written meanwhile).
+release's rows (the release's manifest hash), for the releases `prefetch_release` found frozen. The lists
+returned are the caller's own (the row dicts are shared: treat them as read-only). Every other attribute is the
+store's own; a write through this object goes to the store but does not refresh what was read (use it only where
+nothing is written meanwhile).
 """
 
 from __future__ import annotations
