@@ -161,18 +161,23 @@ def test_the_process_answers_each_command_in_order_and_says_what_failed(tmp_path
     assert parquets[1] == {"op": "parquet", "ok": True} and pq.read_table(tmp_path / "s.parquet").num_rows == 0
 
 
-def test_a_reply_that_comes_before_an_earlier_commands_is_kept_for_its_wait(tmp_path: Path,
-                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def _stand_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, script: str) -> None:
+    """The report process's interpreter replaced by a shell script (`script`, after its #! line)."""
     import livetab.report_process as report_process
 
-    # a stand-in for the interpreter that answers the second command before the first, as the process does
-    # when its parquet is written beside a reports still in progress
-    fake = tmp_path / "python"
-    fake.write_text("#!/bin/sh\necho '{\"op\": \"ready\", \"ok\": true}'\nread a\nread b\n"
-                    "echo '{\"op\": \"parquet\", \"ok\": false, \"error\": \"OSError: disk full\"}'\n"
-                    "echo '{\"op\": \"reports\", \"ok\": true}'\nread end\n")
-    fake.chmod(0o755)
-    monkeypatch.setattr(report_process.sys, "executable", str(fake))
+    python = tmp_path / "python"
+    python.write_text("#!/bin/sh\n" + script)
+    python.chmod(0o755)
+    monkeypatch.setattr(report_process.sys, "executable", str(python))
+
+
+def test_a_reply_that_comes_before_an_earlier_commands_is_kept_for_its_wait(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    # it answers the second command before the first, as the process does when its parquet is written beside
+    # a reports still in progress
+    _stand_in(tmp_path, monkeypatch, "echo '{\"op\": \"ready\", \"ok\": true}'\nread a\nread b\n"
+              "echo '{\"op\": \"parquet\", \"ok\": false, \"error\": \"OSError: disk full\"}'\n"
+              "echo '{\"op\": \"reports\", \"ok\": true}'\nread end\n")
     proc = ReportProcess(timeout_s=10).start()
     try:
         proc.send("reports", out=str(tmp_path))
@@ -186,13 +191,8 @@ def test_a_reply_that_comes_before_an_earlier_commands_is_kept_for_its_wait(tmp_
 
 def test_a_report_process_that_crashes_is_named_with_its_last_words(tmp_path: Path,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    import livetab.report_process as report_process
-
-    crash = tmp_path / "python"
-    crash.write_text("#!/bin/sh\nread line\necho 'Traceback (most recent call last):' >&2\n"
-                     "echo 'MemoryError: out of memory while writing' >&2\nexit 1\n")
-    crash.chmod(0o755)
-    monkeypatch.setattr(report_process.sys, "executable", str(crash))
+    _stand_in(tmp_path, monkeypatch, "read line\necho 'Traceback (most recent call last):' >&2\n"
+              "echo 'MemoryError: out of memory while writing' >&2\nexit 1\n")
     proc = ReportProcess(timeout_s=10).start()
     try:
         proc.send("reports", out=str(tmp_path))
@@ -224,12 +224,7 @@ def test_a_report_process_still_starting_at_the_end_is_not_waited_for(used: list
     stopped, and this process writes the files at once instead of waiting for it."""
     import time
 
-    import livetab.report_process as report_process
-
-    slow = tmp_path / "python"
-    slow.write_text("#!/bin/sh\nexec sleep 60\n")  # never gets to "ready"
-    slow.chmod(0o755)
-    monkeypatch.setattr(report_process.sys, "executable", str(slow))
+    _stand_in(tmp_path, monkeypatch, "exec sleep 60\n")  # never gets to "ready"
     monkeypatch.setattr(evaluate_files.EvalFiles, "begin", BEGIN)  # as evaluations run: not waiting for it
     t0 = time.monotonic()
     res = _evaluate(store_url, fake, tmp_path / "out")
