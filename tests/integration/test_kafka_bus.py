@@ -202,3 +202,27 @@ def test_one_trace_spans_producer_and_consumer(bus: KafkaBus, tmp_path: Path) ->
     assert consumer_spans, "the consumer span must continue the producer's trace"
     assert {s.name for s in producer_spans} >= {"livetab.tables.v1 publish", "livetab.questions.v1 publish"}
     assert downstream[0].headers["traceparent"].split("-")[1] == f"{trace_id:032x}"
+
+
+def test_a_consumer_is_assigned_its_topics_partitions_in_its_first_rebalance(
+        bus: KafkaBus, kafka_bootstrap: str, caplog: pytest.LogCaptureFixture) -> None:
+    """A service's consumer knows its topics' partitions before its first poll joins the group, so that join
+    assigns them all. kafka-python's own order (join first, metadata after) gave an empty first assignment ("No
+    partition metadata for topic") and a second rebalance once the partitions were known; an oracle run over
+    Kafka once waited 180 s for questions after such a start (its qagen consumed nothing)."""
+    import logging
+
+    wanted = [topics.TABLES, topics.PROBLEMS]  # what the qagen service consumes
+    for attempt in range(3):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="kafka"):
+            consumer = bus.consumer(f"first-{uuid.uuid4().hex[:8]}", wanted)
+            try:
+                deadline = time.monotonic() + 20
+                while not consumer._c.assignment():
+                    assert time.monotonic() < deadline, "no partition assigned"
+                    consumer.poll(10, 0.2)
+                assert len(consumer._c.assignment()) == sum(topics.by_name(t).partitions for t in wanted)
+            finally:
+                consumer.close()
+        assert not [r for r in caplog.records if "No partition metadata" in r.getMessage()], attempt

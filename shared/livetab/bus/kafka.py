@@ -178,6 +178,10 @@ class KafkaBusConsumer:
             request_timeout_ms=max(settings.request_timeout_ms, settings.session_timeout_ms + 5000),
         )
         self._group = group
+        # The topics' partitions known before the first poll joins the group: a join that comes first is given
+        # nothing ("No partition metadata for topic") and the group must rebalance again once they are known.
+        for name in topic_names:
+            self._c.partitions_for_topic(name)
 
     def poll(self, max_records: int, timeout_s: float) -> list[Record]:
         batches = self._c.poll(timeout_ms=int(timeout_s * 1000), max_records=max_records)
