@@ -296,12 +296,9 @@ def _evaluate(model: str | Sequence[str], *, release: str, model_name: str, mode
         files = EvalFiles(services.store, cfg, release=name, run_ids=run_ids, judge=judge, planned=planned,
                           started=started)
         files.begin()
-        first: list[bool] = []
 
         def round_done() -> None:
-            if not first:
-                first.append(True)
-                files.first_round()
+            files.round_done()
             tick()
 
         tick(force=True)

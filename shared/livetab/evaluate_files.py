@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from livetab.evaluate_samples import jsonl_to_parquet, sample_rows, write_jsonl
-from livetab.report_process import ReportProcess, ReportProcessError, report_writer, warm_writers
+from livetab.report_process import ReportProcess, ReportProcessError, warm_writers, write_report_files
 from livetab.settings import Settings
 from livetab.store.read_once import ReadOnce
 
@@ -46,7 +46,7 @@ def _shared_store(url: str) -> bool:
 
 class EvalFiles:
     """The files of one evaluation (runs `run_ids` on `release`, `planned` requests), written to the settings'
-    `out_dir`. Call `begin` once the runs are planned, `first_round` and `waiting` from the drive, `write` at
+    `out_dir`. Call `begin` once the runs are planned, `round_done` and `waiting` from the drive, `write` at
     the end and `close` always."""
 
     def __init__(self, store: Any, settings: Settings, *, release: str, run_ids: list[str], judge: str,
@@ -74,9 +74,10 @@ class EvalFiles:
             log.warning("%s; this process writes the files", e)
             self.close()
 
-    def first_round(self) -> None:
-        """After the first round of the drive, whose requests are in flight: warm this process's writers
-        (importing them before would hold up the first requests: the interpreter lock, import locks)."""
+    def round_done(self) -> None:
+        """After each round of the drive; after the first, whose requests are in flight, it warms this process's
+        writers when there is no report process (importing them before would hold up the first requests: the
+        interpreter lock, import locks); later calls do nothing."""
         if self.process is None and self._warm is None:
             self._warm = threading.Thread(target=_warm, name="livetab-warm-writers", daemon=True)
             self._warm.start()
@@ -145,14 +146,11 @@ class EvalFiles:
 
     def _write_reports(self) -> None:
         from livetab.evaluate_model import EvalError
-        from livetab.publication import is_public
 
-        write = report_writer()
-        if write is None:
-            raise EvalError("no report writer is installed (entry point livetab.reports: write_reports); run "
-                            "`make install`")
-        write(self.reads, self.run_ids, self.out, self.release, judge=self.judge,
-              public=is_public(self.release, self.settings), split_date=self.settings.reporter.contamination_split)
+        try:
+            write_report_files(self.reads, self._report_args(), self.out)
+        except ReportProcessError as e:  # no reporter installed
+            raise EvalError(f"{e}; run `make install`") from None
 
     def close(self) -> None:
         process, self.process = self.process, None

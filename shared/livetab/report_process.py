@@ -37,7 +37,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["ReportProcess", "ReportProcessError", "main", "report_writer", "warm_writers"]
+__all__ = ["ReportProcess", "ReportProcessError", "main", "report_writer", "warm_writers", "write_report_files"]
 
 
 # the process's scheduling priority, below the evaluation's (0): it imports and rehearses on whatever CPU the
@@ -105,7 +105,7 @@ def _run(session: _Session, cmd: dict[str, Any]) -> None:
         session.reads_of(cmd["store"]).prefetch_release(cmd["release"])
         _rehearse(session, cmd)
     elif op == "reports":
-        _write(session.fresh_reads(cmd["store"]), cmd, Path(cmd["out"]))
+        write_report_files(session.fresh_reads(cmd["store"]), cmd, Path(cmd["out"]))
     elif op == "parquet":
         from livetab.evaluate_samples import jsonl_to_parquet
 
@@ -114,23 +114,27 @@ def _run(session: _Session, cmd: dict[str, Any]) -> None:
         raise ReportProcessError(f"unknown command {op!r}")
 
 
-def _write(reads: Any, cmd: dict[str, Any], out: Path) -> None:
+def write_report_files(reads: Any, args: dict[str, Any], out: Path) -> None:
+    """leaderboard.json, .md and report.html in `out`, through the reporter's writer, from the arguments a
+    `reports` command carries (`run_ids`, `release`, `judge`, `public`, `split_date`): in this process and in
+    the evaluation's own when it writes them itself. ReportProcessError when no reporter is installed."""
     write = report_writer()
     if write is None:
         raise ReportProcessError("no report writer is installed (entry point livetab.reports: write_reports)")
-    write(reads, list(cmd["run_ids"]), out, cmd["release"], judge=cmd["judge"], public=bool(cmd["public"]),
-          split_date=cmd["split_date"])
+    write(reads, list(args["run_ids"]), out, args["release"], judge=args["judge"], public=bool(args["public"]),
+          split_date=args["split_date"])
 
 
 def _rehearse(session: _Session, cmd: dict[str, Any]) -> None:
     """Write the reports once into a scratch folder, over what is stored now (the runs just planned): the
     writers' first use in a process (statements compiled, lazy imports, first array operations) then costs
-    nothing at the end. Its reads are not kept."""
+    nothing at the end. What it read of the answers is not kept; what it read and computed of the frozen
+    release (its questions, tables and manifest hash) is handed to the real write (`fresh_reads`)."""
     import tempfile
 
     try:
         with tempfile.TemporaryDirectory(prefix="livetab-report-") as tmp:
-            _write(session.fresh_reads(cmd["store"]), cmd, Path(tmp))
+            write_report_files(session.fresh_reads(cmd["store"]), cmd, Path(tmp))
     except Exception:  # the real write says what is wrong, if anything is
         pass
 

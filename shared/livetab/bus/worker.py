@@ -92,17 +92,25 @@ AnyHandler = Handler[Any]  # what a worker runs: a handler of whichever message 
 
 
 @dataclass
+class _Group:
+    """One group of outputs being published (a record's, or a batch handler's): what is left of it, and its
+    first output (a dead letter's context)."""
+
+    outputs: Iterator[tuple[Outgoing, dict[str, str]]]
+    first: Message | None = None
+
+
+@dataclass
 class _Batch:
-    """A polled batch whose outputs are being published (`publish_slice`): the groups of outputs (a record's,
-    or a batch handler's), which group is being published and how far."""
+    """A polled batch whose outputs are being published (`publish_slice`): its groups of outputs, which one is
+    being published and how far."""
 
     records: list[Record]
     groups: list[tuple[Record | None, Iterable[tuple[Outgoing, dict[str, str]]]]]
     t0: float
     dead0: int
     index: int = 0
-    current: Iterator[tuple[Outgoing, dict[str, str]]] | None = None
-    first: Message | None = None  # the current group's first output (a dead letter's context)
+    current: _Group | None = None
     published: int = 0
 
 
@@ -246,8 +254,8 @@ class Worker:
         while b.index < len(b.groups):
             source, outgoing = b.groups[b.index]
             if b.current is None:
-                b.current, b.first = iter(outgoing), None
-            k, done = self._publish_part(source, b, None if budget is None else budget - n)
+                b.current = _Group(iter(outgoing))
+            k, done = self._publish_part(source, b.current, None if budget is None else budget - n)
             n += k
             b.published += k
             if not done:
@@ -272,18 +280,16 @@ class Worker:
     def _publish(self, rec: Record | None, outgoing: Iterable[tuple[Outgoing, dict[str, str]]]) -> int:
         """Publish one record's outputs at once (the in-flight worker's finished records); a record whose output
         the bus refuses at once is dead-lettered."""
-        b = _Batch([], [(rec, outgoing)], 0.0, 0, current=iter(outgoing))
-        return self._publish_part(rec, b, None)[0]
+        return self._publish_part(rec, _Group(iter(outgoing)), None)[0]
 
-    def _publish_part(self, rec: Record | None, b: _Batch, limit: int | None) -> tuple[int, bool]:
-        """Publish the current group's outputs (a stream's as they are made), at most `limit` of them: how many,
-        and whether the group is done. A record whose output the bus refuses at once is dead-lettered."""
-        assert b.current is not None
+    def _publish_part(self, rec: Record | None, group: _Group, limit: int | None) -> tuple[int, bool]:
+        """Publish the group's outputs (a stream's as they are made), at most `limit` of them: how many, and
+        whether the group is done. A record whose output the bus refuses at once is dead-lettered."""
         n = 0
         try:
-            for out, headers in b.current:
-                if b.first is None:
-                    b.first = out.message
+            for out, headers in group.outputs:
+                if group.first is None:
+                    group.first = out.message
                 self.bus.publish(out, headers)
                 n += 1
                 if limit is not None and n >= limit:
@@ -294,7 +300,7 @@ class Worker:
         except Exception as e:
             if rec is None:  # a batch's outputs belong to no one record
                 raise
-            letter = self._dead_letter(rec, f"the bus refused its output: {type(e).__name__}: {e}", b.first)
+            letter = self._dead_letter(rec, f"the bus refused its output: {type(e).__name__}: {e}", group.first)
             self.stats.dead_lettered += 1
             self.bus.publish(letter)
             return 1, True
