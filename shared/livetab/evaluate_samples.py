@@ -11,7 +11,7 @@ from livetab.store import Store, schema
 from livetab.store.read_once import ReadOnce
 from livetab.v1 import inference_pb2, judgment_pb2, question_pb2
 
-__all__ = ["SAMPLE_COLUMNS", "jsonl_to_parquet", "sample_rows", "write_jsonl", "write_samples"]
+__all__ = ["SAMPLE_COLUMNS", "jsonl_to_parquet", "sample_rows", "sample_types", "write_jsonl", "write_samples"]
 
 SAMPLE_COLUMNS = ("run_id", "model", "request_id", "question_id", "family", "language", "format", "setting",
                   "sample_index", "question", "prompt_version", "prompt_sha256", "response", "extracted_answer", "gold",
@@ -51,6 +51,11 @@ def sample_rows(store: Store | ReadOnce, run_ids: list[str], judge: str) -> list
 # the Parquet columns' types; every other column is a string
 _TYPES = {"sample_index": "int64", "score": "float64", "prompt_tokens": "int64", "completion_tokens": "int64",
           "latency_ms": "float64", "cached": "bool"}
+
+
+def sample_types() -> dict[str, str]:
+    """The Parquet type of each column that is not a string ("int64", "float64", "bool")."""
+    return dict(_TYPES)
 
 
 def write_samples(folder: Path, rows: list[dict[str, Any]]) -> list[Path]:

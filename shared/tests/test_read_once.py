@@ -74,6 +74,15 @@ def test_prefetch_reads_a_frozen_release_and_adopt_hands_its_rows_on(tmp_path: P
     assert set(second.get_many(schema.questions, ["q0", "q1", "q2"])) == {"q0", "q1", "q2"}
     assert second.get(schema.tables, "t1") is not None and len(store.keys) == asked
     assert ReadOnce(store).prefetch_release("draft") == 0  # not frozen: nothing
+    assert sorted(r["id"] for r in first.known(schema.questions)) == ["q0", "q1", "q2"]
+    assert [r["id"] for r in first.known(schema.tables)] == ["t1"]
+
+
+def test_known_gives_the_stored_rows_read_so_far_not_the_missing_keys(tmp_path: Path) -> None:
+    reads = ReadOnce(_store(tmp_path))
+    assert reads.known(schema.questions) == []
+    reads.get_many(schema.questions, ["q1", "nope"])
+    assert [r["id"] for r in reads.known(schema.questions)] == ["q1"]
 
 
 def test_memo_keeps_a_frozen_releases_value_and_adopt_hands_it_on(tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ from livetab.evaluate_samples import sample_rows, write_samples
 from livetab.ids import judge_name
 from livetab.report_process import ReportProcess, ReportProcessError, main
 from livetab.settings import Settings
-from livetab.store import open_store
+from livetab.store import open_store, schema
 
 from tests.fakes.fault_server import ThreadedFaultServer
 
@@ -159,6 +159,27 @@ def test_the_process_answers_each_command_in_order_and_says_what_failed(tmp_path
     assert [r["op"] for r in parquets] == ["parquet", "parquet"] and len(replies) == 4
     assert not parquets[0]["ok"] and "FileNotFoundError" in parquets[0]["error"]
     assert parquets[1] == {"op": "parquet", "ok": True} and pq.read_table(tmp_path / "s.parquet").num_rows == 0
+
+
+def test_prepare_parses_the_releases_questions_so_the_reports_at_the_end_find_them_parsed(store_url: str) -> None:
+    """The rehearsal runs over runs with no answer yet, so it parses no question; the reports' per-answer records
+    at the end would parse every one of them (`load_question`, kept by payload) while the evaluation waits."""
+    import livetab.records as records
+    from livetab.releases import frozen_questions
+    from livetab.report_process import _run, _Session
+
+    store = open_store(store_url)
+    payloads = {bytes(r["payload"]) for r in store.get_many(schema.questions, frozen_questions(store, RELEASE)).values()}
+    store.close()
+    assert len(payloads) == 40
+    records._QUESTIONS.clear()
+    session = _Session()
+    try:
+        _run(session, {"op": "prepare", "store": store_url, "run_ids": [], "release": RELEASE,
+                       "judge": judge_name(Settings().judge), "public": False, "split_date": ""})
+    finally:
+        session.close()
+    assert payloads <= set(records._QUESTIONS)
 
 
 def _stand_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, script: str) -> None:

@@ -73,6 +73,10 @@ class ReadOnce:
     def get(self, table: Table, key: str) -> dict[str, Any] | None:
         return self.get_many(table, [key]).get(key)
 
+    def known(self, table: Table) -> list[dict[str, Any]]:
+        """Every stored row of `table` read so far (by `select`, `get_many`, `get` or `prefetch_release`)."""
+        return [row for row in self._rows.get(table.name, {}).values() if row is not None]
+
     def memo(self, what: str, release: str, compute: Callable[[], T]) -> T:
         """`compute()`, kept under (`what`, `release`) when the release is frozen (computed anew otherwise): for
         a value that depends only on a frozen release's questions and tables."""
