@@ -106,6 +106,7 @@ def _run(session: _Session, cmd: dict[str, Any]) -> None:
         reads.prefetch_release(cmd["release"])
         _parse_questions(reads)
         _rehearse(session, cmd)
+        _settle()
     elif op == "reports":
         write_report_files(session.fresh_reads(cmd["store"]), cmd, Path(cmd["out"]))
     elif op == "parquet":
@@ -137,6 +138,18 @@ def _parse_questions(reads: Any) -> None:
 
     for row in reads.known(schema.questions):
         load_question(row)
+
+
+def _settle() -> None:
+    """Collect what the rehearsal left and move everything alive (the imported modules, the release read ahead)
+    out of the cyclic collector's reach (`gc.freeze`): otherwise the allocations of the write at the end set off
+    a full collection over every object of the process (numpy, pyarrow, the reporter) while the evaluation
+    waits: the first write after an empty rehearsal took 0.108-0.118 s without this, 0.072-0.074 s with it
+    (the reports of the 2,000-question eval benchmark, measured alone)."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
 
 
 def _rehearse(session: _Session, cmd: dict[str, Any]) -> None:
