@@ -25,8 +25,12 @@ gemma_gguf=${LIVETAB_CACHE:-$HOME/.cache/livetab}/models/gemma-3-270m-q4_k_m.ggu
 # livetab's own modules compiled to bytecode, as pip does for an installed wheel: an editable install is
 # compiled only as it is imported, and not at all where PYTHONDONTWRITEBYTECODE is set (this machine sets it:
 # every process then compiled livetab again, ~0.1 s of `livetab eval`'s start). Stale files are recompiled
-# here (~0.4 s when nothing changed) and ignored by the interpreter in any case.
-compile_sources() { "$venv/bin/python" -m compileall -q -j 0 shared services cli bench tests >/dev/null; }
+# here (~0.4 s when nothing changed) and ignored by the interpreter in any case. A file that does not compile is
+# named (compileall prints only errors with -q) and fails where it is imported, not here.
+compile_sources() {
+  "$venv/bin/python" -m compileall -q -j 0 shared services cli bench tests ||
+    echo "install.sh: the files above did not compile to bytecode; importing them will say why" >&2
+}
 
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -f "$gemma_gguf" ]; then compile_sources; exit 0; fi
 [ -x "$venv/bin/python" ] || "$py" -m venv "$venv"

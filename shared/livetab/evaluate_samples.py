@@ -11,7 +11,7 @@ from livetab.store import Store, schema
 from livetab.store.read_once import ReadOnce
 from livetab.v1 import inference_pb2, judgment_pb2, question_pb2
 
-__all__ = ["SAMPLE_COLUMNS", "jsonl_to_parquet", "sample_rows", "sample_types", "write_jsonl", "write_samples"]
+__all__ = ["SAMPLE_COLUMNS", "blank_row", "jsonl_to_parquet", "sample_rows", "write_jsonl", "write_samples"]
 
 SAMPLE_COLUMNS = ("run_id", "model", "request_id", "question_id", "family", "language", "format", "setting",
                   "sample_index", "question", "prompt_version", "prompt_sha256", "response", "extracted_answer", "gold",
@@ -53,9 +53,10 @@ _TYPES = {"sample_index": "int64", "score": "float64", "prompt_tokens": "int64",
           "latency_ms": "float64", "cached": "bool"}
 
 
-def sample_types() -> dict[str, str]:
-    """The Parquet type of each column that is not a string ("int64", "float64", "bool")."""
-    return dict(_TYPES)
+def blank_row() -> dict[str, Any]:
+    """One sample row with every column at its type's zero (0, 0.0, False, ""): what warms the Parquet writer."""
+    zero = {"int64": 0, "float64": 0.0, "bool": False}
+    return {c: zero[_TYPES[c]] if c in _TYPES else "" for c in SAMPLE_COLUMNS}
 
 
 def write_samples(folder: Path, rows: list[dict[str, Any]]) -> list[Path]:

@@ -173,14 +173,11 @@ def warm_writers() -> None:
     rows, measured alone)."""
     import tempfile
 
-    from livetab.evaluate_samples import SAMPLE_COLUMNS, jsonl_to_parquet, sample_types
+    from livetab.evaluate_samples import blank_row, jsonl_to_parquet
 
     report_writer()
-    types = sample_types()
-    blank = {"int64": 0, "float64": 0.0, "bool": False}
-    row = {c: blank.get(types.get(c, ""), "") for c in SAMPLE_COLUMNS}
     with tempfile.TemporaryDirectory(prefix="livetab-report-") as tmp:
-        jsonl_to_parquet((json.dumps(row) + "\n").encode(), Path(tmp) / "warm.parquet")
+        jsonl_to_parquet((json.dumps(blank_row()) + "\n").encode(), Path(tmp) / "warm.parquet")
 
 
 def main(stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> int:
