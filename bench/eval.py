@@ -12,6 +12,12 @@ question (independent of other load) and, right after the evaluation, the wall t
 aiohttp loop asking the same number of requests of the same server at the same concurrency (no store, no
 prompts, no judging, no files): `vs_plain_aiohttp` = that wall time / the evaluation's, the share of what this
 machine allowed at that moment.
+
+`ratio` is the first evaluation of the process: it imports what `livetab.evaluate` needs and the bench has not
+imported by then (the HTTP client, aiohttp: ~0.1 s, two SSL contexts built from the CA bundle at import), as a
+`livetab eval` command does. `warm_ratio` is a second evaluation in the same process, after the plain client's
+loop, of the same questions on a new store (nothing stored, nothing cached): what a notebook's next
+`livetab.evaluate` call takes, with the modules imported and the questions parsed by the first.
 """
 
 from __future__ import annotations
@@ -58,6 +64,14 @@ def main(argv: list[str] | None = None) -> None:
         row: dict[str, Any] = res.leaderboard["models"][0]
         load1 = os.getloadavg()[0]
         plain = asyncio.run(_contender_aiohttp(url, args.questions, args.concurrency, 120.0))
+        warm_url = f"sqlite:///{work / 'warm.db'}"
+        store = open_store(warm_url)
+        seed_release(store, RELEASE, args.questions)
+        store.close()
+        t1 = time.perf_counter()
+        warm = livetab.evaluate("openai:" + url, release=RELEASE, concurrency=args.concurrency, store=warm_url,
+                                output=work / "warm", model_args={"timeout_s": 60})
+        warm_wall = time.perf_counter() - t1
     finally:
         server.terminate()
         server.wait(timeout=30)
@@ -69,10 +83,14 @@ def main(argv: list[str] | None = None) -> None:
         "process_cpu_ms_per_question": round(1000 * cpu / args.questions, 3),
         "plain_aiohttp_wall_s": round(plain["seconds"], 3), "plain_aiohttp_ok": plain["ok"],
         "vs_plain_aiohttp": round(plain["seconds"] / wall, 4) if wall else 0.0,
+        "warm_wall_s": round(warm_wall, 3), "warm_ratio": round(ideal / warm_wall, 4) if warm_wall else 0.0,
+        "warm_answered": warm.leaderboard["models"][0]["n"], "warm_samples_rows": len(warm.sample_rows),
+        "warm_cached": sum(1 for r in warm.sample_rows if r["cached"]),
         "load_avg_1min_at_start": round(load0, 2), "load_avg_1min_at_end": round(load1, 2), "cpus": os.cpu_count(),
         "peak_rss_mb": round(peak_rss_mb(), 1),
         "server": f"tests/fakes/fault_server.py, fixed latency {args.latency_ms:g} ms, separate process",
         "timed": "livetab.evaluate: probe, release published, run planned, answered, judged, reported, files written",
+        "warm": "a second livetab.evaluate in the same process, same questions, new store (nothing cached)",
     }
     shutil.rmtree(work, ignore_errors=True)
     write_result("eval", ideal / wall if wall else 0.0, 0.85, "ideal: questions x latency / concurrency", figures)
