@@ -51,27 +51,26 @@ def main(argv: list[str] | None = None) -> None:
 
     work = Path(tempfile.mkdtemp(prefix="livetab-bench-eval-"))
     server, url = _start_server(args.latency_ms)
-    try:
-        store_url = f"sqlite:///{work / 'livetab.db'}"
+
+    def evaluation(name: str) -> tuple[Any, float, float, float]:
+        """The questions seeded into a new store `work/NAME.db`, then one timed evaluation of them into `work/NAME`:
+        its results, wall time, this process's CPU time and the load average when it began."""
+        store_url = f"sqlite:///{work / (name + '.db')}"
         store = open_store(store_url)
         seed_release(store, RELEASE, args.questions)
         store.close()
-        load0 = os.getloadavg()[0]
+        load = os.getloadavg()[0]
         t0, cpu0 = time.perf_counter(), time.process_time()
         res = livetab.evaluate("openai:" + url, release=RELEASE, concurrency=args.concurrency, store=store_url,
-                               output=work / "out", model_args={"timeout_s": 60})
-        wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+                               output=work / name, model_args={"timeout_s": 60})
+        return res, time.perf_counter() - t0, time.process_time() - cpu0, load
+
+    try:
+        res, wall, cpu, load0 = evaluation("livetab")
         row: dict[str, Any] = res.leaderboard["models"][0]
         load1 = os.getloadavg()[0]
         plain = asyncio.run(_contender_aiohttp(url, args.questions, args.concurrency, 120.0))
-        warm_url = f"sqlite:///{work / 'warm.db'}"
-        store = open_store(warm_url)
-        seed_release(store, RELEASE, args.questions)
-        store.close()
-        t1 = time.perf_counter()
-        warm = livetab.evaluate("openai:" + url, release=RELEASE, concurrency=args.concurrency, store=warm_url,
-                                output=work / "warm", model_args={"timeout_s": 60})
-        warm_wall = time.perf_counter() - t1
+        warm, warm_wall, _, _ = evaluation("warm")
     finally:
         server.terminate()
         server.wait(timeout=30)
