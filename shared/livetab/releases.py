@@ -126,6 +126,16 @@ def frozen_questions(store: Store, name: str) -> list[str]:
         return sorted(str(r[0]) for r in conn.execute(select(m.c.question_id).where(m.c.release == name)))
 
 
+def frozen_question_labels(store: Store, name: str) -> list[tuple[str, str, str]]:
+    """(id, family, status) of each of a release's frozen questions that is stored, sorted by id: one query over
+    the membership and the questions' own columns, no payload read (what a planner filters on). The columns are
+    written from the payload with it (`records.question_row`)."""
+    m, q = schema.release_members, schema.questions
+    stmt = select(q.c.id, q.c.family, q.c.status).join(m, m.c.question_id == q.c.id).where(m.c.release == name)
+    with store.engine.connect() as conn:
+        return sorted((str(i), str(f), str(st)) for i, f, st in conn.execute(stmt))
+
+
 def verified_questions(store: Store, name: str) -> list[str]:
     """The release's questions in the store that runs would ask: those whose status is "verified" (the
     planner's rule), sorted by id. What a freeze fixes."""

@@ -117,3 +117,30 @@ def test_the_api_refuses_a_run_on_a_release_that_is_not_live_with_409(tmp_path: 
         {"release": "r", "status": "live", "manifest_hash": doc["manifest_hash"], "frozen_questions": 3}]
     assert client.post("/runs", json=body).status_code == 202
     assert len(bus.records(RUNS)) == 1
+
+
+def test_the_column_filter_and_the_payload_filter_plan_the_same_questions(tmp_path: Path) -> None:
+    """Without a closed-book setting the planner filters on the questions' columns (no payload read); with one it
+    reads the payloads. Both choose the same questions: frozen members only, verified, of the run's families, up
+    to its limit, by id, including a member whose status changed after the freeze."""
+    from livetab_api.planner import _questions
+
+    store = open_store(f"sqlite:///{tmp_path / 'plan.db'}")
+    store.upsert(schema.questions, [question_row(question_pb2.Question(
+        id=f"q{i:02d}", table_id="t", family=("direct", "aggregation", "comparison")[i % 3], text="?",
+        status="verified", release="r", gold=question_pb2.Gold(kind="number", text="1"))) for i in range(12)])
+    publish(store, "r")
+    store.upsert(schema.questions, [question_row(question_pb2.Question(  # withdrawn after the freeze
+        id="q04", table_id="t", family="aggregation", text="?", status="rejected", release="r"))])
+    store.upsert(schema.questions, [question_row(question_pb2.Question(  # stored under r after the freeze
+        id="q99", table_id="t", family="direct", text="?", status="verified", release="r"))])
+    for families, limit in [((), 0), (("aggregation",), 0), (("direct", "comparison"), 3)]:
+        picked = {}
+        for settings in (["with_table"], ["with_table", "closed_book"]):
+            run = build_run("team", "r", SPEC, settings=settings, families=list(families), limit=limit)
+            picked[len(settings)] = [q.id for q in _questions(run, store)]
+        assert picked[1] == picked[2], (families, limit, picked)
+        assert "q04" not in picked[1] and "q99" not in picked[1]
+        want = [f"q{i:02d}" for i in range(12) if i != 4
+                and (not families or ("direct", "aggregation", "comparison")[i % 3] in families)]
+        assert picked[1] == (want[:limit] if limit else want)
