@@ -7,9 +7,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from livetab.records import load_question
 from livetab.store import Store, schema
 from livetab.store.read_once import ReadOnce
-from livetab.v1 import inference_pb2, judgment_pb2, question_pb2
+from livetab.v1 import inference_pb2, judgment_pb2
 
 __all__ = ["SAMPLE_COLUMNS", "blank_row", "jsonl_to_parquet", "sample_rows", "write_jsonl", "write_samples"]
 
@@ -22,16 +23,16 @@ def sample_rows(store: Store | ReadOnce, run_ids: list[str], judge: str) -> list
     """Every answer of the runs, in (run, question, format, setting, sample) order; `verdict` is "" for an answer
     `judge` has not judged (yet)."""
     out = []
+    parse_result, parse_judgment = inference_pb2.InferenceResult.FromString, judgment_pb2.Judgment.FromString
     for run_id in run_ids:
-        results = [inference_pb2.InferenceResult.FromString(r["payload"])
-                   for r in store.select(schema.results, run_id=run_id)]
+        # the payloads alone (every field is in the message), the questions as this process parsed them already
+        results = [parse_result(p) for p in store.payloads(schema.results, run_id=run_id)]
         verdicts = {}
-        for row in store.select(schema.judgments, run_id=run_id, judge=judge):
-            j = judgment_pb2.Judgment.FromString(row["payload"])
+        for payload in store.payloads(schema.judgments, run_id=run_id, judge=judge):
+            j = parse_judgment(payload)
             verdicts[j.request_id] = j
         qids = {r.question_id for r in results}
-        questions = {k: question_pb2.Question.FromString(v["payload"])
-                     for k, v in store.get_many(schema.questions, qids).items()}
+        questions = {k: load_question(v) for k, v in store.get_many(schema.questions, qids).items()}
         for r in sorted(results, key=lambda r: (r.question_id, r.format, r.setting, r.sample_index)):
             q = questions.get(r.question_id)
             j = verdicts.get(r.id)

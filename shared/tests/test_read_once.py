@@ -111,3 +111,29 @@ def test_memo_keeps_a_frozen_releases_value_and_adopt_hands_it_on(tmp_path: Path
     draft.prefetch_release("draft")  # not frozen: nothing kept for it
     assert draft.memo("hash", "draft", lambda: compute("g")) == "g"
     assert draft.memo("hash", "draft", lambda: compute("h")) == "h"
+
+
+def test_payloads_come_from_an_earlier_select_or_the_payload_column_alone(tmp_path: Path) -> None:
+    """`payloads` gives what `select` would, payload by payload: the payload column alone from the store when
+    nothing was read (kept nowhere), and from the rows of the same query selected before (no query then)."""
+    store = open_store(f"sqlite:///{tmp_path / 'p.db'}")
+    qs = [question_pb2.Question(id=f"q{i}", table_id="t", family="direct" if i % 2 else "lookup", text=f"{i}?",
+                                status="verified", release="r") for i in range(6)]
+    store.upsert(schema.questions, [question_row(q) for q in qs])
+    want = sorted(q.SerializeToString() for q in qs if q.family == "direct")
+    assert sorted(store.payloads(schema.questions, family="direct")) == want
+    counting = Counting(store)
+    counted = {"payloads": 0}
+
+    def payloads(table: Any, **where: Any) -> list[bytes]:
+        counted["payloads"] += 1
+        return store.payloads(table, **where)  # type: ignore[no-any-return]
+
+    counting.payloads = payloads  # type: ignore[attr-defined]
+    reads = ReadOnce(counting)
+    assert sorted(reads.payloads(schema.questions, family="direct")) == want
+    assert counted["payloads"] == 1 and reads.known(schema.questions) == []  # nothing kept from it
+    reads.select(schema.questions, family="direct")
+    assert sorted(reads.payloads(schema.questions, family="direct")) == want
+    assert sorted(reads.payloads(schema.questions, family="lookup")) != want
+    assert counting.selects == 1 and counted["payloads"] == 2  # the selected query answered from its rows

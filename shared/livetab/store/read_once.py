@@ -55,6 +55,14 @@ class ReadOnce:
                     known[row[key]] = row
         return list(rows)
 
+    def payloads(self, table: Table, **where: Any) -> list[bytes]:
+        """The payloads of `select`'s rows: from a `select` made earlier when there is one, else the payload
+        column alone from the store (not kept: a later `select` reads the rows whole)."""
+        rows = self._selects.get((table.name, tuple(sorted(where.items()))))
+        if rows is not None:
+            return [row["payload"] for row in rows]
+        return self.store.payloads(table, **where)  # type: ignore[no-any-return]
+
     def get_many(self, table: Table, keys: Iterable[str], chunk: int = 500) -> dict[str, dict[str, Any]]:
         keys = list(dict.fromkeys(keys))
         known = self._rows.setdefault(table.name, {})
