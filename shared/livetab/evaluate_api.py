@@ -301,8 +301,19 @@ def _evaluate(model: str | Sequence[str], *, release: str, model_name: str, mode
             files.round_done()
             tick()
 
+        # the services the answers will need and that have not started: each built the first time every service
+        # waits on requests in flight (the judge's rubric import and handler, 0.05-0.07 s of the interpreter lock,
+        # came when the first answers arrived and held them and the next requests up), then the files' reads ahead
+        to_start = [n for n in EVAL_SERVICES if not services.handlers(n)]
+
+        def waiting() -> None:
+            if to_start:
+                services.workers(to_start.pop(0))
+            else:
+                files.waiting()
+
         tick(force=True)
-        services.drive(tick=round_done, on_wait=files.waiting)
+        services.drive(tick=round_done, on_wait=waiting)
         tick(force=True)
         rows, written = files.write()
     finally:

@@ -30,6 +30,18 @@ RELEASE = "report-process"
 BEGIN = evaluate_files.EvalFiles.begin  # as evaluations call it (the fixtures below wrap it)
 
 
+@pytest.fixture(autouse=True)
+def _collector_as_found() -> Iterator[None]:
+    """The report process's `prepare` freezes what is alive (`gc.freeze`): run here in the test's own process, that
+    would stay frozen for every later test (one checks that an evaluation leaves nothing frozen)."""
+    import gc
+
+    frozen = gc.get_freeze_count()
+    yield
+    if not frozen:
+        gc.unfreeze()
+
+
 @pytest.fixture(scope="module")
 def fake() -> Iterator[ThreadedFaultServer]:
     with ThreadedFaultServer() as server:
