@@ -33,7 +33,7 @@ from livetab.failures import record_failure
 from livetab.ids import request_id
 from livetab.questions import TABLE_STATE_KINDS
 from livetab.records import load_question, run_row
-from livetab.releases import frozen_question_labels, frozen_questions, not_live_reason
+from livetab.releases import frozen_question_labels, not_live_reason
 from livetab.settings import ApiSettings
 from livetab.store import Store, schema
 from livetab.topics import requests_topic
@@ -59,21 +59,17 @@ def _questions(run: run_pb2.Run, store: object) -> list[_Asked]:
     Filtered on the questions' columns (family, status) in one query, their payloads not read: the inference
     service reads and parses each question when it asks it, so the first requests go out without every question
     read and parsed before (the eval benchmark's planner step, 2,000 questions: 0.074-0.090 s before, 0.039-0.059
-    s after, three runs each). A closed-book setting needs the gold's kind (`_asks`): then the payloads are read
-    and the filter is on them."""
+    s after, three runs each). A closed-book setting needs the gold's kind (`_asks`): then the chosen questions'
+    payloads are read for it."""
     families = set(run.settings.families)
+    ids = [qid for qid, family, status in frozen_question_labels(store, run.release)  # type: ignore[arg-type]
+           if status == "verified" and (not families or family in families)]
+    ids = ids[: run.settings.limit] if run.settings.limit else ids
+    kinds: dict[str, str] = {}
     if "closed_book" in run.settings.settings:
-        rows = list(store.get_many(schema.questions, frozen_questions(store, run.release)).values())  # type: ignore[arg-type, attr-defined]
-        asked = []
-        for row in sorted(rows, key=lambda r: r["id"]):
-            q = load_question(row)
-            if q is None or q.status != "verified" or (families and q.family not in families):
-                continue
-            asked.append(_Asked(q.id, q.gold.kind))
-    else:
-        asked = [_Asked(qid) for qid, family, status in frozen_question_labels(store, run.release)  # type: ignore[arg-type]
-                 if status == "verified" and (not families or family in families)]
-    return asked[: run.settings.limit] if run.settings.limit else asked
+        kinds = {k: q.gold.kind for k, row in store.get_many(schema.questions, ids).items()  # type: ignore[attr-defined]
+                 if (q := load_question(row)) is not None}
+    return [_Asked(qid, kinds.get(qid, "")) for qid in ids]
 
 
 def _asks(run: run_pb2.Run, q: _Asked) -> list[tuple[str, str]]:

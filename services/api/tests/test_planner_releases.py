@@ -120,9 +120,9 @@ def test_the_api_refuses_a_run_on_a_release_that_is_not_live_with_409(tmp_path: 
 
 
 def test_the_column_filter_and_the_payload_filter_plan_the_same_questions(tmp_path: Path) -> None:
-    """Without a closed-book setting the planner filters on the questions' columns (no payload read); with one it
-    reads the payloads. Both choose the same questions: frozen members only, verified, of the run's families, up
-    to its limit, by id, including a member whose status changed after the freeze."""
+    """The planner filters on the questions' columns (no payload read); with a closed-book setting it also reads the
+    chosen questions' payloads (for the gold's kind). Both choose the same questions: frozen members only, verified,
+    of the run's families, up to its limit, by id, including a member whose status changed after the freeze."""
     from livetab_api.planner import _questions
 
     store = open_store(f"sqlite:///{tmp_path / 'plan.db'}")

@@ -90,34 +90,24 @@ class Store:
         return dict(row) if row else None
 
     def select(self, table: Table, **where: Any) -> list[dict[str, Any]]:
-        stmt = select(table)
-        for k, v in where.items():
-            stmt = stmt.where(table.c[k] == v)
         with self.engine.connect() as conn:
-            return _dicts(conn.execute(stmt))
+            return _dicts(conn.execute(_where(select(table), table, where)))
 
     def payloads(self, table: Table, **where: Any) -> list[bytes]:
         """The `payload` column of the rows `select` would return, alone: for a reader that parses the message and
         needs no other column (a third of the time of `select` for the results of a 2,000-request run)."""
-        stmt = select(table.c.payload)
-        for k, v in where.items():
-            stmt = stmt.where(table.c[k] == v)
         with self.engine.connect() as conn:
-            return [bytes(r[0]) for r in conn.execute(stmt)]
+            return [bytes(r[0]) for r in conn.execute(_where(select(table.c.payload), table, where))]
 
     def count(self, table: Table, **where: Any) -> int:
-        stmt = select(func.count()).select_from(table)
-        for k, v in where.items():
-            stmt = stmt.where(table.c[k] == v)
+        stmt = _where(select(func.count()).select_from(table), table, where)
         with self.engine.connect() as conn:
             return int(conn.execute(stmt).scalar_one())
 
     def count_by(self, table: Table, column: str, **where: Any) -> dict[Any, int]:
         """Row counts grouped by the values of `column`, in one query."""
         col = table.c[column]
-        stmt = select(col, func.count()).select_from(table).group_by(col)
-        for k, v in where.items():
-            stmt = stmt.where(table.c[k] == v)
+        stmt = _where(select(col, func.count()).select_from(table).group_by(col), table, where)
         with self.engine.connect() as conn:
             return {r[0]: int(r[1]) for r in conn.execute(stmt)}
 
@@ -196,6 +186,13 @@ def open_store(url: str, *, migrate_schema: bool = True) -> Store:
     except OperationalError as e:
         raise StoreError(f"cannot reach the database at {_redact(url)!r}: {str(e.orig).strip().splitlines()[0]}") from None
     return Store(engine)
+
+
+def _where(stmt: Any, table: Table, where: dict[str, Any]) -> Any:
+    """`stmt` restricted to the rows whose columns equal `where`'s values."""
+    for k, v in where.items():
+        stmt = stmt.where(table.c[k] == v)
+    return stmt
 
 
 def _dicts(result: Any) -> list[dict[str, Any]]:
