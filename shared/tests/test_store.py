@@ -1,9 +1,18 @@
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
+from alembic import command
 from alembic.autogenerate import compare_metadata
+from alembic.config import Config
 from alembic.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from livetab.store import StoreError, open_store, schema
+from livetab.store.store import MIGRATIONS, head_revision
+from sqlalchemy import create_engine
 from sqlalchemy.exc import IntegrityError
 
 from tests.support.effects import effects, with_effects
@@ -48,6 +57,46 @@ def test_migrations_match_schema(store_url: str) -> None:
     assert diff == [], f"migrations and livetab.store.schema disagree: {diff}"
     open_store(store_url).close()  # re-opening runs no migration twice
     store.close()
+
+
+def _alembic_config() -> Config:
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    return cfg
+
+
+def test_head_revision_is_the_one_alembic_upgrades_to() -> None:
+    assert head_revision() == ScriptDirectory.from_config(_alembic_config()).get_current_head()
+
+
+def test_a_store_one_migration_behind_is_upgraded(store_url: str) -> None:
+    """A store at the revision before the head is not taken for an up-to-date one: opening it upgrades it."""
+    script = ScriptDirectory.from_config(_alembic_config())
+    previous = script.get_revision(script.get_current_head()).down_revision
+    assert isinstance(previous, str)
+    engine = create_engine(store_url.replace("postgresql://", "postgresql+psycopg://"))
+    with engine.begin() as conn:
+        cfg = _alembic_config()
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, previous)
+    with engine.connect() as conn:
+        assert MigrationContext.configure(conn).get_current_revision() == previous
+    engine.dispose()
+    store = open_store(store_url)
+    with store.engine.connect() as conn:
+        assert MigrationContext.configure(conn).get_current_revision() == head_revision()
+        assert compare_metadata(MigrationContext.configure(conn), schema.metadata) == []
+    store.close()
+
+
+def test_opening_a_store_at_the_head_does_not_load_alembic(tmp_path: Path) -> None:
+    """A command's start on an up-to-date store: one query, no alembic (its import is ~0.13 s)."""
+    url = f"sqlite:///{tmp_path / 'livetab.db'}"
+    open_store(url).close()  # new: migrated by alembic
+    probe = ("import sys; from livetab.store import open_store; open_store(sys.argv[1]).close(); "
+             "print(sorted(m for m in sys.modules if m.split('.')[0] == 'alembic'))")
+    out = subprocess.run([sys.executable, "-c", probe, url], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stderr
 
 
 def test_bad_urls_give_clear_errors() -> None:
