@@ -83,3 +83,16 @@ def test_every_service_is_declared_and_its_handlers_consume_only_its_topics() ->
         handlers = svc.build(Build(Settings()))  # raises when a handler reads another service's topic
         read = {t for h in handlers for t in h.topics}
         assert read == set(svc.consumes), (name, read, svc.consumes)
+
+
+def test_an_evaluation_command_imports_neither_the_kafka_client_nor_alembic() -> None:
+    """`livetab eval` runs embedded on an up-to-date store: the Kafka client (~0.16 s to import) and Alembic
+    (~0.13 s) are for distributed mode and for migrations, and are imported only there."""
+    import subprocess
+    import sys
+
+    probe = ("import sys; import livetab.evaluate_api, livetab.store, livetab.runtime.embedded; "
+             "from livetab_cli.main import main; main(['list', 'families']); "
+             "print(sorted({m.split('.')[0] for m in sys.modules} & {'kafka', 'alembic'}))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "[]", out.stderr

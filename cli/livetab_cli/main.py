@@ -641,7 +641,7 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    from livetab.bus.kafka import BrokerUnreachable
+    from livetab.bus.base import BrokerUnreachable
     from livetab.store import StoreError
 
     try:

@@ -17,7 +17,7 @@ from opentelemetry.trace import SpanKind
 from livetab import topics
 from livetab.telemetry import recording, traceparent, tracer
 
-__all__ = ["Bus", "Consumer", "Outgoing", "OutgoingStream", "PoisonMessage", "Record", "Retryable", "decode", "make_headers",
+__all__ = ["BrokerUnreachable", "Bus", "Consumer", "Outgoing", "OutgoingStream", "PoisonMessage", "Record", "Retryable", "decode", "make_headers",
            "producer_headers"]
 
 H_TYPE = "message-type"
@@ -91,6 +91,11 @@ class PoisonMessage(Exception):
 
 class Retryable(Exception):
     """A passing failure (store or endpoint down): do not commit; back off and process the record again."""
+
+
+class BrokerUnreachable(Exception):
+    """No Kafka broker answered at the configured bootstrap address. Defined here, not beside the Kafka bus
+    (`livetab.bus.kafka`, which raises it), so that a command can catch it without importing the Kafka client."""
 
 
 def make_headers(topic: str, message: Message, message_id: str = "") -> dict[str, str]:

@@ -25,7 +25,7 @@ from kafka.errors import (
 from kafka.structs import OffsetAndMetadata
 
 from livetab import topics
-from livetab.bus.base import Outgoing, Record, Retryable, producer_headers
+from livetab.bus.base import BrokerUnreachable, Outgoing, Record, Retryable, producer_headers
 from livetab.settings import KafkaSettings
 
 __all__ = ["BrokerUnreachable", "KafkaBus", "check_broker", "ensure_topics"]
@@ -33,10 +33,6 @@ __all__ = ["BrokerUnreachable", "KafkaBus", "check_broker", "ensure_topics"]
 log = logging.getLogger(__name__)
 # a commit refused because this consumer's group membership changed: passing, the worker rewinds and goes on
 _MEMBERSHIP = (CommitFailedError, RebalanceInProgressError, IllegalGenerationError, UnknownMemberIdError)
-
-
-class BrokerUnreachable(Exception):
-    """No Kafka broker answered at the configured bootstrap address."""
 
 
 def check_broker(bootstrap: str, timeout_s: float = 10.0) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from livetab.bus.kafka import BrokerUnreachable
+from livetab.bus.base import BrokerUnreachable
 from livetab.runtime.serve import serve
 from livetab.settings import ConfigError, load_settings
 from livetab.store import StoreError
