@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -142,28 +143,22 @@ class Store:
 
 _REVISION = re.compile(r'^revision\s*=\s*"([^"]+)"\s*$', re.M)
 _DOWN_REVISION = re.compile(r'^down_revision\s*=\s*(?:None|"([^"]+)")\s*$', re.M)
-_head: list[str | None] = []  # the migrations' head, read once per process
-
-
+@functools.cache
 def head_revision() -> str | None:
     """The newest migration's revision, read from the `revision` and `down_revision` lines of the migration
     files (the chain alembic follows); None when they do not form a single chain with one head, and alembic
-    then decides."""
-    if _head:
-        return _head[0]
+    then decides. Read once per process."""
     revisions: dict[str, str | None] = {}
     for path in sorted((MIGRATIONS / "versions").glob("*.py")):
         source = path.read_text(encoding="utf-8")
         rev, down = _REVISION.findall(source), _DOWN_REVISION.findall(source)
         if len(rev) != 1 or len(down) != 1 or rev[0] in revisions:
-            _head.append(None)
             return None
         revisions[rev[0]] = down[0] or None
     downs = [d for d in revisions.values() if d is not None]
     heads = [r for r in revisions if r not in downs]
     chain = len(heads) == 1 and len(set(downs)) == len(downs) == len(revisions) - 1 and set(downs) <= set(revisions)
-    _head.append(heads[0] if chain else None)
-    return _head[0]
+    return heads[0] if chain else None
 
 
 def _at_head(engine: Engine) -> bool:
