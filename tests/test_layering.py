@@ -85,14 +85,16 @@ def test_every_service_is_declared_and_its_handlers_consume_only_its_topics() ->
         assert read == set(svc.consumes), (name, read, svc.consumes)
 
 
-def test_an_evaluation_command_imports_neither_the_kafka_client_nor_alembic() -> None:
+def test_an_evaluation_command_imports_neither_the_kafka_client_nor_alembic_nor_aiohttp() -> None:
     """`livetab eval` runs embedded on an up-to-date store: the Kafka client (~0.16 s to import) and Alembic
-    (~0.13 s) are for distributed mode and for migrations, and are imported only there."""
+    (~0.13 s) are for distributed mode and for migrations, and are imported only there; aiohttp (~0.13 s) is
+    a test and bench dependency, not the OpenAI backend's (livetab.models.http1)."""
     import subprocess
     import sys
 
     probe = ("import sys; import livetab.evaluate_api, livetab.store, livetab.runtime.embedded; "
+             "import livetab.models.openai_compat, livetab.models.probe, livetab_inference.service; "
              "from livetab_cli.main import main; main(['list', 'families']); "
-             "print(sorted({m.split('.')[0] for m in sys.modules} & {'kafka', 'alembic'}))")
+             "print(sorted({m.split('.')[0] for m in sys.modules} & {'kafka', 'alembic', 'aiohttp'}))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "[]", out.stderr

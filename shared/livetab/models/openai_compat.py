@@ -1,8 +1,8 @@
-"""OpenAI-compatible `/chat/completions` over aiohttp: vLLM, SGLang, TGI, llama.cpp server, Ollama, hosted APIs.
+"""OpenAI-compatible `/chat/completions` over HTTP/1.1 (`livetab.models.http1`): vLLM, SGLang, TGI, llama.cpp server, Ollama, hosted APIs.
 A request with `prompt` set (the completion prompt mode, for base models) goes to `/completions` instead, with
 `prompt` and `stop` in the body, and its answers are read from each choice's `text`.
 
-One `aiohttp.ClientSession` per backend with a connection pool sized to its concurrency and keep-alive;
+One HTTP client per backend (and event loop) with a connection pool sized to its concurrency and keep-alive;
 a request that lands on a keep-alive connection the server already closed is re-sent once at once.
 Everything else that can go wrong (429 + Retry-After, 5xx, timeouts, truncated or invalid JSON) becomes a
 `StatusError` that the endpoint's `Resilience` retries with backoff or gives up on with its reason.
@@ -22,10 +22,10 @@ import os
 import time
 from collections.abc import Awaitable, Mapping
 from typing import Any
-
-import aiohttp
+from urllib.parse import urlsplit
 
 from livetab.models.base import ChatMessage, Completion, GenerateRequest
+from livetab.models.http1 import ConnectFailed, Disconnected, HTTPClient, HTTPError, NotHTTP, Response, TooLarge
 from livetab.models.resilience import Resilience, StatusError, estimate_request_tokens
 from livetab.netguard import NetPolicy, NetRefused
 from livetab.retry_after import retry_after_seconds
@@ -60,6 +60,7 @@ class OpenAIBackend:
         self.base_url = base_url.rstrip("/")
         self.url = self.base_url + "/chat/completions"
         self.completions_url = self.base_url + "/completions"
+        self._path = urlsplit(self.base_url).path  # the request targets: this path and what follows it
         self.model = model
         self.name = name or model
         self.api_key_ref = api_key_ref
@@ -79,7 +80,7 @@ class OpenAIBackend:
             self._headers["Authorization"] = f"Bearer {self.__key}"
         self.net = net  # when set, every address is checked just before connecting (livetab.netguard)
         self.max_response_bytes = max_response_bytes or (net.max_response_bytes if net else 8 * 1024 * 1024)
-        self._session: aiohttp.ClientSession | None = None
+        self._http: HTTPClient | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self.stale_retries = 0  # requests re-sent because a kept-alive connection had been closed
 
@@ -95,9 +96,9 @@ class OpenAIBackend:
         await self.close()
 
     async def close(self) -> None:
-        if self._session is not None and not self._session.closed:
-            await self._session.close()
-        self._session = None
+        if self._http is not None and not self._http.closed:
+            await self._http.close()
+        self._http = None
 
     async def generate(self, request: GenerateRequest) -> list[Completion]:
         n = max(1, request.sampling.n)
@@ -148,67 +149,70 @@ class OpenAIBackend:
         payload = json.dumps(body, ensure_ascii=False).encode()
         guard = self.resilience
         tokens = estimate_request_tokens(request) if guard.counts_tokens else 0
-        url = self.completions_url if request.prompt else self.url
-        return guard.call(lambda: self._post(payload, url), tokens=tokens)
+        suffix = "/completions" if request.prompt else "/chat/completions"
+        return guard.call(lambda: self._post(payload, suffix), tokens=tokens)
 
-    def _ensure_session(self) -> aiohttp.ClientSession:
+    def _client(self) -> HTTPClient:
         loop = asyncio.get_running_loop()
-        if self._session is None or self._session.closed or self._loop is not loop:
-            connector = GuardedConnector(self.net, limit=self.concurrency, limit_per_host=self.concurrency,
-                                         keepalive_timeout=self.keepalive_s, ttl_dns_cache=300)
-            timeout = aiohttp.ClientTimeout(total=self.timeout_s, sock_connect=self.connect_timeout_s)
-            self._session = aiohttp.ClientSession(connector=connector, timeout=timeout, headers=self._headers)
+        if self._http is None or self._http.closed or self._loop is not loop:
+            self._http = HTTPClient(self.base_url, limit=self.concurrency, keepalive_s=self.keepalive_s,
+                                    connect_timeout_s=self.connect_timeout_s, headers=self._headers, net=self.net,
+                                    max_body=self.max_response_bytes)
             self._loop = loop
-        return self._session
+        return self._http
 
-    async def _post(self, payload: bytes, url: str) -> list[Completion]:
-        session = self._ensure_session()
-        t0 = time.perf_counter()
+    async def _send(self, method: str, suffix: str, payload: bytes = b"") -> Response:
+        """One request, re-sent once at once when the connection closed before any answer (a kept-alive
+        connection the server had closed); every failure without an HTTP answer is a `StatusError`."""
+        client = self._client()
+        url = self.base_url + suffix
         for attempt in (1, 2):
             try:
-                async with session.post(url, data=payload, allow_redirects=False) as resp:
-                    status = resp.status
-                    raw = await self._read_capped(resp)
-                    retry_after = None if status == 200 else resp.headers.get("Retry-After")
-                break
-            except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError) as e:
-                # A connection refused is not a stale keep-alive connection: no immediate resend then.
-                if attempt == 1 and not isinstance(e, aiohttp.ClientConnectorError):
+                return await client.request(method, self._path + suffix, payload, timeout_s=self.timeout_s)
+            except Disconnected as e:
+                if attempt == 1:
                     self.stale_retries += 1
-                    log.debug("%s: connection dropped (%s); re-sending once", self.base_url, type(e).__name__)
+                    log.debug("%s: connection dropped (%s); re-sending once", self.base_url, e)
                     continue
-                raise StatusError(self._redact(f"connection error: {type(e).__name__}: {e}"), retryable=True) from None
+                raise StatusError(self._redact(f"connection error: {e}"), retryable=True) from None
             except NetRefused as e:
                 raise StatusError(str(e), retryable=False) from None
             except TimeoutError:
                 raise StatusError(f"timeout after {self.timeout_s:g}s", retryable=True) from None
-            except aiohttp.ClientError as e:
+            except TooLarge as e:
+                raise StatusError(str(e)) from None
+            except NotHTTP as e:
+                raise StatusError(f"{url} does not speak the OpenAI API: {e}", retryable=False) from None
+            except ConnectFailed as e:
+                raise StatusError(self._redact(f"connection error: {e}"), retryable=True) from None
+            except HTTPError as e:
                 raise StatusError(self._redact(f"client error: {type(e).__name__}: {e}"), retryable=True) from None
+        raise AssertionError("unreachable")
+
+    async def _post(self, payload: bytes, suffix: str) -> list[Completion]:
+        t0 = time.perf_counter()
+        resp = await self._send("POST", suffix, payload)
         latency_ms = (time.perf_counter() - t0) * 1000.0
-        if status != 200:
-            raise self._status_error(status, raw, retry_after, url)
-        return self._parse(raw, latency_ms)
+        if resp.status != 200:
+            raise self._status_error(resp.status, resp.body, resp.headers.get("retry-after"), self.base_url + suffix)
+        return self._parse(resp.body, latency_ms)
 
     async def served_models(self) -> list[str]:
-        """The model ids `GET {base_url}/models` lists, asked through the session every request uses (each address
+        """The model ids `GET {base_url}/models` lists, asked through the client every request uses (each address
         checked by the net policy just before connecting, no redirect followed, the answer capped); `StatusError`
         (status 0: no answer; 200: an answer that is not a model list) when there is none."""
-        session = self._ensure_session()
         url = self.base_url + "/models"
         try:
-            async with session.get(url, allow_redirects=False) as resp:
-                status = resp.status
-                kind = resp.headers.get("Content-Type", "no content type").split(";")[0]
-                raw = await self._read_capped(resp)
-        except NetRefused as e:
-            raise StatusError(str(e), retryable=False) from None
-        except TimeoutError:
-            raise StatusError(f"cannot reach {url}: no answer within {self.timeout_s:g}s", retryable=True) from None
-        except aiohttp.ClientResponseError:  # it answered, but not in HTTP/1.x (a gRPC server, say)
-            raise StatusError(f"{url} does not speak the OpenAI API: its answer is not an HTTP/1.1 response",
-                              retryable=False) from None
-        except aiohttp.ClientError as e:
-            raise StatusError(self._redact(f"cannot reach {url}: {type(e).__name__}: {e}"), retryable=True) from None
+            resp = await self._send("GET", "/models")
+        except StatusError as e:
+            if e.status is not None or not e.retryable:  # an answer in another protocol, an address refused
+                raise
+            reason = str(e).removeprefix("connection error: ")
+            if reason.startswith("timeout after"):
+                reason = f"no answer within {self.timeout_s:g}s"
+            raise StatusError(f"cannot reach {url}: {reason}", retryable=True) from None
+        status, raw = resp.status, resp.body
+        kind = resp.headers.get("content-type", "no content type").split(";")[0]
         if status != 200:
             raise self._status_error(status, raw, None, url)
         try:
@@ -216,22 +220,6 @@ class OpenAIBackend:
         except (ValueError, KeyError, TypeError):
             raise StatusError(f"{url} does not speak the OpenAI API: GET /models answered {kind}, not a model list "
                               "(is base_url the server's /v1 base?)", status=200, retryable=False) from None
-
-    async def _read_capped(self, resp: aiohttp.ClientResponse) -> bytes:
-        """The body, or `StatusError` once it passes `max_response_bytes` (the rest is not read)."""
-        declared = resp.content_length
-        if declared is not None and declared > self.max_response_bytes:
-            raise StatusError(f"response of {declared} bytes is over the {self.max_response_bytes}-byte cap")
-        if declared is not None:  # a declared length within the cap: aiohttp reads no further than it
-            return await resp.read()
-        chunks: list[bytes] = []
-        seen = 0
-        async for chunk in resp.content.iter_chunked(65536):
-            seen += len(chunk)
-            if seen > self.max_response_bytes:
-                raise StatusError(f"response over the {self.max_response_bytes}-byte cap")
-            chunks.append(chunk)
-        return b"".join(chunks)
 
     def _status_error(self, status: int, raw: bytes, retry_after: str | None, url: str = "") -> StatusError:
         snippet = raw[:300].decode("utf-8", "replace").strip()
@@ -270,27 +258,6 @@ class OpenAIBackend:
 
     def _redact(self, text: str) -> str:
         return text.replace(self.__key, "***") if self.__key else text
-
-
-class GuardedConnector(aiohttp.TCPConnector):
-    """A TCPConnector that checks every address a host resolves to against a `NetPolicy` just before it
-    connects, IP literals included (aiohttp resolves those here too), so DNS rebinding is refused."""
-
-    def __init__(self, net: NetPolicy | None, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self._net = net
-
-    async def _resolve_host(self, host: str, port: int, traces: Any = None) -> Any:
-        net = None if self._net is None or self._net.is_trusted(host, port) else self._net
-        if net is not None:
-            net.check_spelling(host)
-        hosts = await super()._resolve_host(host, port, traces=traces)
-        if net is not None:
-            for h in hosts:
-                reason = net.why_not(str(h["host"]))
-                if reason is not None:
-                    raise NetRefused(f"refused to connect to {host[:80]!r}: {reason} (guard.allow)")
-        return hosts
 
 
 def _message(m: ChatMessage) -> dict[str, Any]:
