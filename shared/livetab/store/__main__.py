@@ -7,10 +7,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from sqlalchemy import text
-
 from livetab.settings import ConfigError, load_settings
-from livetab.store.store import StoreError, open_store
+from livetab.store.store import StoreError, open_store, stored_revisions
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -24,9 +22,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"livetab.store: {e}", file=sys.stderr)
         return 2
     try:
-        with store.engine.connect() as conn:
-            rev = conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
-        print(f"store at revision {rev}")
+        print(f"store at revision {', '.join(stored_revisions(store.engine)) or None}")
         return 0
     finally:
         store.close()

@@ -13,7 +13,7 @@ from sqlalchemy import Engine, Table, bindparam, create_engine, event, func, sel
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, OperationalError
 
-__all__ = ["Store", "StoreError", "open_store"]
+__all__ = ["Store", "StoreError", "open_store", "stored_revisions"]
 
 log = logging.getLogger(__name__)
 MIGRATIONS = Path(__file__).parent / "migrations"
@@ -161,17 +161,19 @@ def head_revision() -> str | None:
     return heads[0] if chain else None
 
 
+def stored_revisions(engine: Engine) -> list[str]:
+    """The migration revisions the store records (Alembic's `alembic_version`); none for a new store."""
+    with engine.connect() as conn:
+        try:
+            return [str(r) for r in conn.execute(text("SELECT version_num FROM alembic_version")).scalars()]
+        except DBAPIError:  # no alembic_version table: a new store
+            return []
+
+
 def _at_head(engine: Engine) -> bool:
     """The store's recorded revision is the migrations' head (nothing to upgrade); False when it has none yet."""
     head = head_revision()
-    if head is None:
-        return False
-    with engine.connect() as conn:
-        try:
-            stored = conn.execute(text("SELECT version_num FROM alembic_version")).scalars().all()
-        except DBAPIError:  # no alembic_version table: a new store
-            return False
-    return stored == [head]
+    return head is not None and stored_revisions(engine) == [head]
 
 
 def migrate(engine: Engine) -> None:
