@@ -4,7 +4,8 @@ question is asked.
 Model references:
 
 - `openai:URL` — an OpenAI-compatible endpoint (`URL` ends in `/v1`); `model_name` is the served model's id
-  (default: the only model the endpoint lists);
+  (default: the only model the endpoint lists, named by its id, or by its file's name when the id is a GGUF's
+  path, as llama.cpp's servers list them: `served_name`);
 - `gguf:PATH` — a GGUF file run in process by llama.cpp (the `llama_local` backend);
 - `grpc:HOST:PORT` — a team's `ModelService`;
 - a bundled local model by name (`livetab.models.bundled`: `smollm2-135m`, `gemma3-270m`).
@@ -30,7 +31,8 @@ from typing import Any
 
 from livetab.settings import ModelSettings
 
-__all__ = ["RUN_ARGS", "EvalError", "EvalModel", "ProbeError", "parse_model", "parse_model_args", "probe"]
+__all__ = ["RUN_ARGS", "EvalError", "EvalModel", "ProbeError", "parse_model", "parse_model_args", "probe",
+           "served_name"]
 
 RUN_ARGS = ("temperature", "top_p", "max_tokens")  # sampling: the run's knobs, not the model's
 _MODEL_FIELDS = ("knowledge_cutoff", "n_ctx", "n_threads", "prompt_mode", "shots", "name", "pool")
@@ -79,6 +81,16 @@ def parse_model_args(text: str | Mapping[str, Any] | None) -> dict[str, str]:
 
 def _name_of(ref: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", ref).strip("-")[:120] or "model"
+
+
+def served_name(model_id: str) -> str:
+    """The leaderboard name of a model a server lists by `model_id`. llama.cpp's servers list a GGUF by its file
+    path: it is named by the file's name without `.gguf`, as `gguf:PATH` names the same file, so one model gets one
+    name either way. Any other id (`Qwen/Qwen2.5-7B-Instruct`, `fake-model`) is kept, made safe."""
+    if model_id.startswith("/") or re.match(r"^[A-Za-z]:[\\/]", model_id):
+        leaf = re.split(r"[\\/]", model_id.rstrip("/\\"))[-1]
+        return _name_of(leaf.removesuffix(".gguf"))
+    return _name_of(model_id)
 
 
 def parse_model(ref: str, *, model_name: str = "", args: Mapping[str, str] | None = None) -> EvalModel:
@@ -187,7 +199,7 @@ def _probe_openai(model: EvalModel, env: Mapping[str, str]) -> str:
                              "choose one with --model-name")
         s.model = served[0]
         if s.name == _name_of(s.base_url.split("://", 1)[1]):
-            s.name = _name_of(served[0])
+            s.name = served_name(served[0])
     elif s.model not in served:
         raise ProbeError(f"{s.base_url} does not serve a model named {s.model!r} (it serves: "
                          f"{', '.join(served[:8]) or 'none'})")
