@@ -293,3 +293,18 @@ def test_tls_is_verified_with_the_default_context(certificate: tuple[Path, Path]
     trusting = ssl.create_default_context(cafile=str(cert))  # the same checks, this certificate trusted
     monkeypatch.setattr(http1, "_TLS", trusting)
     assert run(go()).body == b"secret"  # type: ignore[attr-defined]
+
+
+def test_a_header_http_cannot_carry_is_refused_and_a_path_is_percent_encoded() -> None:
+    with pytest.raises(ValueError, match="cannot carry"):
+        HTTPClient("http://127.0.0.1:1/v1", limit=1, keepalive_s=1, connect_timeout_s=1,
+                   headers={"Authorization": "Bearer ключ"}, net=None, max_body=10)
+
+    async def go() -> bytes:
+        async with Server(lambda r, n: ok()) as s:
+            c = client(s.port)
+            await c.request("GET", "/v1/modèles", timeout_s=5)
+            await c.close()
+            return s.requests[0]
+
+    assert run(go()).startswith(b"GET /v1/mod%C3%A8les HTTP/1.1\r\n")  # type: ignore[attr-defined]

@@ -190,3 +190,10 @@ def test_parse_retry_after_http_date() -> None:
 
     value = parse_retry_after(formatdate(time.time() + 30, usegmt=True))
     assert value is not None and 25 <= value <= 31
+
+
+@pytest.mark.parametrize("key", ["sk-1\r\nX-Injected: yes", "sk-ключ"])
+def test_a_key_that_cannot_go_in_a_header_is_refused_when_the_backend_is_made(key: str) -> None:
+    with pytest.raises(ValueError, match=r"LIVETAB_TEST_KEY.*cannot be sent") as info:
+        OpenAIBackend("http://127.0.0.1:1/v1", "m", api_key_ref="LIVETAB_TEST_KEY", env={"LIVETAB_TEST_KEY": key})
+    assert key not in str(info.value)

@@ -26,12 +26,12 @@ import ssl
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from livetab.netguard import NetPolicy, NetRefused
 
 __all__ = ["BrokenAnswer", "ConnectFailed", "Disconnected", "HTTPClient", "HTTPError", "NotHTTP", "Response",
-           "TooLarge"]
+           "TooLarge", "check_headers"]
 
 MAX_HEAD_BYTES = 65536  # status line and headers together
 
@@ -86,6 +86,18 @@ def _tls_context() -> ssl.SSLContext:
     return _TLS
 
 
+def check_headers(headers: Mapping[str, str]) -> None:
+    """`ValueError` naming the first header that would break the request: a line break or NUL byte (another
+    header smuggled in), or a character outside Latin-1, which HTTP/1.1 headers cannot carry."""
+    for k, v in headers.items():
+        if any(c in k + v for c in "\r\n\x00"):
+            raise ValueError(f"the HTTP header {k!r} holds a line break or a NUL byte")
+        try:
+            (k + v).encode("latin-1")
+        except UnicodeEncodeError:
+            raise ValueError(f"the HTTP header {k!r} holds characters HTTP/1.1 headers cannot carry") from None
+
+
 class HTTPClient:
     """Requests to one origin (`base_url`'s scheme, host and port) over a pool of kept-alive connections; used on
     the event loop it was first used on."""
@@ -104,9 +116,7 @@ class HTTPClient:
         name = f"[{self.host}]" if ":" in self.host else self.host
         authority = name if self.port == default else f"{name}:{self.port}"
         fixed = {"Host": authority, "User-Agent": "livetab", "Accept": "*/*", **headers}
-        for k, v in fixed.items():
-            if any(c in k + v for c in "\r\n\x00"):
-                raise ValueError(f"the HTTP header {k!r} holds a line break or a NUL byte")
+        check_headers(fixed)
         self._head = "".join(f"{k}: {v}\r\n" for k, v in fixed.items())
         self.keepalive_s = keepalive_s
         self.connect_timeout_s = connect_timeout_s
@@ -124,6 +134,8 @@ class HTTPClient:
             conn = self._take_idle() or await self._connect()
             try:
                 length = f"Content-Length: {len(body)}\r\n" if body or method == "POST" else ""
+                if not target.isascii():  # a path with other characters goes percent-encoded, as browsers send it
+                    target = quote(target, safe="/?#[]@!$&'()*+,;=:%~")
                 conn.writer.write(f"{method} {target} HTTP/1.1\r\n{self._head}{length}\r\n".encode("latin-1") + body)
                 resp, reusable = await self._read(conn.reader, method)
             except BaseException as e:

@@ -25,7 +25,16 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from livetab.models.base import ChatMessage, Completion, GenerateRequest
-from livetab.models.http1 import ConnectFailed, Disconnected, HTTPClient, HTTPError, NotHTTP, Response, TooLarge
+from livetab.models.http1 import (
+    ConnectFailed,
+    Disconnected,
+    HTTPClient,
+    HTTPError,
+    NotHTTP,
+    Response,
+    TooLarge,
+    check_headers,
+)
 from livetab.models.resilience import Resilience, StatusError, estimate_request_tokens
 from livetab.netguard import NetPolicy, NetRefused
 from livetab.retry_after import retry_after_seconds
@@ -78,6 +87,11 @@ class OpenAIBackend:
         self._headers = {"Content-Type": "application/json"}
         if self.__key:
             self._headers["Authorization"] = f"Bearer {self.__key}"
+        try:
+            check_headers(self._headers)
+        except ValueError:  # the message would name only the header; the key itself is never shown
+            raise ValueError(f"the API key in {api_key_ref!r} cannot be sent in an HTTP header (a line break, a NUL "
+                             "byte or a character outside Latin-1)") from None
         self.net = net  # when set, every address is checked just before connecting (livetab.netguard)
         self.max_response_bytes = max_response_bytes or (net.max_response_bytes if net else 8 * 1024 * 1024)
         self._http: HTTPClient | None = None
