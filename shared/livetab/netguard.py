@@ -122,6 +122,14 @@ class NetPolicy:
             return f"{ip} is not a public address"
         return None
 
+    def check_resolved(self, host: str, addresses: Iterable[str]) -> None:
+        """The connect-time check: `NetRefused` when any address `host` resolves to now is one the platform may
+        not connect to (a name public at the door and internal now, DNS rebinding, is refused here)."""
+        for a in addresses:
+            reason = self.why_not(a)
+            if reason is not None:
+                raise NetRefused(f"refused to connect to {host[:80]!r}: {reason} (guard.allow)")
+
     def check_ip(self, address: str) -> None:
         reason = self.why_not(address)
         if reason is not None:

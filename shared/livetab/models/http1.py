@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import quote, urlsplit
 
-from livetab.netguard import NetPolicy, NetRefused
+from livetab.netguard import NetPolicy
 
 __all__ = ["BrokenAnswer", "ConnectFailed", "Disconnected", "HTTPClient", "HTTPError", "NotHTTP", "Response",
            "TooLarge", "check_headers"]
@@ -183,10 +183,7 @@ class HTTPClient:
         addresses = list(dict.fromkeys((family, addr[:2] if family == socket.AF_INET else addr)
                                        for family, _, _, _, addr in infos))
         if net is not None:
-            for _, addr in addresses:
-                reason = net.why_not(str(addr[0]))
-                if reason is not None:
-                    raise NetRefused(f"refused to connect to {host[:80]!r}: {reason} (guard.allow)")
+            net.check_resolved(host, [str(addr[0]) for _, addr in addresses])
         last: BaseException | None = None
         for family, addr in addresses:
             sock = socket.socket(family, socket.SOCK_STREAM)

@@ -44,6 +44,8 @@ __all__ = ["OpenAIBackend", "parse_retry_after"]
 log = logging.getLogger(__name__)
 
 N_MODES = ("auto", "native", "loop")
+# what a request that got no HTTP answer raises (livetab.models.http1, the net policy, the time limit)
+_NO_ANSWER = (HTTPError, NetRefused, TimeoutError)
 
 
 def parse_retry_after(value: str | None) -> float | None:
@@ -67,8 +69,6 @@ class OpenAIBackend:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
         self.base_url = base_url.rstrip("/")
-        self.url = self.base_url + "/chat/completions"
-        self.completions_url = self.base_url + "/completions"
         self._path = urlsplit(self.base_url).path  # the request targets: this path and what follows it
         self.model = model
         self.name = name or model
@@ -175,40 +175,41 @@ class OpenAIBackend:
             self._loop = loop
         return self._http
 
-    async def _send(self, method: str, suffix: str, payload: bytes = b"") -> Response:
+    async def _request(self, method: str, suffix: str, payload: bytes = b"") -> Response:
         """One request, re-sent once at once when the connection closed before any answer (a kept-alive
-        connection the server had closed); every failure without an HTTP answer is a `StatusError`."""
+        connection the server had closed). Failures without an HTTP answer are raised as they come."""
         client = self._client()
-        url = self.base_url + suffix
-        for attempt in (1, 2):
-            try:
-                return await client.request(method, self._path + suffix, payload, timeout_s=self.timeout_s)
-            except Disconnected as e:
-                if attempt == 1:
-                    self.stale_retries += 1
-                    log.debug("%s: connection dropped (%s); re-sending once", self.base_url, e)
-                    continue
-                raise StatusError(self._redact(f"connection error: {e}"), retryable=True) from None
-            except NetRefused as e:
-                raise StatusError(str(e), retryable=False) from None
-            except TimeoutError:
-                raise StatusError(f"timeout after {self.timeout_s:g}s", retryable=True) from None
-            except TooLarge as e:
-                raise StatusError(str(e)) from None
-            except NotHTTP as e:
-                raise StatusError(f"{url} does not speak the OpenAI API: {e}", retryable=False) from None
-            except ConnectFailed as e:
-                raise StatusError(self._redact(f"connection error: {e}"), retryable=True) from None
-            except HTTPError as e:
-                raise StatusError(self._redact(f"client error: {type(e).__name__}: {e}"), retryable=True) from None
-        raise AssertionError("unreachable")
+        try:
+            return await client.request(method, self._path + suffix, payload, timeout_s=self.timeout_s)
+        except Disconnected as e:
+            self.stale_retries += 1
+            log.debug("%s: connection dropped (%s); re-sending once", self.base_url, e)
+        return await client.request(method, self._path + suffix, payload, timeout_s=self.timeout_s)
+
+    def _no_answer(self, e: Exception, url: str) -> StatusError:
+        """The `StatusError` of a request that got no HTTP answer (one of `_NO_ANSWER`)."""
+        if isinstance(e, NetRefused):
+            return StatusError(str(e), retryable=False)
+        if isinstance(e, TimeoutError):
+            return StatusError(f"timeout after {self.timeout_s:g}s", retryable=True)
+        if isinstance(e, TooLarge):
+            return StatusError(str(e))
+        if isinstance(e, NotHTTP):
+            return StatusError(f"{url} does not speak the OpenAI API: {e}", retryable=False)
+        if isinstance(e, (Disconnected, ConnectFailed)):
+            return StatusError(self._redact(f"connection error: {e}"), retryable=True)
+        return StatusError(self._redact(f"client error: {type(e).__name__}: {e}"), retryable=True)
 
     async def _post(self, payload: bytes, suffix: str) -> list[Completion]:
+        url = self.base_url + suffix
         t0 = time.perf_counter()
-        resp = await self._send("POST", suffix, payload)
+        try:
+            resp = await self._request("POST", suffix, payload)
+        except _NO_ANSWER as e:
+            raise self._no_answer(e, url) from None
         latency_ms = (time.perf_counter() - t0) * 1000.0
         if resp.status != 200:
-            raise self._status_error(resp.status, resp.body, resp.headers.get("retry-after"), self.base_url + suffix)
+            raise self._status_error(resp.status, resp.body, resp.headers.get("retry-after"), url)
         return self._parse(resp.body, latency_ms)
 
     async def served_models(self) -> list[str]:
@@ -217,14 +218,17 @@ class OpenAIBackend:
         (status 0: no answer; 200: an answer that is not a model list) when there is none."""
         url = self.base_url + "/models"
         try:
-            resp = await self._send("GET", "/models")
-        except StatusError as e:
-            if e.status is not None or not e.retryable:  # an answer in another protocol, an address refused
-                raise
-            reason = str(e).removeprefix("connection error: ")
-            if reason.startswith("timeout after"):
+            resp = await self._request("GET", "/models")
+        except _NO_ANSWER as e:
+            if isinstance(e, (NetRefused, TooLarge, NotHTTP)):  # an address refused, an answer not to be read
+                raise self._no_answer(e, url) from None
+            if isinstance(e, TimeoutError):
                 reason = f"no answer within {self.timeout_s:g}s"
-            raise StatusError(f"cannot reach {url}: {reason}", retryable=True) from None
+            elif isinstance(e, (Disconnected, ConnectFailed)):
+                reason = str(e)
+            else:
+                reason = f"client error: {type(e).__name__}: {e}"
+            raise StatusError(self._redact(f"cannot reach {url}: {reason}"), retryable=True) from None
         status, raw = resp.status, resp.body
         kind = resp.headers.get("content-type", "no content type").split(";")[0]
         if status != 200:
@@ -235,9 +239,9 @@ class OpenAIBackend:
             raise StatusError(f"{url} does not speak the OpenAI API: GET /models answered {kind}, not a model list "
                               "(is base_url the server's /v1 base?)", status=200, retryable=False) from None
 
-    def _status_error(self, status: int, raw: bytes, retry_after: str | None, url: str = "") -> StatusError:
+    def _status_error(self, status: int, raw: bytes, retry_after: str | None, url: str) -> StatusError:
         snippet = raw[:300].decode("utf-8", "replace").strip()
-        message = self._redact(f"HTTP {status} from {url or self.url}: {snippet}")
+        message = self._redact(f"HTTP {status} from {url}: {snippet}")
         retryable = status == 429 or status == 408 or status >= 500
         return StatusError(message, status=status, retryable=retryable,
                            retry_after=parse_retry_after(retry_after) if retryable else None)
