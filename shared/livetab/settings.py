@@ -253,8 +253,9 @@ class JudgeSettings(_Strict):
 
 class ReporterSettings(_Strict):
     """When a run's leaderboard is recomputed from the store: once its judged count has grown by
-    `refresh_growth` (a fraction) since the last recompute, once `refresh_s` seconds have passed, and
-    always when every planned request is judged. Geometric steps keep the total work near-linear.
+    `refresh_growth` (a fraction) since the last recompute (no sooner than `refresh_share` allows), once
+    `refresh_s` seconds have passed, and always when every planned request is judged. Geometric steps keep the
+    total work near-linear.
 
     `write_files`: the reporter service writes the report files (leaderboard.json, .md, report.html, the
     release exports) under the top-level `out_dir` when a run completes and when a release is frozen or
@@ -263,6 +264,11 @@ class ReporterSettings(_Strict):
 
     refresh_growth: float = Field(default=0.1, ge=0.0)
     refresh_s: float = Field(default=30.0, ge=0.0)
+    # The most of its time the reporter spends on one run's live recomputes (before the run completes): after
+    # a recompute that took t seconds, the next one due to growth waits until t / refresh_share has passed since
+    # it began, so a large run's recomputes (each reads the whole run) stay a bounded share of a core however
+    # fast its judgments arrive. 1.0: growth alone decides. Completion and `refresh_s` are never held back.
+    refresh_share: float = Field(default=0.1, gt=0.0, le=1.0)
     # the contamination view's split of items by source date (ISO YYYY-MM-DD): fresh are those created after
     # it; "" splits at each model's declared knowledge cutoff, or else at the median source date of its items
     contamination_split: str = Field(default="", pattern=r"^(\d{4}-\d{2}-\d{2})?$")

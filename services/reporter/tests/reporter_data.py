@@ -82,9 +82,12 @@ class Answer:
     deliberation: tuple[tuple[str, str, str], ...] = ()  # (judge, own label, revised label) per LLM judge
 
 
-def context(store: Any, *, refresh_growth: float = 0.1, refresh_s: float = 30.0, out_dir: str = "") -> HandlerContext:
-    """Settings for the reporter handler; it writes report files only when given an `out_dir`."""
-    reporter = ReporterSettings(refresh_growth=refresh_growth, refresh_s=refresh_s, write_files=bool(out_dir))
+def context(store: Any, *, refresh_growth: float = 0.1, refresh_s: float = 30.0, out_dir: str = "",
+            refresh_share: float = 1.0) -> HandlerContext:
+    """Settings for the reporter handler; it writes report files only when given an `out_dir`. Recomputes due
+    to growth do not rest (`refresh_share` 1.0) unless asked: these tests feed batches faster than any judge."""
+    reporter = ReporterSettings(refresh_growth=refresh_growth, refresh_s=refresh_s, write_files=bool(out_dir),
+                                refresh_share=refresh_share)
     settings = Settings(reporter=reporter, **({"out_dir": out_dir} if out_dir else {}))
     return HandlerContext(store=store, settings=settings)
 

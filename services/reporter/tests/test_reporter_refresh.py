@@ -165,3 +165,64 @@ def test_a_complete_run_is_recomputed_once_not_on_every_later_batch(store: Any) 
     backlog = [handler.handle_batch(judgments[i:i + 10], ctx) for i in range(10, len(judgments), 10)]
     assert backlog == [[] for _ in backlog]
     assert store.get(schema.leaderboard, f"{run_id}|all")["n"] == len(requests)
+
+
+def _slow_recompute(monkeypatch: pytest.MonkeyPatch, seconds: float) -> list[int]:
+    """Make each recompute take `seconds` longer (as a large run's does); the judged counts recomputed."""
+    import livetab_reporter.handler as handler_module
+
+    real, seen = handler_module.compute_rows, []
+
+    def slow(store: Any, run_id: str, **kw: Any) -> Any:
+        time.sleep(seconds)
+        rows = real(store, run_id, **kw)
+        seen.append(next(r.n for r in rows if r.slice == "all"))
+        return rows
+
+    monkeypatch.setattr(handler_module, "compute_rows", slow)
+    return seen
+
+
+def test_live_recomputes_rest_by_their_cost_and_completion_never_waits(store: Any, monkeypatch: pytest.MonkeyPatch
+                                                                        ) -> None:
+    """With `refresh_share` 0.25 a recompute that took 0.1 s is followed by the next due to growth no sooner
+    than 0.4 s after it began: batches arriving faster than that are held back, however much the run grew;
+    the batch that completes the run recomputes at once."""
+    _, requests = _run(store, 10, samples=4)  # 40 planned
+    seen = _slow_recompute(monkeypatch, 0.1)
+    handler, ctx = ReporterHandler(), context(store, refresh_growth=0.1, refresh_s=3600.0, refresh_share=0.25)
+    assert len(handler.handle_batch(answer_and_judge(store, requests[:10], _verdict), ctx)) == 1
+    # +50 % and +100 %: due by growth, but within 0.3 s of the first recompute's end
+    assert handler.handle_batch(answer_and_judge(store, requests[10:15], _verdict), ctx) == []
+    assert handler.handle_batch(answer_and_judge(store, requests[15:20], _verdict), ctx) == []
+    time.sleep(0.35)
+    [rested] = handler.handle_batch(answer_and_judge(store, requests[20:25], _verdict), ctx)
+    assert rested.message.judged == 25
+    [final] = handler.handle_batch(answer_and_judge(store, requests[25:], _verdict), ctx)  # no rest: complete
+    assert final.message.judged == final.message.planned == 40
+    assert seen == [10, 25, 40]
+
+
+def test_a_held_back_run_that_has_rested_is_recomputed_when_the_topic_is_quiet(store: Any,
+                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    _, requests = _run(store, 10, samples=4)
+    _slow_recompute(monkeypatch, 0.05)
+    handler, ctx = ReporterHandler(), context(store, refresh_growth=0.1, refresh_s=3600.0, refresh_share=0.25)
+    handler.handle_batch(answer_and_judge(store, requests[:10], _verdict), ctx)
+    assert handler.handle_batch(answer_and_judge(store, requests[10:20], _verdict), ctx) == []
+    assert handler.on_idle(ctx) == []  # still resting
+    time.sleep(0.2)
+    [late] = [o.message for o in handler.on_idle(ctx)]
+    assert late.judged == 20
+    time.sleep(0.2)
+    assert handler.on_idle(ctx) == []  # nothing new since
+
+
+def test_refresh_share_defaults_to_a_tenth_and_must_be_a_fraction() -> None:
+    from livetab.settings import ReporterSettings
+    from pydantic import ValidationError
+
+    assert ReporterSettings().refresh_share == 0.1
+    for bad in (0.0, 1.5, -0.1):
+        with pytest.raises(ValidationError):
+            ReporterSettings(refresh_share=bad)
