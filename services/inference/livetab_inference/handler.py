@@ -20,6 +20,7 @@ import hashlib
 import json
 import logging
 from collections.abc import Coroutine
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from google.protobuf.message import Message
@@ -39,6 +40,7 @@ from livetab.topics import requests_topic
 from livetab.v1 import common_pb2, inference_pb2
 
 from livetab_inference.calls import ModelStats, call_model
+from livetab_inference.shots import prompt_options
 
 __all__ = ["InferenceHandler", "cache_key", "prompt_json"]
 
@@ -70,12 +72,15 @@ def prompt_sha256(prompt: str, completion: str) -> str:
 
 
 def cache_key(model: common_pb2.ModelSpec, messages: list[Any], sampling: common_pb2.Sampling,
-              prompt: str | None = None) -> str:
-    """The response cache's key; `prompt`: `prompt_json(messages)` when the caller has it already."""
-    prompt = prompt_json(messages) if prompt is None else prompt
+              prompt: str | None = None, *, prompt_digest: str | None = None) -> str:
+    """The response cache's key; `prompt`: `prompt_json(messages)` when the caller has it already, or
+    `prompt_digest`: its SHA-256 (hex)."""
+    if prompt_digest is None:
+        prompt = prompt_json(messages) if prompt is None else prompt
+        prompt_digest = hashlib.sha256(prompt.encode()).hexdigest()
     blob = json.dumps({
         "backend": model.backend, "base_url": model.base_url, "model": model.model or model.name,
-        "prompt": hashlib.sha256(prompt.encode()).hexdigest(),
+        "prompt": prompt_digest,
         "sampling": [round(sampling.temperature, 6), round(sampling.top_p, 6), sampling.max_tokens, sampling.seed],
     }, sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()
@@ -155,7 +160,8 @@ class InferenceHandler:
                   ctx.store.get_many(schema.tables, [q.table_id for q in questions.values() if q]).items()}
         for model in {r.model.SerializeToString(deterministic=True): r.model for r in live}.values():
             self.backend(model)  # built here, off the loop: its imports never hold up the requests in flight
-        prepared = [self._prepare(r, questions, tables, ctx.store, r.run_id in cancelled) for r in reqs]
+        built: dict[tuple[Any, ...], _Built] = {}  # the samples of a question share one prompt
+        prepared = [self._prepare(r, questions, tables, ctx.store, r.run_id in cancelled, built) for r in reqs]
         cached = ctx.store.get_many(schema.response_cache, [key for _, _, key in prepared if key])
         contexts = [(q, tables.get(q.table_id) if q else None) for q in (questions.get(r.question_id) for r in reqs)]
         return [self._one(r, p, cached, q, t) for r, p, (q, t) in zip(reqs, prepared, contexts, strict=True)]
@@ -174,10 +180,12 @@ class InferenceHandler:
                 for r in results]
 
     def _prepare(self, req: inference_pb2.InferenceRequest, questions: dict[str, Question | None],
-                 tables: dict[str, Table | None], store: Any,
-                 cancelled: bool = False) -> tuple[inference_pb2.InferenceResult, Any, str]:
+                 tables: dict[str, Table | None], store: Any, cancelled: bool = False,
+                 built: dict[tuple[Any, ...], _Built] | None = None) -> tuple[inference_pb2.InferenceResult, Any, str]:
         """The result shell, the prompt and its cache key; no prompt (and the error set) when one cannot be
-        built or the request's run is cancelled."""
+        built or the request's run is cancelled. `built`: prompts already built for this poll, by what a prompt
+        depends on (the question, the model's prompt mode and shots, format, setting, row cap), so a question's
+        samples, which differ only in their seed, build and hash theirs once."""
         res = inference_pb2.InferenceResult(
             id=req.id, run_id=req.run_id, question_id=req.question_id, model=req.model.name, format=req.format,
             setting=req.setting, sample_index=req.sample_index, seed=req.sampling.seed,
@@ -194,16 +202,24 @@ class InferenceHandler:
             res.error = f"table {question.table_id} is not in the store"
             return res, None, ""
         try:
-            prompt = self._prompts.build(question, table, model=req.model, fmt=req.format, setting=req.setting,
-                                         max_rows=req.max_rows or 40, store=store)
+            options = prompt_options(req.model)
+            key = (req.question_id, options, req.format, req.setting, req.max_rows)
+            one = built.get(key) if built is not None else None
+            if one is None:
+                prompt = self._prompts.build(question, table, model=req.model, fmt=req.format, setting=req.setting,
+                                             max_rows=req.max_rows or 40, store=store)
+                text = prompt_json(prompt.messages)
+                one = _Built(prompt, prompt_sha256(text, prompt.completion), hashlib.sha256(text.encode()).hexdigest())
+                if built is not None:
+                    built[key] = one
         except Exception as e:
             res.error = f"prompt: {type(e).__name__}: {e}"
             return res, None, ""
+        prompt = one.prompt
         res.prompt_version = prompt.version
         res.truncated_rows = prompt.truncated
-        text = prompt_json(prompt.messages)
-        res.prompt_sha256 = prompt_sha256(text, prompt.completion)
-        return res, prompt, cache_key(req.model, prompt.messages, req.sampling, text)
+        res.prompt_sha256 = one.sha256
+        return res, prompt, cache_key(req.model, prompt.messages, req.sampling, prompt_digest=one.messages_sha256)
 
     async def _one(self, req: inference_pb2.InferenceRequest, prepared: tuple[inference_pb2.InferenceResult, Any, str],
                    cached_rows: dict[str, dict[str, Any]], question: Question | None, table: Table | None) -> Answer:
@@ -240,6 +256,16 @@ class InferenceHandler:
         self.completion_tokens += c.completion_tokens
         res.latency_ms = c.latency_ms or outcome.latency_ms
         return res, {"key": key, "model": req.model.name, "payload": res.SerializeToString()}
+
+
+@dataclass(frozen=True)
+class _Built:
+    """A prompt built once for a poll's requests that share it: the prompt, its logged hash
+    (`prompt_sha256`) and the hash of its messages' JSON (the response cache key's part)."""
+
+    prompt: Any
+    sha256: str
+    messages_sha256: str
 
 
 async def _gather(coros: list[Coroutine[Any, Any, T]]) -> list[T]:

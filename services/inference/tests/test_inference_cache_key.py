@@ -7,7 +7,9 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from typing import Any
 
+import pytest
 from livetab.bus import HandlerContext
 from livetab.models.base import ChatMessage
 from livetab.questions import Gold, Question
@@ -147,3 +149,53 @@ def test_samples_of_one_question_each_get_their_own_answer(tmp_path: Path) -> No
         assert [a.response.split()[0] for a in again] == ["seed=103", "seed=102", "seed=101", "seed=100"]
         assert all(a.cached for a in again) and server.count("samples") == 4
     store.close()
+
+
+
+def _one_question_store(path: Path) -> tuple[Any, Question]:
+    store = open_store(f"sqlite:///{path}")
+    table, record = wtq_table(0)
+    store.upsert(schema.tables, [table_row(table.to_proto())])
+    q = Question(id="q0", table_id=table.id, family="direct", text=str(record["question"]),
+                 gold=Gold(kind="text", text="x"))
+    store.upsert(schema.questions, [question_row(q.to_proto())])
+    return store, q
+
+
+def test_a_polls_samples_share_one_built_prompt_and_each_keeps_its_own_answer(tmp_path: Path,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """A poll holding a question's samples (and the same question in another format) builds each distinct
+    prompt once; every sample is still asked with its own seed, and stores the same prompt hash and cache key
+    as when it is handled alone."""
+    alone_store, q = _one_question_store(tmp_path / "alone.db")
+    poll_store, _ = _one_question_store(tmp_path / "poll.db")
+    with ThreadedFaultServer() as server:
+        url = server.set("shared", Scenario())
+        model = common_pb2.ModelSpec(name="fake", backend="openai", base_url=url, model="fake-model")
+        requests = [inference_pb2.InferenceRequest(
+            id=f"req-{fmt}-{i}", run_id="run", question_id=q.id, model=model, format=fmt, setting="with_table",
+            sample_index=i, sampling=common_pb2.Sampling(temperature=0.8, max_tokens=8, seed=100 + i))
+            for fmt in ("markdown", "html") for i in range(4)]
+        alone_ctx = HandlerContext(store=alone_store, settings=Settings())
+        alone = [InferenceHandler(timeout_s=10).handle_batch([r], alone_ctx)[0].message for r in requests]
+
+        handler = InferenceHandler(timeout_s=10)
+        builds: list[object] = []
+        real = handler._prompts.build
+
+        def build(*args: Any, **kw: Any) -> Any:  # counts the prompts built
+            builds.append(kw["fmt"])
+            return real(*args, **kw)
+
+        monkeypatch.setattr(handler._prompts, "build", build)
+        polled = [o.message for o in handler.handle_batch(requests, HandlerContext(store=poll_store,
+                                                                                   settings=Settings()))]
+        assert sorted(builds) == ["html", "markdown"]  # two prompts for eight requests
+        assert server.count("shared") == 16 and not any(a.cached for a in polled)
+        assert [a.response.split()[0] for a in polled] == [f"seed={100 + i}" for i in range(4)] * 2
+        assert [a.prompt_sha256 for a in polled] == [a.prompt_sha256 for a in alone]
+        assert len({a.prompt_sha256 for a in polled}) == 2
+        keys = {row["key"] for row in poll_store.select(schema.response_cache)}
+        assert len(keys) == 8 and keys == {row["key"] for row in alone_store.select(schema.response_cache)}
+    alone_store.close()
+    poll_store.close()
