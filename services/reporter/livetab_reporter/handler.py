@@ -105,6 +105,9 @@ class ReporterHandler:
         self._written: set[str] = set()  # runs whose files this handler wrote once complete
         self._stale: set[str] = set()  # written runs judged again since their files were written
         self._open: dict[str, str] = {}  # run seen incomplete -> its release: the idle hook checks on them
+        # complete runs whose files are queued or being written: neither open nor written yet, so neither the
+        # idle hook nor a late batch of their judgments recomputes them and queues their files a second time
+        self._completing: set[str] = set()
         self._due_releases: dict[str, float] = {}  # release -> when (monotonic) a run of it was written
         # releases whose files this handler wrote with no judgment of theirs since: an in-process caller (the
         # embedded CLI) reads those files instead of writing them again
@@ -143,7 +146,7 @@ class ReporterHandler:
                     with self._lock:
                         if run_id in self._written:
                             self._stale.add(run_id)
-                        else:
+                        elif run_id not in self._completing:
                             self._open[run_id] = run["release"] if run else ""
                 continue
             progress = judging_progress(ctx.store, run_id, judge, planned=run["planned"] if run else 0,
@@ -159,6 +162,8 @@ class ReporterHandler:
             with self._lock:
                 if run_id in self._written:
                     self._stale.add(run_id)  # judged again after its files were written: rewritten when idle
+                elif run_id in self._completing:
+                    continue  # its files are on their way (a late batch, a redelivery)
                 elif progress.complete:
                     complete.append(run_id)
                 else:
@@ -184,7 +189,7 @@ class ReporterHandler:
             out += [self._recompute(ctx.store, run_id, run_rows.get(run_id), judge,
                                     ctx.store.count(schema.judgments, run_id=run_id, judge=judge)) for run_id in due]
         with self._lock:
-            open_runs = sorted(set(self._open) - set(self._queued))
+            open_runs = sorted(set(self._open) - set(self._queued) - self._completing)
             stale = sorted(self._stale - set(self._queued))
         if open_runs:
             _, judge = self._settings(ctx)
@@ -203,6 +208,11 @@ class ReporterHandler:
         writer thread."""
         if not runs or self._files(ctx) is None:
             return
+        with self._lock:
+            for run_id in runs:
+                if run_id not in self._written:
+                    self._completing.add(run_id)
+                    self._open.pop(run_id, None)
         if not self._background:
             self._write_runs(ctx, runs)
             return
@@ -319,7 +329,9 @@ class ReporterHandler:
 
         auto = self._calibration(settings)
         for run_id in runs:
-            if self._backing_off(f"run {run_id}", settings):
+            if self._backing_off(f"run {run_id}", settings):  # failed before: written and stale, retried when idle
+                with self._lock:
+                    self._completing.discard(run_id)
                 continue
             t0 = time.perf_counter()
             try:
@@ -330,6 +342,7 @@ class ReporterHandler:
                     self._stale.add(run_id)  # tried again when idle, `refresh_s` later
                     self._written.add(run_id)
                     self._open.pop(run_id, None)
+                    self._completing.discard(run_id)
                 continue
             log.info("reporter wrote run %s's files into %s in %.1f s", run_id, folder, time.perf_counter() - t0)
             run = ctx.store.get(schema.runs, run_id)
@@ -337,6 +350,7 @@ class ReporterHandler:
                 self._written.add(run_id)
                 self._stale.discard(run_id)
                 self._open.pop(run_id, None)
+                self._completing.discard(run_id)
                 if run is not None:
                     self._due_releases.setdefault(run["release"], time.monotonic())
         self._write_releases(ctx)
@@ -466,6 +480,8 @@ class ReporterHandler:
         store.upsert(schema.leaderboard, [{k: v for k, v in row.items() if k != "created_at"} for row in stored])
         done = time.monotonic()
         self._last[run_id] = _Recomputed(judged, done, done - began)  # only once the rows are stored
+        log.info("reporter recomputed run %s at %d judged of %s in %.2fs", run_id, judged,
+                 run["planned"] if run else "?", done - began)
         self._held.discard(run_id)
         update = report_pb2.LeaderboardUpdate(
             id=content_id("lb", run_id, judged), run_id=run_id, release=run["release"] if run else "",

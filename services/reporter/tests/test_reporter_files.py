@@ -272,3 +272,45 @@ def test_the_service_writes_files_on_its_own_thread_and_a_restart_writes_what_wa
     _eventually(lambda: (out / "runs" / run2 / "leaderboard.json").exists())
     assert _scores(_board(out / "runs" / run2)) == {"m2": _expected(req2)}
     _eventually(lambda: _scores(_board(out)) == {"m1": _expected(req1), "m2": _expected(req2)})
+
+
+def test_a_run_whose_files_are_being_written_is_neither_recomputed_nor_written_again(
+        store: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run seen in progress, then complete: while the writer thread writes its files, quiet polls and late
+    batches of its judgments (a redelivery) neither recompute the whole run again nor queue its files a second
+    time (before, the idle hook found it still listed as in progress and did both)."""
+    import livetab_reporter.files as files
+    import livetab_reporter.handler as handler_module
+
+    add_questions(store, 8)
+    run_id, requests = plan_run(store, model="m1")
+    out = tmp_path / "out"
+    gate, writes, recomputes = threading.Event(), [], []
+    real_write, real_rows = files.write_run_files, handler_module.compute_rows
+
+    def held(store_: Any, settings: Any, rid: str, **kwargs: Any) -> Path:
+        writes.append(rid)
+        assert gate.wait(60)
+        return real_write(store_, settings, rid, **kwargs)
+
+    def rows(store_: Any, rid: str, **kwargs: Any) -> Any:
+        recomputes.append(rid)
+        return real_rows(store_, rid, **kwargs)
+
+    monkeypatch.setattr(files, "write_run_files", held)
+    monkeypatch.setattr(handler_module, "compute_rows", rows)
+    reporter = _Reporter(store, _settings(out), background=True)
+    half = len(requests) // 2
+    reporter.send(topics.JUDGMENTS, answer_and_judge(store, requests[:half], _verdict))  # in progress
+    last = answer_and_judge(store, requests[half:], _verdict)
+    reporter.send(topics.JUDGMENTS, last)  # complete: its files are queued
+    _eventually(lambda: writes == [run_id])  # the writer has taken it and is writing
+    assert recomputes == [run_id, run_id]
+    reporter.idle()
+    reporter.send(topics.JUDGMENTS, last[:3])  # a redelivery while the files are written
+    reporter.idle()
+    assert recomputes == [run_id, run_id] and writes == [run_id]
+    gate.set()
+    reporter.handler.on_stop(reporter.worker.ctx)
+    assert _scores(_board(out / "runs" / run_id)) == {"m1": _expected(requests)}
+    assert writes == [run_id]
