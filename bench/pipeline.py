@@ -116,6 +116,26 @@ class _Pipeline:
     def memory(self) -> dict[str, dict[str, float]]:
         return {svc: proc_memory_mb(p.pid) for svc, p in self.procs.items()}
 
+    def files_written(self, run_id: str, timeout_s: float = 300.0) -> float | None:
+        """Seconds until the reporter has written the run's files and, after them, its release's (its writer
+        thread does both once the run is complete); None if not within `timeout_s`."""
+        from livetab.settings import Settings
+        from livetab_reporter.files import report_dir
+
+        settings = Settings(out_dir=str(self.folder / "out"))
+        run_board = report_dir(settings, self.release, run_id) / "leaderboard.json"
+        release_board = report_dir(settings, self.release) / "leaderboard.json"
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < timeout_s:
+            try:
+                if release_board.stat().st_mtime_ns > run_board.stat().st_mtime_ns:
+                    return round(time.perf_counter() - t0, 2)
+            except FileNotFoundError:
+                pass
+            self.check_alive()
+            time.sleep(0.2)
+        return None
+
     def run(self, questions: int, samples: int, timeout_s: float, sample_memory: bool = False) -> dict[str, Any]:
         """Submit one run over the first `questions` questions x `samples`; wait until the leaderboard counts
         every planned request. Returns its figures."""
@@ -242,12 +262,18 @@ def main(argv: list[str] | None = None) -> None:
                 raise RuntimeError("the api is not ready: " + (tmp / "api.log").read_text()[-3000:])
             time.sleep(0.5)
         per_round = max(1, args.requests // SAMPLES)
-        pipe.run(min(per_round, 20), SAMPLES, 300)  # warm-up, not counted: groups joined, connections open
+        warm = pipe.run(min(per_round, 20), SAMPLES, 300)  # warm-up, not counted: groups joined, connections open
+        # Each round starts on a quiet pipeline, as the raw baseline does on a quiet broker: once a run is complete
+        # the reporter's writer thread writes its report files and its release's (every run on the release), and
+        # a round started meanwhile would share the cores with that (seconds of CPU on a large release); how long
+        # those files take after the leaderboard is complete is a figure of its own (`files_s_after_complete`).
+        pipe.files_written(warm["run_id"])
         for r in range(args.rounds):  # pipeline and raw alternate, the order rotated, so load hits both alike
             steps = ["pipe", "raw"] if r % 2 == 0 else ["raw", "pipe"]
             for step in steps:
                 if step == "pipe":
                     rounds.append(pipe.run(per_round, SAMPLES, 1200))
+                    rounds[-1]["files_s_after_complete"] = pipe.files_written(rounds[-1]["run_id"])
                 else:
                     raw.append(bench_raw(bootstrap, n=per_round * SAMPLES))
             print(f"pipeline round {r}: {rounds[-1]} raw {raw[-1]:.1f} msg/s", flush=True)
@@ -304,6 +330,7 @@ def main(argv: list[str] | None = None) -> None:
                      "latency_note": "from POST /runs until GET /runs/{id} first shows the answer counted on the "
                                      "leaderboard (polled every 0.2 s); burst: every request of a round submitted "
                                      "at once; single: a one-request run on an idle pipeline",
+                     "files_s_after_complete_rounds": [r.get("files_s_after_complete") for r in rounds],
                      "latency_single_p50_s": round(percentile([s["seconds"] for s in single], 50), 3),
                      "latency_single_p95_s": round(percentile([s["seconds"] for s in single], 95), 3),
                      "cpu_ms_per_judged_median": {svc: statistics.median(r["cpu_ms_per_judged"][svc] for r in rounds)
