@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Coroutine
 from typing import Any, TypeVar
@@ -197,3 +198,50 @@ def test_a_key_that_cannot_go_in_a_header_is_refused_when_the_backend_is_made(ke
     with pytest.raises(ValueError, match=r"LIVETAB_TEST_KEY.*cannot be sent") as info:
         OpenAIBackend("http://127.0.0.1:1/v1", "m", api_key_ref="LIVETAB_TEST_KEY", env={"LIVETAB_TEST_KEY": key})
     assert key not in str(info.value)
+
+
+def _plain_body(backend: OpenAIBackend, request: GenerateRequest, seed: int, n: int) -> bytes:
+    """The body as json.dumps writes the whole request at once (what `payload` must equal, byte for byte)."""
+    s = request.sampling
+    body: dict[str, Any] = {"model": backend.model}
+    if request.prompt:
+        body["prompt"] = request.prompt
+    else:
+        body["messages"] = [{"role": m.role, "content": m.content if isinstance(m.content, str) else list(m.content)}
+                            for m in request.messages]
+    if request.stop:
+        body["stop"] = list(request.stop)
+    body.update({"temperature": s.temperature, "top_p": s.top_p, "max_tokens": s.max_tokens, "seed": seed})
+    if n > 1:
+        body["n"] = n
+    body.update(backend.extra_body)
+    return json.dumps(body, ensure_ascii=False).encode()
+
+
+@pytest.mark.parametrize("extra", [{}, {"top_k": 5}, {"model": "override"}, {"messages": []}, {"seed": 1}])
+def test_the_body_is_the_requests_json_and_a_shared_prompt_is_written_once(extra: dict[str, Any],
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    backend = OpenAIBackend("http://127.0.0.1:1/v1", "m\u00e9\"x", extra_body=extra)
+    messages = [ChatMessage("system", "Answer briefly."),
+                ChatMessage("user", "| année | \u0645\u062f\u064a\u0646\u0629 |\n|---|---|\n| 2025 | \"x\"\\ |\n\t\x01")]
+    requests = [GenerateRequest(messages, SamplingParams(temperature=0.7, top_p=0.9, max_tokens=16, seed=3)),
+                GenerateRequest(messages, SamplingParams(max_tokens=8), stop=("\n\n", "Q:")),
+                GenerateRequest(messages, SamplingParams(), prompt="Q: 1+1?\nA:", stop=("\n",))]
+    import livetab.models.openai_compat as oc
+
+    encoded = []
+    real_dumps = oc.json.dumps
+
+    def dumps(obj: Any, **kw: Any) -> str:  # counts the messages lists written
+        if isinstance(obj, list):
+            encoded.append(len(obj))
+        return str(real_dumps(obj, **kw))
+
+    monkeypatch.setattr(oc.json, "dumps", dumps)
+    for seed in range(4):
+        for n in (1, 3):
+            for request in requests:
+                assert backend.payload(request, seed, n) == _plain_body(backend, request, seed, n)
+    assert json.loads(backend.payload(requests[0], 9))["seed"] == (extra.get("seed", 9))
+    # the chat requests share one list of messages: written once when spliced (no "model"/"messages" override)
+    assert encoded == ([] if "model" in extra or "messages" in extra else [2])

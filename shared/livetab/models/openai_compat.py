@@ -44,6 +44,7 @@ __all__ = ["OpenAIBackend", "parse_retry_after"]
 log = logging.getLogger(__name__)
 
 N_MODES = ("auto", "native", "loop")
+MAX_ENCODED = 256  # message lists whose JSON is kept (a poll's prompts); all dropped when full
 # what a request that got no HTTP answer raises (livetab.models.http1, the net policy, the time limit)
 _NO_ANSWER = (HTTPError, NetRefused, TimeoutError)
 
@@ -78,6 +79,7 @@ class OpenAIBackend:
         if api_key_ref and not self.__key:
             raise ValueError(f"the API key reference {api_key_ref!r} names an environment variable that is not set")
         self.extra_body = dict(extra_body or {})
+        self._encoded: dict[int, tuple[list[ChatMessage], str]] = {}  # id(messages) -> (messages, their JSON)
         self.timeout_s = timeout_s
         self.connect_timeout_s = connect_timeout_s
         self.concurrency = concurrency
@@ -140,14 +142,15 @@ class OpenAIBackend:
             out.append(g[0])
         return out
 
-    def _call(self, request: GenerateRequest, seed: int, n: int) -> Awaitable[list[Completion]]:
-        # A plain function returning the guarded coroutine: one coroutine frame less on every resume.
+    def payload(self, request: GenerateRequest, seed: int, n: int = 1) -> bytes:
+        """The request body: `json.dumps(body, ensure_ascii=False)` of {model, prompt or messages, stop, sampling,
+        n, extra_body}. A chat's messages are written once per list of messages (`_messages_json`): the samples
+        of a question share their prompt's list, and its table is most of the body."""
         s = request.sampling
-        body: dict[str, Any] = {"model": self.model}
+        head: dict[str, Any] = {"model": self.model}
+        body: dict[str, Any] = {}
         if request.prompt:
-            body["prompt"] = request.prompt
-        else:
-            body["messages"] = [_message(m) for m in request.messages]
+            head["prompt"] = request.prompt
         if request.stop:
             body["stop"] = list(request.stop)
         body.update({
@@ -158,9 +161,36 @@ class OpenAIBackend:
         })
         if n > 1:
             body["n"] = n
-        if self.extra_body:
-            body.update(self.extra_body)
-        payload = json.dumps(body, ensure_ascii=False).encode()
+        extra = self.extra_body
+        if request.prompt or (extra and ("model" in extra or "messages" in extra)):
+            if not request.prompt:
+                head["messages"] = [_message(m) for m in request.messages]
+            head.update(body)
+            if extra:
+                head.update(extra)
+            return json.dumps(head, ensure_ascii=False).encode()
+        if extra:
+            body.update(extra)
+        # {"model": ..., "messages": ..., the rest}: json.dumps writes a dict's items in order, ", " between them
+        model = json.dumps(head, ensure_ascii=False)[:-1]
+        rest = json.dumps(body, ensure_ascii=False)[1:]
+        return f'{model}, "messages": {self._messages_json(request.messages)}, {rest}'.encode()
+
+    def _messages_json(self, messages: list[ChatMessage]) -> str:
+        """`json.dumps` of the messages as the body carries them, kept per list of messages (by identity; the
+        entry holds the list, so its id cannot be reused while kept)."""
+        hit = self._encoded.get(id(messages))
+        if hit is not None and hit[0] is messages:
+            return hit[1]
+        if len(self._encoded) >= MAX_ENCODED:
+            self._encoded.clear()
+        text = json.dumps([_message(m) for m in messages], ensure_ascii=False)
+        self._encoded[id(messages)] = (messages, text)
+        return text
+
+    def _call(self, request: GenerateRequest, seed: int, n: int) -> Awaitable[list[Completion]]:
+        # A plain function returning the guarded coroutine: one coroutine frame less on every resume.
+        payload = self.payload(request, seed, n)
         guard = self.resilience
         tokens = estimate_request_tokens(request) if guard.counts_tokens else 0
         suffix = "/completions" if request.prompt else "/chat/completions"
