@@ -41,10 +41,14 @@ class Store:
 
     # -- writes -----------------------------------------------------------------------------------------
     def upsert(self, table: Table, rows: Sequence[Mapping[str, Any]]) -> None:
-        """Insert rows, or replace the non-key columns of rows whose key exists. Idempotent.
+        """Insert rows, or replace the non-key columns of rows whose key exists. Idempotent; of several rows
+        with one key, the last is what is stored.
 
         Every row has the columns of the first. One statement per table and column set, built once and run
-        for all rows at once (executemany): a multi-row VALUES clause would be compiled anew for each batch."""
+        for all rows at once (executemany): a multi-row VALUES clause would be compiled anew for each batch. (On
+        PostgreSQL, one `INSERT ... SELECT FROM unnest(%s::type[], ...)` over column arrays was tried, 3 December
+        2026: ~10 % less client CPU for a batch of 20 results and 20 cache rows, but 40-50 % more time to commit,
+        205 against 135-148 µs a row pair.)"""
         self.upsert_all([(table, rows)])
 
     def upsert_all(self, writes: Sequence[tuple[Table, Sequence[Mapping[str, Any]]]]) -> None:
