@@ -108,6 +108,7 @@ class ReporterHandler:
         # complete runs whose files are queued or being written: neither open nor written yet, so neither the
         # idle hook nor a late batch of their judgments recomputes them and queues their files a second time
         self._completing: set[str] = set()
+        self._judged_while_writing: set[str] = set()  # completing runs judged again meanwhile: stale once written
         self._due_releases: dict[str, float] = {}  # release -> when (monotonic) a run of it was written
         # releases whose files this handler wrote with no judgment of theirs since: an in-process caller (the
         # embedded CLI) reads those files instead of writing them again
@@ -146,7 +147,9 @@ class ReporterHandler:
                     with self._lock:
                         if run_id in self._written:
                             self._stale.add(run_id)
-                        elif run_id not in self._completing:
+                        elif run_id in self._completing:
+                            self._judged_while_writing.add(run_id)
+                        else:
                             self._open[run_id] = run["release"] if run else ""
                 continue
             progress = judging_progress(ctx.store, run_id, judge, planned=run["planned"] if run else 0,
@@ -162,8 +165,8 @@ class ReporterHandler:
             with self._lock:
                 if run_id in self._written:
                     self._stale.add(run_id)  # judged again after its files were written: rewritten when idle
-                elif run_id in self._completing:
-                    continue  # its files are on their way (a late batch, a redelivery)
+                elif run_id in self._completing:  # its files are on their way; they may miss this batch
+                    self._judged_while_writing.add(run_id)
                 elif progress.complete:
                     complete.append(run_id)
                 else:
@@ -190,7 +193,7 @@ class ReporterHandler:
                                     ctx.store.count(schema.judgments, run_id=run_id, judge=judge)) for run_id in due]
         with self._lock:
             open_runs = sorted(set(self._open) - set(self._queued) - self._completing)
-            stale = sorted(self._stale - set(self._queued))
+            stale = sorted(self._stale - set(self._queued) - self._completing)
         if open_runs:
             _, judge = self._settings(ctx)
             done = [r for r in open_runs if judging_progress(ctx.store, r, judge).complete]
@@ -332,6 +335,7 @@ class ReporterHandler:
             if self._backing_off(f"run {run_id}", settings):  # failed before: written and stale, retried when idle
                 with self._lock:
                     self._completing.discard(run_id)
+                    self._judged_while_writing.discard(run_id)
                 continue
             t0 = time.perf_counter()
             try:
@@ -343,6 +347,7 @@ class ReporterHandler:
                     self._written.add(run_id)
                     self._open.pop(run_id, None)
                     self._completing.discard(run_id)
+                    self._judged_while_writing.discard(run_id)
                 continue
             log.info("reporter wrote run %s's files into %s in %.1f s", run_id, folder, time.perf_counter() - t0)
             run = ctx.store.get(schema.runs, run_id)
@@ -351,6 +356,9 @@ class ReporterHandler:
                 self._stale.discard(run_id)
                 self._open.pop(run_id, None)
                 self._completing.discard(run_id)
+                if run_id in self._judged_while_writing:  # rewritten when idle, with what the write may have missed
+                    self._judged_while_writing.discard(run_id)
+                    self._stale.add(run_id)
                 if run is not None:
                     self._due_releases.setdefault(run["release"], time.monotonic())
         self._write_releases(ctx)
