@@ -167,35 +167,53 @@ def test_a_complete_run_is_recomputed_once_not_on_every_later_batch(store: Any) 
     assert store.get(schema.leaderboard, f"{run_id}|all")["n"] == len(requests)
 
 
-def _slow_recompute(monkeypatch: pytest.MonkeyPatch, seconds: float) -> list[int]:
-    """Make each recompute take `seconds` longer (as a large run's does); the judged counts recomputed."""
+
+class _Clock:
+    """The reporter handler's clock (`time.monotonic`), moved by the test: rest periods do not depend on how
+    long a recompute really takes on a loaded machine. Everything else of `time` is the real one."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(time, name)
+
+
+def _slow_recompute(monkeypatch: pytest.MonkeyPatch, seconds: float) -> tuple[_Clock, list[int]]:
+    """Each recompute takes `seconds` on the handler's clock (as a large run's does); the judged counts recomputed."""
     import livetab_reporter.handler as handler_module
 
-    real, seen = handler_module.compute_rows, []
+    clock, real, seen = _Clock(), handler_module.compute_rows, []
 
     def slow(store: Any, run_id: str, **kw: Any) -> Any:
-        time.sleep(seconds)
+        clock.now += seconds
         rows = real(store, run_id, **kw)
         seen.append(next(r.n for r in rows if r.slice == "all"))
         return rows
 
     monkeypatch.setattr(handler_module, "compute_rows", slow)
-    return seen
+    monkeypatch.setattr(handler_module, "time", clock)
+    return clock, seen
 
 
 def test_live_recomputes_rest_by_their_cost_and_completion_never_waits(store: Any, monkeypatch: pytest.MonkeyPatch
                                                                         ) -> None:
     """With `refresh_share` 0.25 a recompute that took 0.1 s is followed by the next due to growth no sooner
-    than 0.4 s after it began: batches arriving faster than that are held back, however much the run grew;
-    the batch that completes the run recomputes at once."""
+    than 0.4 s after it began: batches arriving sooner are held back, however much the run grew; the batch that
+    completes the run recomputes at once."""
     _, requests = _run(store, 10, samples=4)  # 40 planned
-    seen = _slow_recompute(monkeypatch, 0.1)
+    clock, seen = _slow_recompute(monkeypatch, 0.1)
     handler, ctx = ReporterHandler(), context(store, refresh_growth=0.1, refresh_s=3600.0, refresh_share=0.25)
     assert len(handler.handle_batch(answer_and_judge(store, requests[:10], _verdict), ctx)) == 1
     # +50 % and +100 %: due by growth, but within 0.3 s of the first recompute's end
+    clock.now += 0.1
     assert handler.handle_batch(answer_and_judge(store, requests[10:15], _verdict), ctx) == []
+    clock.now += 0.19
     assert handler.handle_batch(answer_and_judge(store, requests[15:20], _verdict), ctx) == []
-    time.sleep(0.35)
+    clock.now += 0.02
     [rested] = handler.handle_batch(answer_and_judge(store, requests[20:25], _verdict), ctx)
     assert rested.message.judged == 25
     [final] = handler.handle_batch(answer_and_judge(store, requests[25:], _verdict), ctx)  # no rest: complete
@@ -206,17 +224,17 @@ def test_live_recomputes_rest_by_their_cost_and_completion_never_waits(store: An
 def test_a_held_back_run_that_has_rested_is_recomputed_when_the_topic_is_quiet(store: Any,
                                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     _, requests = _run(store, 10, samples=4)
-    _slow_recompute(monkeypatch, 0.05)
+    clock, _ = _slow_recompute(monkeypatch, 0.05)
     handler, ctx = ReporterHandler(), context(store, refresh_growth=0.1, refresh_s=3600.0, refresh_share=0.25)
     handler.handle_batch(answer_and_judge(store, requests[:10], _verdict), ctx)
     assert handler.handle_batch(answer_and_judge(store, requests[10:20], _verdict), ctx) == []
-    assert handler.on_idle(ctx) == []  # still resting
-    time.sleep(0.2)
+    clock.now += 0.1
+    assert handler.on_idle(ctx) == []  # still resting (0.15 s after a recompute of 0.05 s)
+    clock.now += 0.06
     [late] = [o.message for o in handler.on_idle(ctx)]
     assert late.judged == 20
-    time.sleep(0.2)
+    clock.now += 10
     assert handler.on_idle(ctx) == []  # nothing new since
-
 
 def test_refresh_share_defaults_to_a_tenth_and_must_be_a_fraction() -> None:
     from livetab.settings import ReporterSettings
