@@ -121,16 +121,21 @@ def test_the_model_name_stands_in_only_when_no_model_id_is_given() -> None:
     assert cache_key(c, MESSAGES, SAMPLING) != cache_key(d, MESSAGES, SAMPLING)
 
 
-def test_samples_of_one_question_each_get_their_own_answer(tmp_path: Path) -> None:
-    """k samples of one question, as the planner makes them (seed = base seed + sample index), each
-    handled in its own batch as a worker may: every sample is asked of the model, none is served the
-    answer of another sample from the cache; asking again serves each sample its own cached answer."""
-    store = open_store(f"sqlite:///{tmp_path / 'inf.db'}")
+def _one_question_store(path: Path) -> tuple[Any, Question]:
+    store = open_store(f"sqlite:///{path}")
     table, record = wtq_table(0)
     store.upsert(schema.tables, [table_row(table.to_proto())])
     q = Question(id="q0", table_id=table.id, family="direct", text=str(record["question"]),
                  gold=Gold(kind="text", text="x"))
     store.upsert(schema.questions, [question_row(q.to_proto())])
+    return store, q
+
+
+def test_samples_of_one_question_each_get_their_own_answer(tmp_path: Path) -> None:
+    """k samples of one question, as the planner makes them (seed = base seed + sample index), each
+    handled in its own batch as a worker may: every sample is asked of the model, none is served the
+    answer of another sample from the cache; asking again serves each sample its own cached answer."""
+    store, q = _one_question_store(tmp_path / "inf.db")
     ctx = HandlerContext(store=store, settings=Settings())
     with ThreadedFaultServer() as server:
         url = server.set("samples", Scenario())
@@ -149,17 +154,6 @@ def test_samples_of_one_question_each_get_their_own_answer(tmp_path: Path) -> No
         assert [a.response.split()[0] for a in again] == ["seed=103", "seed=102", "seed=101", "seed=100"]
         assert all(a.cached for a in again) and server.count("samples") == 4
     store.close()
-
-
-
-def _one_question_store(path: Path) -> tuple[Any, Question]:
-    store = open_store(f"sqlite:///{path}")
-    table, record = wtq_table(0)
-    store.upsert(schema.tables, [table_row(table.to_proto())])
-    q = Question(id="q0", table_id=table.id, family="direct", text=str(record["question"]),
-                 gold=Gold(kind="text", text="x"))
-    store.upsert(schema.questions, [question_row(q.to_proto())])
-    return store, q
 
 
 def test_a_polls_samples_share_one_built_prompt_and_each_keeps_its_own_answer(tmp_path: Path,
