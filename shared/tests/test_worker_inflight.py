@@ -226,6 +226,48 @@ def test_advance_finishes_what_completed_without_waiting_for_the_rest(tmp_path: 
     assert sorted(_published(bus)) == [f"r{i}" for i in range(4)] and _committed(bus, worker) == 4
 
 
+def test_a_ctrl_c_while_completed_requests_are_stored_loses_none_of_them(tmp_path: Path) -> None:
+    """Ctrl-C lands while a streaming step stores what completed (the store write is where a step spends its
+    time, and the slot it freed was refilled just before, so that is when a watcher sees the next request go
+    out). What was being stored stays held: `finish_completed` stores it, and a resumed run does not ask it
+    again. (Before, the step had taken it off the held list first, and it was lost.)"""
+    bus = InProcBus()
+    for i in range(3):
+        bus.publish(Outgoing(IN, inference_pb2.InferenceResult(id=f"r{i}", run_id="run-1")))
+    handler = Gated()
+    real_finish, calls = handler.finish, []
+
+    def finish(values: list[Any], ctx: HandlerContext) -> list[list[Outgoing]]:
+        calls.append(list(values))
+        if len(calls) == 1:
+            raise KeyboardInterrupt  # as SIGINT's handler raises it, in the middle of the store write
+        return real_finish(values, ctx)
+
+    handler.finish = finish  # type: ignore[method-assign]
+    worker = InFlightWorker(handler, bus, HandlerContext(store=None, settings=None), max_in_flight=3,
+                            poll_timeout_s=0, read_ahead=0)
+    assert worker.advance() == 3
+    _until(lambda: len(handler.entered) == 3, "three running")
+    handler.release("r0", "r1")
+    _until(lambda: worker._done.qsize() == 2, "r0 and r1 completed")
+    deadline = time.monotonic() + 10
+    try:
+        while True:
+            assert time.monotonic() < deadline, "r0 and r1 were never finished"
+            worker.advance(wait_s=0.02)
+    except KeyboardInterrupt:
+        pass
+    assert sorted(calls[0]) == ["r0", "r1"] and _published(bus) == []
+    assert worker.finish_completed() == 2  # what the interrupted step was storing
+    assert sorted(_published(bus)) == ["r0", "r1"] and _committed(bus, worker) == 2
+    assert worker.in_flight == 1  # r2 still running: not finished, not committed
+    handler.release("r2")
+    while worker.busy:
+        assert time.monotonic() < deadline, "r2 was not finished"
+        worker.advance(wait_s=0.02)
+    assert sorted(_published(bus)) == ["r0", "r1", "r2"] and _committed(bus, worker) == 3
+
+
 def test_offset_tracker_commits_only_the_contiguous_finished_prefix() -> None:
     t = OffsetTracker()
     recs = [Record("t", p, o, None, b"") for p in (0, 1) for o in (10, 11, 12)]

@@ -145,8 +145,7 @@ class InFlightWorker(Worker):
         if records:
             self._start(records)
         while self._pending or self._ready or self._held:
-            held, self._held = self._held, []
-            self._complete(held + self._collect(self._wait(self.poll_timeout_s or 0.5)), force_commit=True)
+            self._complete_held(self._collect(self._wait(self.poll_timeout_s or 0.5)), force_commit=True)
         if not records:
             self._idle()
         return len(records)
@@ -171,15 +170,26 @@ class InFlightWorker(Worker):
             self._held.extend(done)
         if self._ready or (self._held and (not self._pending
                                            or time.monotonic() - self._held_at >= self.finish_interval_s)):
-            held, self._held = self._held, []
-            n += self._complete(held, force_commit=True)
+            n += self._complete_held(force_commit=True)
         return n
 
     def finish_completed(self) -> int:
         """Finish (store, publish, commit) what has completed, held or not, without waiting for the rest: what a
-        caller stopping early (Ctrl-C in embedded mode) keeps, so that a resumed run does not ask it again."""
-        held, self._held = self._held, []
-        return self._complete(held + self._collect(self._wait(0.0)), force_commit=True)
+        caller stopping early (Ctrl-C in embedded mode) keeps, so that a resumed run does not ask it again. That
+        includes what a finishing step interrupted by the Ctrl-C was storing (`_complete_held`)."""
+        return self._complete_held(self._collect(self._wait(0.0)), force_commit=True)
+
+    def _complete_held(self, more: list[tuple[Record, cf.Future[Any]]] | None = None, *,
+                       force_commit: bool = False) -> int:
+        """Finish what is held (and `more`), which stays held until that is done: an interrupt that lands in the
+        middle (Ctrl-C during the store write, in embedded mode) leaves it for `finish_completed` to finish again
+        (store effects are idempotent upserts; a second publish is deduplicated by message id downstream), where
+        taking it first would lose it, and a resumed run would ask those requests again."""
+        if more:
+            self._held.extend(more)
+        n = self._complete(list(self._held), force_commit=force_commit)
+        self._held = []
+        return n
 
     # ---- the loop's parts ----
 
@@ -204,8 +214,7 @@ class InFlightWorker(Worker):
         # are gathered for up to `finish_interval_s` (their slots are already refilled) and finished together.
         if self._ready or (self._held and (not self._pending
                                            or time.monotonic() - self._held_at >= self.finish_interval_s)):
-            held, self._held = self._held, []
-            n += self._complete(held)
+            n += self._complete_held()
         self._commit()  # a prefix held back by the commit interval goes out even when nothing else completes
         return n
 
@@ -409,8 +418,7 @@ class InFlightWorker(Worker):
             if id(rec) not in self._running:
                 fut.cancel()
                 del self._pending[fut]
-        held, self._held = self._held, []
-        self._complete(held, force_commit=True)
+        self._complete_held(force_commit=True)
         while (self._pending or self._ready) and time.monotonic() < deadline:
             self._complete(self._collect(self._wait(max(0.0, deadline - time.monotonic()))), force_commit=True)
         self._commit(force=True)
