@@ -180,8 +180,8 @@ class InferenceHandler:
                 for r in results]
 
     def _prepare(self, req: inference_pb2.InferenceRequest, questions: dict[str, Question | None],
-                 tables: dict[str, Table | None], store: Any, cancelled: bool = False,
-                 built: dict[tuple[Any, ...], _Built] | None = None) -> tuple[inference_pb2.InferenceResult, Any, str]:
+                 tables: dict[str, Table | None], store: Any, cancelled: bool,
+                 built: dict[tuple[Any, ...], _Built]) -> tuple[inference_pb2.InferenceResult, Any, str]:
         """The result shell, the prompt and its cache key; no prompt (and the error set) when one cannot be
         built or the request's run is cancelled. `built`: prompts already built for this poll, by what a prompt
         depends on (the question, the model's prompt mode and shots, format, setting, row cap), so a question's
@@ -204,14 +204,13 @@ class InferenceHandler:
         try:
             options = prompt_options(req.model)
             key = (req.question_id, options, req.format, req.setting, req.max_rows)
-            one = built.get(key) if built is not None else None
+            one = built.get(key)
             if one is None:
                 prompt = self._prompts.build(question, table, model=req.model, fmt=req.format, setting=req.setting,
                                              max_rows=req.max_rows or 40, store=store)
                 text = prompt_json(prompt.messages)
-                one = _Built(prompt, prompt_sha256(text, prompt.completion), hashlib.sha256(text.encode()).hexdigest())
-                if built is not None:
-                    built[key] = one
+                one = built[key] = _Built(prompt, prompt_sha256(text, prompt.completion),
+                                          hashlib.sha256(text.encode()).hexdigest())
         except Exception as e:
             res.error = f"prompt: {type(e).__name__}: {e}"
             return res, None, ""

@@ -105,10 +105,10 @@ class ReporterHandler:
         self._written: set[str] = set()  # runs whose files this handler wrote once complete
         self._stale: set[str] = set()  # written runs judged again since their files were written
         self._open: dict[str, str] = {}  # run seen incomplete -> its release: the idle hook checks on them
-        # complete runs whose files are queued or being written: neither open nor written yet, so neither the
-        # idle hook nor a late batch of their judgments recomputes them and queues their files a second time
-        self._completing: set[str] = set()
-        self._judged_while_writing: set[str] = set()  # completing runs judged again meanwhile: stale once written
+        # runs whose files the writer thread is writing now (taken off `_queued`): with `_queued`, the runs whose
+        # files are on their way, which neither the idle hook nor a late batch of their judgments queues again
+        self._writing: set[str] = set()
+        self._judged_while_writing: set[str] = set()  # such runs judged meanwhile: stale once written
         self._due_releases: dict[str, float] = {}  # release -> when (monotonic) a run of it was written
         # releases whose files this handler wrote with no judgment of theirs since: an in-process caller (the
         # embedded CLI) reads those files instead of writing them again
@@ -144,13 +144,7 @@ class ReporterHandler:
             if not self._count_due(run_id, run["planned"] if run else 0, settings):
                 self._held.add(run_id)  # nothing can be due: not counted, not recomputed
                 if files:
-                    with self._lock:
-                        if run_id in self._written:
-                            self._stale.add(run_id)
-                        elif run_id in self._completing:
-                            self._judged_while_writing.add(run_id)
-                        else:
-                            self._open[run_id] = run["release"] if run else ""
+                    self._judged(run_id, run["release"] if run else "", complete=False)
                 continue
             progress = judging_progress(ctx.store, run_id, judge, planned=run["planned"] if run else 0,
                                         cancelled=run is not None and run.get("cancelled_at") is not None)
@@ -160,17 +154,8 @@ class ReporterHandler:
                 out.append(self._recompute(ctx.store, run_id, run, judge, progress.judged))
             else:
                 self._held.add(run_id)
-            if not files:
-                continue
-            with self._lock:
-                if run_id in self._written:
-                    self._stale.add(run_id)  # judged again after its files were written: rewritten when idle
-                elif run_id in self._completing:  # its files are on their way; they may miss this batch
-                    self._judged_while_writing.add(run_id)
-                elif progress.complete:
-                    complete.append(run_id)
-                else:
-                    self._open[run_id] = run["release"] if run else ""
+            if files and self._judged(run_id, run["release"] if run else "", complete=progress.complete):
+                complete.append(run_id)
         self._files_due(ctx, complete)
         for event in events:
             self._release_event(ctx, event)
@@ -192,8 +177,8 @@ class ReporterHandler:
             out += [self._recompute(ctx.store, run_id, run_rows.get(run_id), judge,
                                     ctx.store.count(schema.judgments, run_id=run_id, judge=judge)) for run_id in due]
         with self._lock:
-            open_runs = sorted(set(self._open) - set(self._queued) - self._completing)
-            stale = sorted(self._stale - set(self._queued) - self._completing)
+            open_runs = sorted(set(self._open) - set(self._queued) - self._writing)
+            stale = sorted(self._stale - set(self._queued) - self._writing)
         if open_runs:
             _, judge = self._settings(ctx)
             done = [r for r in open_runs if judging_progress(ctx.store, r, judge).complete]
@@ -213,9 +198,7 @@ class ReporterHandler:
             return
         with self._lock:
             for run_id in runs:
-                if run_id not in self._written:
-                    self._completing.add(run_id)
-                    self._open.pop(run_id, None)
+                self._open.pop(run_id, None)
         if not self._background:
             self._write_runs(ctx, runs)
             return
@@ -260,6 +243,7 @@ class ReporterHandler:
             self._wake.clear()
             with self._lock:
                 runs, self._queued = self._queued, []
+                self._writing.update(runs)
             try:
                 if runs:
                     self._write_runs(ctx, runs)  # then their releases
@@ -292,7 +276,7 @@ class ReporterHandler:
                                 cancelled=run.get("cancelled_at") is not None).complete:
                 missing.append(run["id"])
         with self._lock:
-            missing = [r for r in missing if r not in self._written and r not in self._queued]
+            missing = [r for r in missing if r not in self._written and r not in self._queued and r not in self._writing]
             self._queued += missing
         if missing:
             log.info("reporter writes the files of %d complete run(s) that have none", len(missing))
@@ -334,7 +318,7 @@ class ReporterHandler:
         for run_id in runs:
             if self._backing_off(f"run {run_id}", settings):  # failed before: written and stale, retried when idle
                 with self._lock:
-                    self._completing.discard(run_id)
+                    self._writing.discard(run_id)
                     self._judged_while_writing.discard(run_id)
                 continue
             t0 = time.perf_counter()
@@ -343,25 +327,44 @@ class ReporterHandler:
             except Exception:
                 self._failure(f"run {run_id}")
                 with self._lock:
-                    self._stale.add(run_id)  # tried again when idle, `refresh_s` later
-                    self._written.add(run_id)
-                    self._open.pop(run_id, None)
-                    self._completing.discard(run_id)
-                    self._judged_while_writing.discard(run_id)
+                    self._done_writing(run_id, stale=True)  # tried again when idle, `refresh_s` later
                 continue
             log.info("reporter wrote run %s's files into %s in %.1f s", run_id, folder, time.perf_counter() - t0)
             run = ctx.store.get(schema.runs, run_id)
             with self._lock:
-                self._written.add(run_id)
-                self._stale.discard(run_id)
-                self._open.pop(run_id, None)
-                self._completing.discard(run_id)
-                if run_id in self._judged_while_writing:  # rewritten when idle, with what the write may have missed
-                    self._judged_while_writing.discard(run_id)
-                    self._stale.add(run_id)
+                self._done_writing(run_id, stale=False)
                 if run is not None:
                     self._due_releases.setdefault(run["release"], time.monotonic())
         self._write_releases(ctx)
+
+    def _judged(self, run_id: str, release: str, *, complete: bool) -> bool:
+        """A batch judged `run_id` (this reporter writes files): whether its files are due now. A run whose files
+        are being written is written once more after (the write may have read the store before this batch), one
+        queued is left to its write; one written before is stale (rewritten when idle); one still going is open (the idle hook checks on it)."""
+        with self._lock:
+            if run_id in self._writing:
+                self._judged_while_writing.add(run_id)
+            elif run_id in self._queued:
+                pass  # its write has not begun: it reads the store after this batch
+            elif run_id in self._written:
+                self._stale.add(run_id)
+            elif complete:
+                return True
+            else:
+                self._open[run_id] = release
+            return False
+
+    def _done_writing(self, run_id: str, *, stale: bool) -> None:
+        """Under the lock: the run's files were written (or failed to be, `stale`): judged while they were being
+        written, it is stale too, rewritten when idle with what the write may have missed."""
+        self._written.add(run_id)
+        self._open.pop(run_id, None)
+        self._writing.discard(run_id)
+        if stale or run_id in self._judged_while_writing:
+            self._stale.add(run_id)
+        else:
+            self._stale.discard(run_id)
+        self._judged_while_writing.discard(run_id)
 
     def _write_releases(self, ctx: HandlerContext) -> None:
         """The files of each release a run of which was written: at once when no other run on it is in progress

@@ -45,6 +45,10 @@ log = logging.getLogger(__name__)
 
 N_MODES = ("auto", "native", "loop")
 MAX_ENCODED = 256  # message lists whose JSON is kept (a poll's prompts); all dropped when full
+# where a chat's messages go in a body (`OpenAIBackend.payload`): a string no model name, stop sequence or setting
+# can hold, since every configured and submitted value is refused with a NUL byte (`livetab.settings`)
+_MESSAGES = "\x00livetab-messages\x00"
+_MESSAGES_JSON = json.dumps(_MESSAGES)
 # what a request that got no HTTP answer raises (livetab.models.http1, the net policy, the time limit)
 _NO_ANSWER = (HTTPError, NetRefused, TimeoutError)
 
@@ -144,13 +148,15 @@ class OpenAIBackend:
 
     def payload(self, request: GenerateRequest, seed: int, n: int = 1) -> bytes:
         """The request body: `json.dumps(body, ensure_ascii=False)` of {model, prompt or messages, stop, sampling,
-        n, extra_body}. A chat's messages are written once per list of messages (`_messages_json`): the samples
-        of a question share their prompt's list, and its table is most of the body."""
+        n, extra_body}. A chat's messages are written once per list of messages (`_messages_json`) and put in
+        the place of a placeholder: the samples of a question share their prompt's list, and its table is most
+        of the body."""
         s = request.sampling
-        head: dict[str, Any] = {"model": self.model}
-        body: dict[str, Any] = {}
+        body: dict[str, Any] = {"model": self.model}
         if request.prompt:
-            head["prompt"] = request.prompt
+            body["prompt"] = request.prompt
+        else:
+            body["messages"] = _MESSAGES
         if request.stop:
             body["stop"] = list(request.stop)
         body.update({
@@ -161,20 +167,12 @@ class OpenAIBackend:
         })
         if n > 1:
             body["n"] = n
-        extra = self.extra_body
-        if request.prompt or (extra and ("model" in extra or "messages" in extra)):
-            if not request.prompt:
-                head["messages"] = [_message(m) for m in request.messages]
-            head.update(body)
-            if extra:
-                head.update(extra)
-            return json.dumps(head, ensure_ascii=False).encode()
-        if extra:
-            body.update(extra)
-        # {"model": ..., "messages": ..., the rest}: json.dumps writes a dict's items in order, ", " between them
-        model = json.dumps(head, ensure_ascii=False)[:-1]
-        rest = json.dumps(body, ensure_ascii=False)[1:]
-        return f'{model}, "messages": {self._messages_json(request.messages)}, {rest}'.encode()
+        if self.extra_body:
+            body.update(self.extra_body)  # an extra "messages" replaces the placeholder: nothing to put in then
+        text = json.dumps(body, ensure_ascii=False)
+        if body.get("messages") is _MESSAGES:
+            text = text.replace(_MESSAGES_JSON, self._messages_json(request.messages), 1)
+        return text.encode()
 
     def _messages_json(self, messages: list[ChatMessage]) -> str:
         """`json.dumps` of the messages as the body carries them, kept per list of messages (by identity; the
