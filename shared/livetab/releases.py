@@ -173,8 +173,10 @@ def create_draft(store: Store, name: str, at: str, command_id: str = "", by: str
     ins = postgresql.insert(r) if store.dialect == "postgresql" else sqlite.insert(r)
     stmt = ins.values(id=name, status=status_name(DRAFT), manifest_hash="", questions=0, history=history,
                       updated_at=datetime.fromisoformat(at)).on_conflict_do_nothing(index_elements=["id"])
-    with store.engine.begin() as conn:  # two processes may race to create it: one row wins, the other sees 0
-        done = conn.execute(stmt)
+    # two processes may race to create it: one row wins, the other sees 0. SQLAlchemy keeps an INSERT's rowcount
+    # only when asked (`preserve_rowcount`): without it PostgreSQL's is -1 and a created draft looked refused
+    with store.engine.begin() as conn:
+        done = conn.execute(stmt.execution_options(preserve_rowcount=True))
     return bool(done.rowcount == 1)
 
 

@@ -222,7 +222,7 @@ def test_the_pipeline_survives_kills_a_broker_restart_a_failing_model_and_poison
         while httpx.get(f"{api}/releases/chaos", headers=auth).json().get("questions", 0) < n_questions:
             assert time.monotonic() < deadline, "questions did not arrive"
             time.sleep(1)
-        assert publish_over_http(api, "chaos", headers=auth)["frozen_questions"] == n_questions
+        assert publish_over_http(api, "chaos", headers=auth, log=tmp_path / "api.log")["frozen_questions"] == n_questions
         server.set("model", Scenario(mode="latency", latency_ms=40))  # slow
         run_req = {"team": "chaos", "release": "chaos", "model": _model(url),
                    "settings": {"max_tokens": 16, "temperature": 0.0, "seed": 7, "samples": samples}}
@@ -326,7 +326,7 @@ def test_calls_that_finally_fail_end_as_failed_runs_with_their_reasons(tmp_path:
             assert time.monotonic() < deadline, "questions did not arrive"
             time.sleep(1)
             seen.append(httpx.get(f"{api}/releases/chaos", headers=auth).json().get("questions", 0))
-        frozen = publish_over_http(api, "chaos", headers=auth)["frozen_questions"]
+        frozen = publish_over_http(api, "chaos", headers=auth, log=tmp_path / "api.log")["frozen_questions"]
         assert frozen == seen[-1]
         settings = {"max_tokens": 16, "temperature": 0.0, "seed": 7, "samples": 2}
         rids = {}

@@ -114,7 +114,7 @@ def test_oracle_100_and_anti_oracle_0_over_kafka(tmp_path: Path, e2e_kafka: str,
             time.sleep(0.5)
         early = http.post(f"{api}/runs", json={"team": "oracle", "release": RELEASE, "model": models("rotate")[0]})
         assert early.status_code == 409 and "is a draft" in early.text, early.text  # refused with its reason
-        publish_over_http(api, RELEASE, headers=auth)
+        publish_over_http(api, RELEASE, headers=auth, log=tmp_path / "api.log")
 
         for m in models("rotate"):
             r = http.post(f"{api}/runs", json={"team": "oracle", "release": RELEASE, "model": m,

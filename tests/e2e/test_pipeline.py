@@ -123,7 +123,7 @@ def test_six_services_over_kafka_match_embedded(tmp_path: Path, e2e_kafka: str, 
                    "settings": {"max_tokens": 16, "temperature": 0.0, "seed": 7}}
         draft = http.post(f"{api}/runs", json=run_req)  # the release is still a draft: refused, with why
         assert draft.status_code == 409 and "draft" in draft.text, draft.text
-        published = publish_over_http(api, "e2e", headers=auth)  # runs are planned against a live release only
+        published = publish_over_http(api, "e2e", headers=auth, log=tmp_path / "api.log")  # runs are planned against a live release only
         assert published["frozen_questions"] == len(emb_questions)
         r = http.post(f"{api}/runs", json=run_req)
         assert r.status_code == 202, r.text

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from livetab.store import Store
@@ -21,9 +22,10 @@ def publish(store: Store, *names: str, settings: Any = None) -> list[release_pb2
 
 
 def publish_over_http(api: str, release: str, timeout_s: float = 60.0,
-                      headers: dict[str, str] | None = None) -> dict[str, Any]:
+                      headers: dict[str, str] | None = None, log: Path | None = None) -> dict[str, Any]:
     """POST /releases/{release}/publish to a running api service and wait until it reports the release live;
-    returns its GET /releases/{release} document."""
+    returns its GET /releases/{release} document. `log`: the api's log file, whose tail a timeout shows (what
+    its release worker did, or why it did not)."""
     import time
 
     import httpx
@@ -35,5 +37,8 @@ def publish_over_http(api: str, release: str, timeout_s: float = 60.0,
         doc: dict[str, Any] = httpx.get(f"{api}/releases/{release}", headers=headers).json()
         if doc.get("status") == "live":
             return doc
-        assert time.monotonic() < deadline, f"release {release} is not live after {timeout_s:.0f}s: {doc}"
+        if time.monotonic() >= deadline:
+            tail = log.read_text(errors="replace")[-6000:] if log is not None and log.exists() else ""
+            raise AssertionError(f"release {release} is not live after {timeout_s:.0f}s: {doc}"
+                                 + (f"\n--- {log.name} (tail) ---\n{tail}" if tail else ""))
         time.sleep(0.3)

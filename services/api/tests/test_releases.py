@@ -210,3 +210,14 @@ def test_the_handler_consumes_in_the_group_the_registry_names() -> None:
     worker = Worker(ReleaseHandler(), InProcBus(), HandlerContext(store=None, settings=None))
     assert worker.group == "livetab-api-releases" == default_group(QUESTIONS) == default_group(RELEASE_COMMANDS)
     assert default_group("livetab.runs.v1") == "livetab-api"
+
+
+def test_the_first_question_makes_a_draft_and_says_so_on_both_stores(store_url: str) -> None:
+    """On PostgreSQL the draft was written but `create_draft` read the INSERT's rowcount as -1: no DRAFT event,
+    no log line, and a second writer's refusal looked the same as a success."""
+    store = open_store(store_url)
+    assert rel.create_draft(store, "race", "2026-12-04T00:00:00+00:00", by="test") is True
+    assert rel.create_draft(store, "race", "2026-12-04T00:00:01+00:00", by="test") is False  # one row wins
+    events = Harness(store).question(_q(1))
+    assert [(e.release, e.status) for e in events] == [(R, rel.DRAFT)]
+    assert rel.get_release(store, R).status == rel.DRAFT
