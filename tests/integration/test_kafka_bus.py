@@ -215,8 +215,9 @@ def test_a_consumer_is_assigned_its_topics_partitions_in_its_first_rebalance(
     wanted = [topics.TABLES, topics.PROBLEMS]  # what the qagen service consumes
     for attempt in range(3):
         caplog.clear()
-        with caplog.at_level(logging.WARNING, logger="kafka"):
-            consumer = bus.consumer(f"first-{uuid.uuid4().hex[:8]}", wanted)
+        group = f"first-{uuid.uuid4().hex[:8]}"
+        with caplog.at_level(logging.WARNING, logger="kafka"), caplog.at_level(logging.INFO, logger="livetab"):
+            consumer = bus.consumer(group, wanted)
             try:
                 deadline = time.monotonic() + 20
                 while not consumer._c.assignment():
@@ -226,3 +227,6 @@ def test_a_consumer_is_assigned_its_topics_partitions_in_its_first_rebalance(
             finally:
                 consumer.close()
         assert not [r for r in caplog.records if "No partition metadata" in r.getMessage()], attempt
+        # the assignment is logged, one line per rebalance: a worker that reads nothing shows what it holds
+        lines = [r.getMessage() for r in caplog.records if r.name == "livetab.bus.kafka"]
+        assert lines == [f"group {group} assigned livetab.problems.v1 [0, 1, 2]; livetab.tables.v1 [0, 1, 2]"], lines

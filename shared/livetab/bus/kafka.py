@@ -11,7 +11,7 @@ import socket
 import threading
 import time
 
-from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer, TopicPartition
+from kafka import ConsumerRebalanceListener, KafkaAdminClient, KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import NewTopic
 from kafka.errors import (
     CommitFailedError,
@@ -28,7 +28,7 @@ from livetab import topics
 from livetab.bus.base import BrokerUnreachable, Outgoing, Record, Retryable, producer_headers
 from livetab.settings import KafkaSettings
 
-__all__ = ["BrokerUnreachable", "KafkaBus", "check_broker", "ensure_topics"]
+__all__ = ["BrokerUnreachable", "KafkaBus", "assignment_text", "check_broker", "ensure_topics"]
 
 log = logging.getLogger(__name__)
 # a commit refused because this consumer's group membership changed: passing, the worker rewinds and goes on
@@ -160,10 +160,34 @@ class KafkaBus:
             self._admin.close()
 
 
+METADATA_WAIT_S = 10.0  # how long a new consumer asks for its topics' partitions before it joins without them
+
+
+class _AssignmentLog(ConsumerRebalanceListener):
+    """One log line each time the group gives this consumer its partitions (kafka-python's own lines are
+    silenced): a worker that reads nothing shows whether it holds nothing or holds partitions and waits."""
+
+    def __init__(self, group: str) -> None:
+        self.group = group
+
+    def on_partitions_revoked(self, revoked: set[TopicPartition]) -> None:
+        pass
+
+    def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
+        log.info("group %s assigned %s", self.group, assignment_text(assigned))
+
+
+def assignment_text(assigned: set[TopicPartition]) -> str:
+    """`topic [0, 1]; other [0]` (sorted), or "no partitions"."""
+    by_topic: dict[str, list[int]] = {}
+    for tp in assigned:
+        by_topic.setdefault(tp.topic, []).append(tp.partition)
+    return "; ".join(f"{t} {sorted(ps)}" for t, ps in sorted(by_topic.items())) or "no partitions"
+
+
 class KafkaBusConsumer:
     def __init__(self, settings: KafkaSettings, group: str, topic_names: list[str]) -> None:
         self._c = KafkaConsumer(
-            *topic_names,
             bootstrap_servers=settings.bootstrap_servers,
             group_id=group,
             enable_auto_commit=False,
@@ -174,10 +198,20 @@ class KafkaBusConsumer:
             request_timeout_ms=max(settings.request_timeout_ms, settings.session_timeout_ms + 5000),
         )
         self._group = group
+        self._c.subscribe(topic_names, listener=_AssignmentLog(group))
         # The topics' partitions known before the first poll joins the group: a join that comes first is given
         # nothing ("No partition metadata for topic") and the group must rebalance again once they are known.
-        for name in topic_names:
-            self._c.partitions_for_topic(name)
+        # A topic another process has just created may not have them yet: asked again for a few seconds.
+        missing = list(topic_names)
+        deadline = time.monotonic() + METADATA_WAIT_S
+        while True:
+            missing = [name for name in missing if not self._c.partitions_for_topic(name)]
+            if not missing or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        if missing:
+            log.warning("group %s: no partitions known yet for %s; its first assignment may leave them out",
+                        group, ", ".join(missing))
 
     def poll(self, max_records: int, timeout_s: float) -> list[Record]:
         batches = self._c.poll(timeout_ms=int(timeout_s * 1000), max_records=max_records)
