@@ -163,7 +163,7 @@ class KafkaBus:
 METADATA_WAIT_S = 10.0  # how long a new consumer asks for its topics' partitions before it joins without them
 
 
-class _AssignmentLog(ConsumerRebalanceListener):
+class _AssignmentLog(ConsumerRebalanceListener):  # type: ignore[misc]  # kafka-python has no types
     """One log line each time the group gives this consumer its partitions (kafka-python's own lines are
     silenced): a worker that reads nothing shows whether it holds nothing or holds partitions and waits."""
 
