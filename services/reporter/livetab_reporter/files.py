@@ -174,10 +174,22 @@ def write_leaderboard(store: Any, settings: Settings, run_ids: list[str], out_di
                          split_date=settings.reporter.contamination_split, calibration_dir=root, figures=figures)
 
 
+def read_once(store: Any) -> Any:
+    """`store` read through a `ReadOnce` (livetab.store.read_once) for one set of files: the leaderboard, the
+    answer records and the export each read the same judgments, results, questions and tables, and a live
+    release's public and private exports read them all twice. Nothing here writes to the store, and the files
+    of one call then come from one reading of it. A frozen release's questions and tables are read ahead by
+    key, so the values computed from them (its manifest hash) are computed once."""
+    from livetab.store.read_once import ReadOnce
+
+    return store if isinstance(store, ReadOnce) else ReadOnce(store)
+
+
 def write_run_files(store: Any, settings: Settings, run_id: str, *, auto: dict[str, Any] | None = None) -> Path:
     """One run's leaderboard.json, .md and report.html (and private/report.html) in its folder. Its figures are
     drawn on its release's page, where the models are compared: drawing them again for every run would cost
     more than the rest of the report."""
+    store = read_once(store)
     run = store.get(schema.runs, run_id)
     release = run["release"] if run is not None else ""
     folder = report_dir(settings, release, run_id)
@@ -191,6 +203,8 @@ def write_release_files(store: Any, settings: Settings, release: str, *, auto: d
     `private/release/` while it is live, see `export.export_release_files`). Returns leaderboard.json's content."""
     from livetab_reporter.export import export_release_files
 
+    store = read_once(store)
+    store.prefetch_release(release)
     folder = report_dir(settings, release)
     run_ids = release_runs(store, release)
     doc = write_leaderboard(store, settings, run_ids, folder, release, auto=auto, public=public)
