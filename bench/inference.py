@@ -304,9 +304,12 @@ def _ensure_lmeval(install: bool) -> tuple[str | None, str]:
     return str(python), probe.stdout.strip()
 
 
-def _start_server(latency_ms: float) -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen([sys.executable, str(ROOT / "tests" / "fakes" / "fault_server.py"), "--mode", "latency",
-                             "--latency-ms", str(latency_ms), "--port", "0"], stdout=subprocess.PIPE, text=True,
+def _start_server(latency_ms: float, lean: bool = False) -> tuple[subprocess.Popen[str], str]:
+    """The fixed-latency model server as a process of its own: the aiohttp fault server, or with `lean` the
+    bare-protocol one (tests/fakes/lean_server.py: the same answers at a fraction of the CPU)."""
+    cmd = ([sys.executable, "-m", "tests.fakes.lean_server"] if lean else
+           [sys.executable, str(ROOT / "tests" / "fakes" / "fault_server.py"), "--mode", "latency"])
+    proc = subprocess.Popen([*cmd, "--latency-ms", str(latency_ms), "--port", "0"], stdout=subprocess.PIPE, text=True,
                             cwd=ROOT)
     assert proc.stdout is not None
     line = proc.stdout.readline()

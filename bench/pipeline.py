@@ -1,6 +1,8 @@
 """The distributed pipeline end to end: the six services as separate processes (`python -m livetab_<svc>`, as
 an orchestrator starts them) over a real Kafka broker and real PostgreSQL, a run submitted to the api
-(`POST /runs`), answered by the inference service against the fixed-latency fake model server, judged by the
+(`POST /runs`), answered by the inference service against a fixed-latency fake model server (by default the lean
+one, tests/fakes/lean_server.py: on one machine the model server's CPU is taken from the pipeline, while in a
+deployment it runs on machines of its own; `--server aiohttp` for the fault server), judged by the
 judge service and counted by the reporter into the leaderboard that `GET /runs/{id}` shows.
 
 Measured, in the same run:
@@ -32,10 +34,11 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-__all__ = ["main", "percentile", "proc_memory_mb"]
+__all__ = ["cached_answers", "main", "percentile", "proc_memory_mb"]
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = 16  # samples per question: a run of N requests is N / SAMPLES questions
+SEED_STEP = 1000  # between two runs' seeds: more than a run's samples, so no two runs ask with the same seed
 
 
 def percentile(xs: list[float], q: float) -> float:
@@ -87,6 +90,19 @@ def _lag(bootstrap: str) -> dict[str, int]:
         admin.close()
 
 
+def cached_answers(store_url: str, run_id: str) -> int:
+    """How many of a run's stored results came from the response cache (read after the round's clock stops)."""
+    from livetab.store import open_store, schema
+    from livetab.v1 import inference_pb2
+
+    store = open_store(store_url)
+    try:
+        return sum(inference_pb2.InferenceResult.FromString(row["payload"]).cached
+                   for row in store.select(schema.results, run_id=run_id))
+    finally:
+        store.close()
+
+
 def _proc_cpu_s(pid: int) -> float:
     """User + system CPU seconds of process `pid` so far (Linux /proc)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -95,10 +111,16 @@ def _proc_cpu_s(pid: int) -> float:
 
 class _Pipeline:
     def __init__(self, procs: dict[str, Any], api: str, spec: dict[str, Any], release: str, folder: Path,
-                 auth: dict[str, str]) -> None:
+                 auth: dict[str, str], model_server: int | None = None) -> None:
         self.procs, self.api, self.spec, self.release, self.folder = procs, api, spec, release, folder
         self.auth = auth
-        self.seed = 1000
+        self.model_server = model_server  # its pid: its CPU is counted beside the services' (not one of them)
+        # Every run's answers are asked of the model, none come from the response cache: sample i of a run is asked
+        # with seed `run seed + i` (livetab_api.planner), and the cache key holds the seed, so runs whose seeds
+        # were one apart shared all but one sample's seeds and answered them from the cache (the earlier rounds
+        # measured a mostly cached pipeline). Runs here are SEED_STEP apart, from a base drawn per bench run (the
+        # bench's database outlives it); each round's `cached` count says whether any answer still came from it.
+        self.seed = SEED_STEP * (1 + int.from_bytes(os.urandom(2), "big"))
         import httpx
 
         # one client for the bench's life: a new one per poll (httpx.get) builds a TLS context each time, about
@@ -111,7 +133,10 @@ class _Pipeline:
                 raise RuntimeError(f"{svc} exited {p.returncode}: " + (self.folder / f"{svc}.log").read_text()[-3000:])
 
     def cpu(self) -> dict[str, float]:
-        return {svc: _proc_cpu_s(p.pid) for svc, p in self.procs.items()}
+        out = {svc: _proc_cpu_s(p.pid) for svc, p in self.procs.items()}
+        if self.model_server is not None:
+            out["model_server"] = _proc_cpu_s(self.model_server)
+        return out
 
     def memory(self) -> dict[str, dict[str, float]]:
         return {svc: proc_memory_mb(p.pid) for svc, p in self.procs.items()}
@@ -139,7 +164,7 @@ class _Pipeline:
     def run(self, questions: int, samples: int, timeout_s: float, sample_memory: bool = False) -> dict[str, Any]:
         """Submit one run over the first `questions` questions x `samples`; wait until the leaderboard counts
         every planned request. Returns its figures."""
-        self.seed += 1
+        self.seed += SEED_STEP
         body = {"team": "bench", "release": self.release, "model": self.spec,
                 "settings": {"max_tokens": 8, "temperature": 0.0, "seed": self.seed, "samples": samples,
                              "limit": questions}}
@@ -176,7 +201,8 @@ class _Pipeline:
             time.sleep(0.2)
         seconds = time.perf_counter() - t0
         cpu = {svc: round(1000 * (c - cpu0[svc]) / max(1, seen), 3) for svc, c in self.cpu().items()}
-        return {"cpu_ms_per_judged": cpu, "run_id": rid, "planned": planned, "judged": seen, "failed": status["failed"],
+        server_ms = cpu.pop("model_server", None)  # the stand-in's, apart from the services' (deploy/capacity.py)
+        return {"cpu_ms_per_judged": cpu, "model_server_cpu_ms_per_judged": server_ms, "run_id": rid, "planned": planned, "judged": seen, "failed": status["failed"],
                 "dead_lettered": status["dead_lettered"], "seconds": round(seconds, 3),
                 "judged_per_s": round(seen / seconds, 2), "latency_p50_s": round(percentile(latencies, 50), 3),
                 "latency_p95_s": round(percentile(latencies, 95), 3),
@@ -190,6 +216,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--burst", type=int, default=100_000, help="requests of the backpressure burst (0: none)")
     parser.add_argument("--latency-ms", type=float, default=5.0, help="the fake model server's fixed latency")
+    parser.add_argument("--server", choices=["lean", "aiohttp"], default="lean",
+                        help="the fake model server: tests/fakes/lean_server.py (default; the same answers as the "
+                             "fault server at a fraction of its CPU, which the pipeline shares) or the aiohttp "
+                             "tests/fakes/fault_server.py")
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--kafka", default=os.environ.get("LIVETAB_BENCH_KAFKA", ""),
                         help="a running broker (default: start one under .state/bench-kafka)")
@@ -222,7 +252,7 @@ def main(argv: list[str] | None = None) -> None:
 
     auth = bearer(store, team="bench", role="admin")  # the api takes tokens (livetab token create)
     store.close()
-    server, url = _start_server(args.latency_ms)
+    server, url = _start_server(args.latency_ms, lean=args.server == "lean")
     from tests.fakes.fault_server import MODEL_ID
 
     # the model the fake server lists: the api probes the endpoint at the door and refuses a model it does not serve
@@ -249,7 +279,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         start_services(cfg, tmp, sock_port, procs, logs)
         api = f"http://127.0.0.1:{sock_port}"
-        pipe = _Pipeline(procs, api, spec, release, tmp, auth)
+        pipe = _Pipeline(procs, api, spec, release, tmp, auth, model_server=server.pid)
         deadline = time.monotonic() + 180
         while True:
             try:
@@ -273,6 +303,7 @@ def main(argv: list[str] | None = None) -> None:
             for step in steps:
                 if step == "pipe":
                     rounds.append(pipe.run(per_round, SAMPLES, 1200))
+                    rounds[-1]["cached"] = cached_answers(store_url, rounds[-1]["run_id"])
                     rounds[-1]["files_s_after_complete"] = pipe.files_written(rounds[-1]["run_id"])
                 else:
                     raw.append(bench_raw(bootstrap, n=per_round * SAMPLES))
@@ -282,6 +313,7 @@ def main(argv: list[str] | None = None) -> None:
         if args.burst:
             before = pipe.memory()
             burst = pipe.run(args.burst // SAMPLES, SAMPLES, 7200, sample_memory=True)
+            burst["cached"] = cached_answers(store_url, burst["run_id"])
             after = pipe.memory()
             lag = _lag(bootstrap)
             # the leaderboard is computed from the store, so it can be complete while the reporter still has
@@ -318,7 +350,8 @@ def main(argv: list[str] | None = None) -> None:
                                  "processes, real Kafka, real PostgreSQL; POST /runs -> planner -> inference "
                                  "(OpenAI-compatible backend) -> judge -> reporter leaderboard, polled on "
                                  "GET /runs/{id}",
-                     "server": f"tests/fakes/fault_server.py, fixed latency {args.latency_ms:g} ms, separate process",
+                     "server": f"tests/fakes/{'lean_server' if args.server == 'lean' else 'fault_server'}.py, "
+                               f"fixed latency {args.latency_ms:g} ms, separate process",
                      "concurrency": args.concurrency, "samples_per_question": SAMPLES,
                      "requests_per_round": rounds[0]["planned"] if rounds else 0, "rounds": len(rounds),
                      "judged_per_s_median": round(statistics.median(rates), 2) if rates else None,
@@ -335,6 +368,9 @@ def main(argv: list[str] | None = None) -> None:
                      "latency_single_p95_s": round(percentile([s["seconds"] for s in single], 95), 3),
                      "cpu_ms_per_judged_median": {svc: statistics.median(r["cpu_ms_per_judged"][svc] for r in rounds)
                                                   for svc in rounds[0]["cpu_ms_per_judged"]} if rounds else {},
+                     "cached_rounds": [r["cached"] for r in rounds],
+                     "model_server_cpu_ms_per_judged_median": statistics.median(
+                         r["model_server_cpu_ms_per_judged"] for r in rounds) if rounds else None,
                      "round_details": rounds,
                      "burst_requests": args.burst, "burst": burst,
                      "seed_questions": questions, "seed_seconds": round(seed_s, 1),
