@@ -5,9 +5,9 @@ re-judged run rewritten when the topic goes quiet, and the release exports on th
 from __future__ import annotations
 
 import json
-from collections import Counter
 import threading
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
