@@ -143,17 +143,19 @@ class _Pipeline:
 
     def files_written(self, run_id: str, timeout_s: float = 300.0) -> float | None:
         """Seconds until the reporter has written the run's files and, after them, its release's (its writer
-        thread does both once the run is complete); None if not within `timeout_s`."""
+        thread does both once the run is complete): the release's leaderboard, then its export, public then
+        private (the bench's release is live), whose last file is the private card; None if not within
+        `timeout_s`."""
         from livetab.settings import Settings
-        from livetab_reporter.files import report_dir
+        from livetab_reporter.files import PRIVATE_DIR, report_dir
 
         settings = Settings(out_dir=str(self.folder / "out"))
         run_board = report_dir(settings, self.release, run_id) / "leaderboard.json"
-        release_board = report_dir(settings, self.release) / "leaderboard.json"
+        release_card = report_dir(settings, self.release) / PRIVATE_DIR / "release" / "README.md"
         t0 = time.perf_counter()
         while time.perf_counter() - t0 < timeout_s:
             try:
-                if release_board.stat().st_mtime_ns > run_board.stat().st_mtime_ns:
+                if release_card.stat().st_mtime_ns > run_board.stat().st_mtime_ns:
                     return round(time.perf_counter() - t0, 2)
             except FileNotFoundError:
                 pass
