@@ -230,3 +230,37 @@ def test_a_consumer_is_assigned_its_topics_partitions_in_its_first_rebalance(
         # the assignment is logged, one line per rebalance: a worker that reads nothing shows what it holds
         lines = [r.getMessage() for r in caplog.records if r.name == "livetab.bus.kafka"]
         assert lines == [f"group {group} assigned livetab.problems.v1 [0, 1, 2]; livetab.tables.v1 [0, 1, 2]"], lines
+
+
+def test_a_consumer_of_a_topic_not_there_yet_says_so_and_reads_it_once_it_is(
+        bus: KafkaBus, kafka_bootstrap: str, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new consumer asks for its topics' partitions for a while (`METADATA_WAIT_S`) before it joins; a topic
+    still without them is named in a warning, and its records are read once the topic exists."""
+    import logging
+
+    from kafka import KafkaAdminClient, KafkaProducer
+    from kafka.admin import NewTopic
+    from livetab.bus import kafka as kafka_bus
+
+    monkeypatch.setattr(kafka_bus, "METADATA_WAIT_S", 0.5)
+    name = f"late-{uuid.uuid4().hex[:8]}"
+    group = f"late-{uuid.uuid4().hex[:8]}"
+    with caplog.at_level(logging.INFO, logger="livetab"):
+        t0 = time.monotonic()
+        consumer = bus.consumer(group, [name])
+        assert time.monotonic() - t0 < 5  # it waited its while, not kafka-python's metadata age
+    try:
+        assert f"group {group}: no partitions known yet for {name}" in caplog.text
+        admin = KafkaAdminClient(bootstrap_servers=kafka_bootstrap)
+        admin.create_topics([NewTopic(name, 1, 1)])
+        admin.close()
+        producer = KafkaProducer(bootstrap_servers=kafka_bootstrap)
+        producer.send(name, b"late").get(10)
+        producer.close()
+        deadline, got = time.monotonic() + 30, []
+        while not got:
+            assert time.monotonic() < deadline, "the topic created after the consumer was never read"
+            got = consumer.poll(10, 0.5)
+        assert [r.value for r in got] == [b"late"]
+    finally:
+        consumer.close()
