@@ -137,3 +137,14 @@ def test_payloads_come_from_an_earlier_select_or_the_payload_column_alone(tmp_pa
     assert sorted(reads.payloads(schema.questions, family="direct")) == want
     assert sorted(reads.payloads(schema.questions, family="lookup")) != want
     assert counting.selects == 1 and counted["payloads"] == 2  # the selected query answered from its rows
+
+
+def test_selected_gives_an_earlier_selects_rows_and_reads_nothing(tmp_path: Path) -> None:
+    store = Counting(_store(tmp_path))
+    reads = ReadOnce(store)
+    assert reads.selected(schema.questions, release="r") is None and store.selects == 0
+    reads.select(schema.questions, release="r")
+    store.store.upsert(schema.questions, [question_row(question_pb2.Question(id="q9", table_id="t1", release="r"))])
+    rows = reads.selected(schema.questions, release="r")  # what that select read, not what is stored now
+    assert rows is not None and sorted(r["id"] for r in rows) == ["q0", "q1", "q2"] and store.selects == 1
+    assert reads.selected(schema.questions, release="other") is None

@@ -31,7 +31,10 @@ becomes complete, its own files are written at once, from the same store the row
 (every run on it) with them, or, while other runs on that release are still in progress here, once the last of
 those completes (at most `refresh_s` later), so runs that complete one after another cost one release write. Judgments that arrive for a run after its files were written (re-judging, a redrive) mark
 it stale, and the idle hook rewrites stale runs and their releases, so a burst of re-judgments costs one
-rewrite. A run that completes without a judgment arriving (its last requests dead-lettered) is noticed by the
+rewrite. A judgment the files already hold is not one of those: a run is complete once the store counts every
+judgment, while its last ones may still be on their way in the topic, so the writer keeps what each judgment it
+read was (a digest of its stored bytes, for the last `INCLUDED_RUNS` runs written) and a judgment that arrives
+the same as it was read changes nothing (a 48,000-answer run's files and its release's had been written twice). A run that completes without a judgment arriving (its last requests dead-lettered) is noticed by the
 idle hook too. Rewriting on every judgment batch would redo the whole report each time; nothing is written
 for a run that is still going.
 
@@ -49,6 +52,7 @@ everything. Refused commands' events and the other states write nothing.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import threading
 import time
@@ -69,6 +73,7 @@ from livetab_reporter.leaderboard import compute_rows
 __all__ = ["ReporterHandler"]
 
 log = logging.getLogger(__name__)
+INCLUDED_RUNS = 8  # runs whose judgments as their files read them are kept (digests: ~50 bytes a judgment)
 COUNT_EVERY_S = 1.0  # at most this long between counts of a run's judgments while they arrive (`_count_due`)
 STOP_WRITE_S = 20.0  # how long a stopping reporter service waits for its writer thread (orchestrators allow 30 s)
 
@@ -109,6 +114,10 @@ class ReporterHandler:
         # files are on their way, which neither the idle hook nor a late batch of their judgments queues again
         self._writing: set[str] = set()
         self._judged_while_writing: set[str] = set()  # such runs judged meanwhile: stale once written
+        # run -> {judgment id: digest} as its last file write read them (the last INCLUDED_RUNS runs written), and
+        # what arrived for a run while its files were being written
+        self._included: dict[str, dict[str, bytes]] = {}
+        self._seen_while_writing: dict[str, dict[str, bytes]] = {}
         self._due_releases: dict[str, float] = {}  # release -> when (monotonic) a run of it was written
         # releases whose files this handler wrote with no judgment of theirs since: an in-process caller (the
         # embedded CLI) reads those files instead of writing them again
@@ -135,16 +144,18 @@ class ReporterHandler:
         run_rows = ctx.store.get_many(schema.runs, runs)
         out = []
         complete: list[str] = []
+        judged: dict[str, list[judgment_pb2.Judgment]] = {}
         for m in messages:
             if isinstance(m, judgment_pb2.Judgment) and m.judge == judge:
                 self._since[m.run_id] = self._since.get(m.run_id, 0) + 1
+                judged.setdefault(m.run_id, []).append(m)
         for run_id in runs:
             run = run_rows.get(run_id)
             self.fresh_releases.discard(run["release"] if run else "")
             if not self._count_due(run_id, run["planned"] if run else 0, settings):
                 self._held.add(run_id)  # nothing can be due: not counted, not recomputed
                 if files:
-                    self._judged(run_id, run["release"] if run else "", complete=False)
+                    self._judged(run_id, run["release"] if run else "", complete=False, seen=judged.get(run_id, []))
                 continue
             progress = judging_progress(ctx.store, run_id, judge, planned=run["planned"] if run else 0,
                                         cancelled=run is not None and run.get("cancelled_at") is not None)
@@ -154,7 +165,8 @@ class ReporterHandler:
                 out.append(self._recompute(ctx.store, run_id, run, judge, progress.judged))
             else:
                 self._held.add(run_id)
-            if files and self._judged(run_id, run["release"] if run else "", complete=progress.complete):
+            if files and self._judged(run_id, run["release"] if run else "", complete=progress.complete,
+                                      seen=judged.get(run_id, [])):
                 complete.append(run_id)
         self._files_due(ctx, complete)
         for event in events:
@@ -312,55 +324,76 @@ class ReporterHandler:
         settings = self._files(ctx)
         if settings is None or not runs:
             return
-        from livetab_reporter.files import write_run_files
+        from livetab_reporter.files import read_once, write_run_files
 
         auto = self._calibration(settings)
+        _, judge = self._settings(ctx)
         for run_id in runs:
             if self._backing_off(f"run {run_id}", settings):  # failed before: written and stale, retried when idle
                 with self._lock:
                     self._writing.discard(run_id)
                     self._judged_while_writing.discard(run_id)
+                    self._seen_while_writing.pop(run_id, None)
                 continue
             t0 = time.perf_counter()
+            reads = read_once(ctx.store)
             try:
-                folder = write_run_files(ctx.store, settings, run_id, auto=auto)
+                folder = write_run_files(reads, settings, run_id, auto=auto)
             except Exception:
                 self._failure(f"run {run_id}")
                 with self._lock:
                     self._done_writing(run_id, stale=True)  # tried again when idle, `refresh_s` later
                 continue
             log.info("reporter wrote run %s's files into %s in %.1f s", run_id, folder, time.perf_counter() - t0)
+            # the judgments the files were made of, as the write read them (None: it read them some other way)
+            rows = reads.selected(schema.judgments, run_id=run_id, judge=judge)
+            included = None if rows is None else {row["id"]: _digest(row["payload"]) for row in rows}
             run = ctx.store.get(schema.runs, run_id)
             with self._lock:
-                self._done_writing(run_id, stale=False)
+                self._done_writing(run_id, stale=False, included=included)
                 if run is not None:
                     self._due_releases.setdefault(run["release"], time.monotonic())
         self._write_releases(ctx)
 
-    def _judged(self, run_id: str, release: str, *, complete: bool) -> bool:
-        """A batch judged `run_id` (this reporter writes files): whether its files are due now. A run whose files
-        are being written is written once more after (the write may have read the store before this batch), one
-        queued is left to its write; one written before is stale (rewritten when idle); one still going is open (the idle hook checks on it)."""
+    def _judged(self, run_id: str, release: str, *, complete: bool,
+                seen: list[judgment_pb2.Judgment] | None = None) -> bool:
+        """A batch judged `run_id` (this reporter writes files; `seen`: its judgments of the configured judge):
+        whether its files are due now. A run whose files are being written is written once more after (the write
+        may have read the store before this batch) unless the write read these judgments as they are; one queued
+        is left to its write; one written before is stale (rewritten when idle) unless its files hold these
+        judgments as they are; one still going is open (the idle hook checks on it)."""
         with self._lock:
             if run_id in self._writing:
                 self._judged_while_writing.add(run_id)
+                self._seen_while_writing.setdefault(run_id, {}).update(
+                    (j.id, _digest(j.SerializeToString())) for j in seen or [])
             elif run_id in self._queued:
                 pass  # its write has not begun: it reads the store after this batch
             elif run_id in self._written:
-                self._stale.add(run_id)
+                if not _held_already(self._included.get(run_id), seen):
+                    self._stale.add(run_id)
             elif complete:
                 return True
             else:
                 self._open[run_id] = release
             return False
 
-    def _done_writing(self, run_id: str, *, stale: bool) -> None:
-        """Under the lock: the run's files were written (or failed to be, `stale`): judged while they were being
-        written, it is stale too, rewritten when idle with what the write may have missed."""
+    def _done_writing(self, run_id: str, *, stale: bool, included: dict[str, bytes] | None = None) -> None:
+        """Under the lock: the run's files were written (or failed to be, `stale`) from the judgments `included`
+        (id -> digest, as read): judged while they were being written with anything else, it is stale too,
+        rewritten when idle with what the write may have missed."""
         self._written.add(run_id)
         self._open.pop(run_id, None)
         self._writing.discard(run_id)
-        if stale or run_id in self._judged_while_writing:
+        seen = self._seen_while_writing.pop(run_id, {})
+        self._included.pop(run_id, None)
+        if included is not None:
+            self._included[run_id] = included
+            while len(self._included) > INCLUDED_RUNS:  # the oldest written first (insertion order)
+                del self._included[next(iter(self._included))]
+        missed = run_id in self._judged_while_writing and (
+            included is None or any(included.get(k) != v for k, v in seen.items()))
+        if stale or missed:
             self._stale.add(run_id)
         else:
             self._stale.discard(run_id)
@@ -500,3 +533,16 @@ class ReporterHandler:
             planned=run["planned"] if run else 0,
         )
         return Outgoing(topic_names.REPORTS, update, key=run_id, message_id=update.id)
+
+
+def _digest(payload: bytes) -> bytes:
+    """A judgment's stored bytes in 16 (its id and verdict, all of it: any change gives another digest)."""
+    return hashlib.blake2b(payload, digest_size=16).digest()
+
+
+def _held_already(included: dict[str, bytes] | None, seen: list[judgment_pb2.Judgment] | None) -> bool:
+    """Whether the files hold each of `seen` as it is: the judgments the files were made of are known
+    (`included`) and each one seen is among them, unchanged."""
+    if included is None or not seen:
+        return False
+    return all(included.get(j.id) == _digest(j.SerializeToString()) for j in seen)

@@ -275,23 +275,22 @@ def test_the_service_writes_files_on_its_own_thread_and_a_restart_writes_what_wa
     _eventually(lambda: _scores(_board(out)) == {"m1": _expected(req1), "m2": _expected(req2)})
 
 
-def test_a_run_whose_files_are_being_written_is_neither_recomputed_nor_written_again(
-        store: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A run seen in progress, then complete: while the writer thread writes its files, quiet polls neither
-    recompute the whole run again nor queue its files a second time (before, the idle hook found it still listed
-    as in progress and did both). A batch of its judgments that arrives meanwhile (a redelivery, or a re-judgment:
-    the reporter cannot tell) may be missing from those files, so they are written once more when idle after."""
+def _held_writer(monkeypatch: pytest.MonkeyPatch, *, after: bool = False
+                 ) -> tuple[threading.Event, list[str], list[str]]:
+    """The writer thread's `write_run_files` held until the gate opens (before it reads the store, or with
+    `after` once it has written); the runs written and recomputed."""
     import livetab_reporter.files as files
     import livetab_reporter.handler as handler_module
 
-    add_questions(store, 8)
-    run_id, requests = plan_run(store, model="m1")
-    out = tmp_path / "out"
     gate, writes, recomputes = threading.Event(), [], []
     real_write, real_rows = files.write_run_files, handler_module.compute_rows
 
     def held(store_: Any, settings: Any, rid: str, **kwargs: Any) -> Path:
         writes.append(rid)
+        if after:
+            folder = real_write(store_, settings, rid, **kwargs)
+            assert gate.wait(60)
+            return folder
         assert gate.wait(60)
         return real_write(store_, settings, rid, **kwargs)
 
@@ -301,6 +300,25 @@ def test_a_run_whose_files_are_being_written_is_neither_recomputed_nor_written_a
 
     monkeypatch.setattr(files, "write_run_files", held)
     monkeypatch.setattr(handler_module, "compute_rows", rows)
+    return gate, writes, recomputes
+
+
+def _wrong(r: inference_pb2.InferenceRequest) -> Answer:
+    return Answer("incorrect", extracted="y")
+
+
+def test_a_run_whose_files_are_being_written_is_neither_recomputed_nor_written_again(
+        store: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run seen in progress, then complete: while the writer thread writes its files, quiet polls neither
+    recompute the whole run again nor queue its files a second time (before, the idle hook found it still listed
+    as in progress and did both). Its judgments that arrive as the files hold them (a redelivery, or the last
+    of a run the store already counted complete) write nothing again, neither while the files are written nor
+    after (before, a 48,000-answer run's files and its release's were written twice); a re-judgment after the
+    files were written makes them stale, rewritten when idle."""
+    add_questions(store, 8)
+    run_id, requests = plan_run(store, model="m1")
+    out = tmp_path / "out"
+    gate, writes, recomputes = _held_writer(monkeypatch)
     reporter = _Reporter(store, _settings(out), background=True)
     half = len(requests) // 2
     reporter.send(topics.JUDGMENTS, answer_and_judge(store, requests[:half], _verdict))  # in progress
@@ -316,13 +334,46 @@ def test_a_run_whose_files_are_being_written_is_neither_recomputed_nor_written_a
     _eventually(lambda: (out / "runs" / run_id / "leaderboard.json").exists())
     assert _scores(_board(out / "runs" / run_id)) == {"m1": _expected(requests)}
     reporter.handler._settled.wait(60)
-    assert writes == [run_id]
-    reporter.idle()  # judged while being written: written once more
+    reporter.send(topics.JUDGMENTS, last[3:])  # the same judgments again, after the files were written
+    reporter.idle()
+    reporter.handler._settled.wait(60)
+    assert writes == [run_id]  # the files hold them as they are: nothing is written again
+    reporter.send(topics.JUDGMENTS, answer_and_judge(store, requests[:2], _wrong))  # judged anew, otherwise
+    reporter.idle()
     _eventually(lambda: writes == [run_id, run_id])
+    reporter.handler._settled.wait(60)
+    wrong = {r.id for r in requests[:2]}
+    assert _scores(_board(out / "runs" / run_id)) == {
+        "m1": _expected(requests, lambda r: _wrong(r) if r.id in wrong else _verdict(r))}
     reporter.handler.on_stop(reporter.worker.ctx)
     reporter.idle()
     reporter.handler.on_stop(reporter.worker.ctx)
-    assert writes == [run_id, run_id] and recomputes == [run_id, run_id]
+    assert writes == [run_id, run_id]
+
+
+def test_a_run_judged_anew_while_its_files_are_written_is_written_once_more(
+        store: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A re-judgment that arrives while the run's files are being written, after the write read the store, is
+    missing from them: the files are written once more, when idle after. (One stored before the write read the
+    store is in them: nothing is written again for it.)"""
+    add_questions(store, 8)
+    run_id, requests = plan_run(store, model="m1")
+    out = tmp_path / "out"
+    gate, writes, _ = _held_writer(monkeypatch, after=True)
+    reporter = _Reporter(store, _settings(out), background=True)
+    reporter.send(topics.JUDGMENTS, answer_and_judge(store, requests, _verdict))  # complete: queued
+    _eventually(lambda: writes == [run_id] and (out / "runs" / run_id / "leaderboard.json").exists())
+    assert _scores(_board(out / "runs" / run_id)) == {"m1": _expected(requests)}
+    reporter.send(topics.JUDGMENTS, answer_and_judge(store, requests[:3], _wrong))  # re-judged meanwhile
+    gate.set()
+    reporter.handler._settled.wait(60)
+    reporter.idle()
+    _eventually(lambda: writes == [run_id, run_id])
+    reporter.handler._settled.wait(60)
+    wrong = {r.id for r in requests[:3]}
+    assert _scores(_board(out / "runs" / run_id)) == {
+        "m1": _expected(requests, lambda r: _wrong(r) if r.id in wrong else _verdict(r))}
+    reporter.handler.on_stop(reporter.worker.ctx)
 
 
 class _Counting:

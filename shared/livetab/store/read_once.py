@@ -55,6 +55,11 @@ class ReadOnce:
                     known[row[key]] = row
         return list(rows)
 
+    def selected(self, table: Table, **where: Any) -> list[dict[str, Any]] | None:
+        """The rows an earlier `select` with these arguments read, or None when none did (nothing is read)."""
+        rows = self._selects.get((table.name, tuple(sorted(where.items()))))
+        return None if rows is None else list(rows)
+
     def payloads(self, table: Table, **where: Any) -> list[bytes]:
         """The payloads of `select`'s rows: from a `select` made earlier when there is one, else the payload
         column alone from the store (not kept: a later `select` reads the rows whole)."""
