@@ -307,6 +307,17 @@ def _wrong(r: inference_pb2.InferenceRequest) -> Answer:
     return Answer("incorrect", extracted="y")
 
 
+def _written_again(reporter: _Reporter, writes: list[str], folder: Path, requests: list[inference_pb2.InferenceRequest],
+                   *, wrong: int) -> None:
+    """The idle hook writes the run's files a second time, with its first `wrong` requests judged anew `_wrong`."""
+    reporter.idle()
+    _eventually(lambda: len(writes) == 2)
+    reporter.handler._settled.wait(60)
+    anew = {r.id for r in requests[:wrong]}
+    assert _scores(_board(folder)) == {"m1": _expected(requests, lambda r: _wrong(r) if r.id in anew else _verdict(r))}
+    reporter.handler.on_stop(reporter.worker.ctx)
+
+
 def test_a_run_whose_files_are_being_written_is_neither_recomputed_nor_written_again(
         store: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A run seen in progress, then complete: while the writer thread writes its files, quiet polls neither
@@ -339,13 +350,7 @@ def test_a_run_whose_files_are_being_written_is_neither_recomputed_nor_written_a
     reporter.handler._settled.wait(60)
     assert writes == [run_id]  # the files hold them as they are: nothing is written again
     reporter.send(topics.JUDGMENTS, answer_and_judge(store, requests[:2], _wrong))  # judged anew, otherwise
-    reporter.idle()
-    _eventually(lambda: writes == [run_id, run_id])
-    reporter.handler._settled.wait(60)
-    wrong = {r.id for r in requests[:2]}
-    assert _scores(_board(out / "runs" / run_id)) == {
-        "m1": _expected(requests, lambda r: _wrong(r) if r.id in wrong else _verdict(r))}
-    reporter.handler.on_stop(reporter.worker.ctx)
+    _written_again(reporter, writes, out / "runs" / run_id, requests, wrong=2)
     reporter.idle()
     reporter.handler.on_stop(reporter.worker.ctx)
     assert writes == [run_id, run_id]
@@ -367,13 +372,7 @@ def test_a_run_judged_anew_while_its_files_are_written_is_written_once_more(
     reporter.send(topics.JUDGMENTS, answer_and_judge(store, requests[:3], _wrong))  # re-judged meanwhile
     gate.set()
     reporter.handler._settled.wait(60)
-    reporter.idle()
-    _eventually(lambda: writes == [run_id, run_id])
-    reporter.handler._settled.wait(60)
-    wrong = {r.id for r in requests[:3]}
-    assert _scores(_board(out / "runs" / run_id)) == {
-        "m1": _expected(requests, lambda r: _wrong(r) if r.id in wrong else _verdict(r))}
-    reporter.handler.on_stop(reporter.worker.ctx)
+    _written_again(reporter, writes, out / "runs" / run_id, requests, wrong=3)
 
 
 class _Counting:
