@@ -178,8 +178,7 @@ def read_once(store: Any) -> Any:
     """`store` read through a `ReadOnce` (livetab.store.read_once) for one set of files: the leaderboard, the
     answer records and the export each read the same judgments, results, questions and tables, and a live
     release's public and private exports read them all twice. Nothing here writes to the store, and the files
-    of one call then come from one reading of it. A frozen release's questions and tables are read ahead by
-    key, so the values computed from them (its manifest hash) are computed once."""
+    of one call then come from one reading of it."""
     from livetab.store.read_once import ReadOnce
 
     return store if isinstance(store, ReadOnce) else ReadOnce(store)
@@ -204,7 +203,7 @@ def write_release_files(store: Any, settings: Settings, release: str, *, auto: d
     from livetab_reporter.export import export_release_files
 
     store = read_once(store)
-    store.prefetch_release(release)
+    store.prefetch_release(release)  # a frozen release's rows by key: its manifest hash is computed once
     folder = report_dir(settings, release)
     run_ids = release_runs(store, release)
     doc = write_leaderboard(store, settings, run_ids, folder, release, auto=auto, public=public)

@@ -113,11 +113,11 @@ class ReporterHandler:
         # runs whose files the writer thread is writing now (taken off `_queued`): with `_queued`, the runs whose
         # files are on their way, which neither the idle hook nor a late batch of their judgments queues again
         self._writing: set[str] = set()
-        self._judged_while_writing: set[str] = set()  # such runs judged meanwhile: stale once written
-        # run -> {judgment id: digest} as its last file write read them (the last INCLUDED_RUNS runs written), and
-        # what arrived for a run while its files were being written
+        # such runs judged meanwhile -> {judgment id: digest} of what arrived: stale once written unless the write
+        # read those as they are
+        self._judged_while_writing: dict[str, dict[str, bytes]] = {}
+        # run -> {judgment id: digest} as its last file write read them (the last INCLUDED_RUNS runs written)
         self._included: dict[str, dict[str, bytes]] = {}
-        self._seen_while_writing: dict[str, dict[str, bytes]] = {}
         self._due_releases: dict[str, float] = {}  # release -> when (monotonic) a run of it was written
         # releases whose files this handler wrote with no judgment of theirs since: an in-process caller (the
         # embedded CLI) reads those files instead of writing them again
@@ -332,8 +332,7 @@ class ReporterHandler:
             if self._backing_off(f"run {run_id}", settings):  # failed before: written and stale, retried when idle
                 with self._lock:
                     self._writing.discard(run_id)
-                    self._judged_while_writing.discard(run_id)
-                    self._seen_while_writing.pop(run_id, None)
+                    self._judged_while_writing.pop(run_id, None)
                 continue
             t0 = time.perf_counter()
             reads = read_once(ctx.store)
@@ -364,13 +363,11 @@ class ReporterHandler:
         judgments as they are; one still going is open (the idle hook checks on it)."""
         with self._lock:
             if run_id in self._writing:
-                self._judged_while_writing.add(run_id)
-                self._seen_while_writing.setdefault(run_id, {}).update(
-                    (j.id, _digest(j.SerializeToString())) for j in seen or [])
+                self._judged_while_writing.setdefault(run_id, {}).update(_digests(seen or []))
             elif run_id in self._queued:
                 pass  # its write has not begun: it reads the store after this batch
             elif run_id in self._written:
-                if not _held_already(self._included.get(run_id), seen):
+                if not seen or not _holds(self._included.get(run_id), _digests(seen)):
                     self._stale.add(run_id)
             elif complete:
                 return True
@@ -385,19 +382,16 @@ class ReporterHandler:
         self._written.add(run_id)
         self._open.pop(run_id, None)
         self._writing.discard(run_id)
-        seen = self._seen_while_writing.pop(run_id, {})
         self._included.pop(run_id, None)
         if included is not None:
             self._included[run_id] = included
             while len(self._included) > INCLUDED_RUNS:  # the oldest written first (insertion order)
                 del self._included[next(iter(self._included))]
-        missed = run_id in self._judged_while_writing and (
-            included is None or any(included.get(k) != v for k, v in seen.items()))
-        if stale or missed:
+        seen = self._judged_while_writing.pop(run_id, None)
+        if stale or (seen is not None and not _holds(included, seen)):
             self._stale.add(run_id)
         else:
             self._stale.discard(run_id)
-        self._judged_while_writing.discard(run_id)
 
     def _write_releases(self, ctx: HandlerContext) -> None:
         """The files of each release a run of which was written: at once when no other run on it is in progress
@@ -540,9 +534,11 @@ def _digest(payload: bytes) -> bytes:
     return hashlib.blake2b(payload, digest_size=16).digest()
 
 
-def _held_already(included: dict[str, bytes] | None, seen: list[judgment_pb2.Judgment] | None) -> bool:
-    """Whether the files hold each of `seen` as it is: the judgments the files were made of are known
-    (`included`) and each one seen is among them, unchanged."""
-    if included is None or not seen:
-        return False
-    return all(included.get(j.id) == _digest(j.SerializeToString()) for j in seen)
+def _digests(judgments: list[judgment_pb2.Judgment]) -> dict[str, bytes]:
+    return {j.id: _digest(j.SerializeToString()) for j in judgments}
+
+
+def _holds(included: dict[str, bytes] | None, seen: dict[str, bytes]) -> bool:
+    """Whether files made of the judgments `included` (id -> digest; None: not known) hold each of `seen` as
+    it is."""
+    return included is not None and all(included.get(k) == v for k, v in seen.items())

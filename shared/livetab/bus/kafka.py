@@ -28,7 +28,7 @@ from livetab import topics
 from livetab.bus.base import BrokerUnreachable, Outgoing, Record, Retryable, producer_headers
 from livetab.settings import KafkaSettings
 
-__all__ = ["BrokerUnreachable", "KafkaBus", "assignment_text", "check_broker", "ensure_topics"]
+__all__ = ["BrokerUnreachable", "KafkaBus", "check_broker", "ensure_topics"]
 
 log = logging.getLogger(__name__)
 # a commit refused because this consumer's group membership changed: passing, the worker rewinds and goes on
@@ -174,10 +174,10 @@ class _AssignmentLog(ConsumerRebalanceListener):  # type: ignore[misc]  # kafka-
         pass
 
     def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
-        log.info("group %s assigned %s", self.group, assignment_text(assigned))
+        log.info("group %s assigned %s", self.group, _assignment_text(assigned))
 
 
-def assignment_text(assigned: set[TopicPartition]) -> str:
+def _assignment_text(assigned: set[TopicPartition]) -> str:
     """`topic [0, 1]; other [0]` (sorted), or "no partitions"."""
     by_topic: dict[str, list[int]] = {}
     for tp in assigned:
