@@ -268,6 +268,46 @@ def test_a_ctrl_c_while_completed_requests_are_stored_loses_none_of_them(tmp_pat
     assert sorted(_published(bus)) == ["r0", "r1", "r2"] and _committed(bus, worker) == 3
 
 
+def test_a_ctrl_c_while_the_freed_slot_is_refilled_loses_nothing_that_completed(tmp_path: Path) -> None:
+    """Ctrl-C lands while a streaming step refills the slot a completion freed (the next record's preparation:
+    the store reads of `begin`). That is also when a watcher sees the next request go out, so it is where a Ctrl-C
+    often lands. What completed is held before the refill: `finish_completed` stores it. (Before, it was off
+    the pending set and not yet held, and it was lost: `livetab eval` asked it again when resumed, CI run of
+    stop 32.) Then a completion that the interrupt found still pending, its queue entry already taken, is
+    finished too."""
+    bus = InProcBus()
+    for i in range(4):
+        bus.publish(Outgoing(IN, inference_pb2.InferenceResult(id=f"r{i}", run_id="run-1")))
+    handler = Gated()
+    real_begin, begun = handler.begin, []
+
+    def begin(messages: list[Message], ctx: HandlerContext) -> list[Coroutine[Any, Any, Any]]:
+        begun.append([m.id for m in messages])  # type: ignore[attr-defined]
+        if len(begun) == 2:
+            raise KeyboardInterrupt  # as SIGINT's handler raises it, during the refill's store reads
+        return real_begin(messages, ctx)
+
+    handler.begin = begin  # type: ignore[method-assign]
+    worker = InFlightWorker(handler, bus, HandlerContext(store=None, settings=None), max_in_flight=2,
+                            poll_timeout_s=0, read_ahead=0)
+    assert worker.advance() == 2
+    _until(lambda: len(handler.entered) == 2, "two running")
+    handler.release("r0")
+    _until(lambda: worker._done.qsize() == 1, "r0 completed")
+    try:
+        worker.advance(wait_s=1.0)
+        raise AssertionError("the refill was not interrupted")
+    except KeyboardInterrupt:
+        pass
+    assert begun == [["r0", "r1"], ["r2"]] and _published(bus) == []
+    assert worker.finish_completed() == 1 and _published(bus) == ["r0"] and _committed(bus, worker) == 1
+    handler.release("r1")
+    _until(lambda: worker._done.qsize() == 1, "r1 completed")
+    assert worker._wait(0.0) and worker.in_flight == 1  # its completion taken, as an interrupt might leave it
+    assert worker.finish_completed() == 1 and sorted(_published(bus)) == ["r0", "r1"]
+    assert worker.finish_completed() == 0 and not worker.busy  # nothing finished twice
+
+
 def test_offset_tracker_commits_only_the_contiguous_finished_prefix() -> None:
     t = OffsetTracker()
     recs = [Record("t", p, o, None, b"") for p in (0, 1) for o in (10, 11, 12)]

@@ -145,7 +145,8 @@ class InFlightWorker(Worker):
         if records:
             self._start(records)
         while self._pending or self._ready or self._held:
-            self._complete_held(self._collect(self._wait(self.poll_timeout_s or 0.5)), force_commit=True)
+            self._collect(self._wait(self.poll_timeout_s or 0.5))
+            self._complete_held(force_commit=True)
         if not records:
             self._idle()
         return len(records)
@@ -162,12 +163,8 @@ class InFlightWorker(Worker):
         for the rest, so the other services handle the outputs while requests are in flight. The number of
         records started and finished."""
         n = self._fill(block=False)
-        done = self._collect(self._wait(0.0 if n else wait_s))
-        if done:
-            n += self._fill(block=False)
-            if not self._held:
-                self._held_at = time.monotonic()
-            self._held.extend(done)
+        if self._collect(self._wait(0.0 if n else wait_s), since=time.monotonic()):
+            n += self._fill(block=False)  # refill the freed slots before the finishing work
         if self._ready or (self._held and (not self._pending
                                            or time.monotonic() - self._held_at >= self.finish_interval_s)):
             n += self._complete_held(force_commit=True)
@@ -176,17 +173,17 @@ class InFlightWorker(Worker):
     def finish_completed(self) -> int:
         """Finish (store, publish, commit) what has completed, held or not, without waiting for the rest: what a
         caller stopping early (Ctrl-C in embedded mode) keeps, so that a resumed run does not ask it again. That
-        includes what a finishing step interrupted by the Ctrl-C was storing (`_complete_held`)."""
-        return self._complete_held(self._collect(self._wait(0.0)), force_commit=True)
+        includes what a finishing step interrupted by the Ctrl-C was storing (`_complete_held`), and a completed
+        request wherever the interrupt found it: still pending, its completion taken off the queue or not (the
+        pending are asked whether they are done, not the queue)."""
+        self._collect([f for f in self._pending if f.done()])
+        return self._complete_held(force_commit=True)
 
-    def _complete_held(self, more: list[tuple[Record, cf.Future[Any]]] | None = None, *,
-                       force_commit: bool = False) -> int:
-        """Finish what is held (and `more`), which stays held until that is done: an interrupt that lands in the
-        middle (Ctrl-C during the store write, in embedded mode) leaves it for `finish_completed` to finish again
-        (store effects are idempotent upserts; a second publish is deduplicated by message id downstream), where
-        taking it first would lose it, and a resumed run would ask those requests again."""
-        if more:
-            self._held.extend(more)
+    def _complete_held(self, *, force_commit: bool = False) -> int:
+        """Finish what is held, which stays held until that is done: an interrupt that lands in the middle (Ctrl-C
+        during the store write, in embedded mode) leaves it for `finish_completed` to finish again (store effects
+        are idempotent upserts; a second publish is deduplicated by message id downstream), where taking it first
+        would lose it, and a resumed run would ask those requests again."""
         n = self._complete(list(self._held), force_commit=force_commit)
         self._held = []
         return n
@@ -203,13 +200,9 @@ class InFlightWorker(Worker):
         wait = 0.0 if n else (self.busy_wait_s if len(self._pending) < self.capacity else self.poll_timeout_s)
         if self._held:
             wait = min(wait, max(0.0, self._held_at + self.finish_interval_s - time.monotonic()))
-        waited_from = time.monotonic()
-        done = self._collect(self._wait(wait, gather=len(self._pending) > self.max_in_flight))
-        if done:
+        waited_from = time.monotonic()  # they may have completed as soon as the wait began: timed from then
+        if self._collect(self._wait(wait, gather=len(self._pending) > self.max_in_flight), since=waited_from):
             n += self._fill(block=False)  # refill the freed slots before the finishing work
-            if not self._held:  # they may have completed as soon as the wait began: their group is timed from then
-                self._held_at = waited_from
-            self._held.extend(done)
         # Finishing (store, publish, flush) costs about the same for one result as for fifty: completions
         # are gathered for up to `finish_interval_s` (their slots are already refilled) and finished together.
         if self._ready or (self._held and (not self._pending
@@ -309,9 +302,22 @@ class InFlightWorker(Worker):
             return
         self._submit([(rec, coro) for (rec, _), coro in zip(good, coros, strict=True)])
 
-    def _collect(self, done: list[cf.Future[Any]]) -> list[tuple[Record, cf.Future[Any]]]:
-        """Take the completed out of the pending set (their slots are free from here on)."""
-        return [(self._pending.pop(fut), fut) for fut in done]
+    def _collect(self, done: list[cf.Future[Any]], since: float | None = None) -> int:
+        """Move the completed from the pending set (their slots are free from here on) to the held list, how many.
+        Each is held before it leaves the pending set, and nothing else runs between the two: an interrupt
+        (Ctrl-C in embedded mode) finds a completed request in one of them, where `finish_completed` takes it.
+        (Before, the refill of the freed slots came between, and a Ctrl-C during its store reads lost what had
+        just completed: a resumed run asked it again.) `since`: when this group of completions is timed from, if
+        it starts one (`finish_interval_s`)."""
+        held = {id(f) for _, f in self._held}  # one the interrupt found held and still pending is held once
+        fresh = [f for f in done if id(f) not in held]
+        if fresh and not self._held:
+            self._held_at = time.monotonic() if since is None else since
+        for fut in done:
+            if id(fut) not in held:
+                self._held.append((self._pending[fut], fut))
+            del self._pending[fut]
+        return len(fresh)
 
     def _complete(self, done: list[tuple[Record, cf.Future[Any]]], *, force_commit: bool = False) -> int:
         """Finish the completed: store, publish, flush, then commit each partition's finished prefix."""
@@ -420,7 +426,8 @@ class InFlightWorker(Worker):
                 del self._pending[fut]
         self._complete_held(force_commit=True)
         while (self._pending or self._ready) and time.monotonic() < deadline:
-            self._complete(self._collect(self._wait(max(0.0, deadline - time.monotonic()))), force_commit=True)
+            self._collect(self._wait(max(0.0, deadline - time.monotonic())))
+            self._complete_held(force_commit=True)
         self._commit(force=True)
         if self._pending:
             log.warning("%s: %d requests unfinished after %.0fs of draining; they are not committed and run again "
