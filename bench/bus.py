@@ -14,6 +14,7 @@ import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from kafka import KafkaConsumer, KafkaProducer
 from kafka.admin import KafkaAdminClient, NewTopic
@@ -74,8 +75,12 @@ HEADERS = [("message-type", b"livetab.v1.InferenceRequest"), ("message-id", b"01
 
 
 def bench_raw(bootstrap: str, headers: list[tuple[str, bytes]] | None = None, n: int = N,
+              measure: dict[str, float] | None = None, other_cpu: Callable[[], float] | None = None,
               **producer_settings: object) -> float:
-    """Messages per second of `n` messages produced and consumed back (bench/pipeline.py's baseline too)."""
+    """Messages per second of `n` messages produced and consumed back (bench/pipeline.py's baseline too).
+    `measure`, if given, gets this process's CPU seconds over the clocked part (`cpu_s`: the producer's sender
+    thread included), its `seconds`, and, with `other_cpu` (another process's CPU seconds so far: the broker's),
+    that process's over the same part (`other_cpu_s`)."""
     topic = f"bench-raw-{uuid.uuid4().hex[:6]}"
     _fresh_topic(bootstrap, topic)
     prod = KafkaProducer(bootstrap_servers=bootstrap, acks="all", **producer_settings)
@@ -83,7 +88,8 @@ def bench_raw(bootstrap: str, headers: list[tuple[str, bytes]] | None = None, n:
                          enable_auto_commit=False, session_timeout_ms=6000, heartbeat_interval_ms=1000,
                          max_poll_records=2000)
     cons.poll(timeout_ms=1000)
-    t0 = time.perf_counter()
+    o0 = other_cpu() if other_cpu is not None else 0.0
+    t0, c0 = time.perf_counter(), time.process_time()
     for i in range(n):
         prod.send(topic, value=_message(i).SerializeToString(), key=str(i % 64).encode(), headers=headers)
     prod.flush(120)
@@ -94,6 +100,10 @@ def bench_raw(bootstrap: str, headers: list[tuple[str, bytes]] | None = None, n:
         if batch:
             cons.commit()
     dt = time.perf_counter() - t0
+    if measure is not None:
+        measure |= {"cpu_s": time.process_time() - c0, "seconds": dt}
+        if other_cpu is not None:
+            measure["other_cpu_s"] = other_cpu() - o0
     cons.close()
     prod.close()
     return n / dt
@@ -119,7 +129,7 @@ def bench_untraced(bootstrap: str) -> float:
 
 def contenders() -> dict[str, Callable[[str], float]]:
     k = KafkaSettings()
-    same = {"enable_idempotence": True, "linger_ms": k.linger_ms, "batch_size": k.batch_size}
+    same: dict[str, Any] = {"enable_idempotence": True, "linger_ms": k.linger_ms, "batch_size": k.batch_size}
     return {
         "raw": bench_raw,  # the baseline: kafka-python as it comes (acks=all), no headers
         "livetab": bench_livetab,  # as deployed: no span exporter, trace context propagated

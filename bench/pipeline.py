@@ -13,6 +13,11 @@ Measured, in the same run:
 - latency from request to leaderboard: each answer's latency is the time from `POST /runs` until the bench's
   poll of `GET /runs/{id}` first saw the leaderboard count it (p50/p95 over the run's answers, polls every
   0.2 s), for a burst run (every request submitted at once) and for single-question runs on an idle pipeline;
+- what bounds the ratio: the CPU per answer of each service, of the model server and (when this bench started
+  them) of the broker and PostgreSQL (`infra_cpu_ms_per_judged`); the records a round put on livetab's topics per
+  answer (`records_per_judged`: a request, a result, a judgment); the raw round's CPU per message, its process's
+  and the broker's (`raw_cpu_ms_per_msg`); and from those `ratio_ceiling_bus_only`, the ratio if each of an
+  answer's records cost what a raw message costs and nothing else cost anything (`bus_ceiling`);
 - backpressure: one burst run of `--burst` requests (default 100,000): each service's peak RSS
   (/proc/<pid>/status VmHWM) before and after it and its RSS sampled during it, and every consumer group's
   lag once the leaderboard is complete (it must drain to 0).
@@ -34,7 +39,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-__all__ = ["cached_answers", "main", "percentile", "proc_memory_mb"]
+__all__ = ["bus_ceiling", "cached_answers", "main", "percentile", "proc_memory_mb", "topic_records", "tree_cpu_s"]
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = 16  # samples per question: a run of N requests is N / SAMPLES questions
@@ -109,12 +114,56 @@ def _proc_cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def tree_cpu_s(pid: int) -> float:
+    """CPU seconds of process `pid`, of its children that have exited (reaped: /proc's cutime + cstime) and of
+    those alive: PostgreSQL's, whose work is done by one backend process per connection. 0 once it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    ticks = sum(int(f) for f in fields[11:15])
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            child = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(child[1]) == pid:
+            ticks += int(child[11]) + int(child[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def topic_records(bootstrap: str, prefix: str = "livetab.") -> int:
+    """Records on the broker's `prefix` topics so far: the sum of their partitions' end offsets."""
+    from kafka import KafkaConsumer, TopicPartition
+
+    probe = KafkaConsumer(bootstrap_servers=bootstrap, group_id=None)
+    try:
+        tps = [TopicPartition(t, p) for t in probe.topics() if t.startswith(prefix)
+               for p in probe.partitions_for_topic(t) or ()]
+        return sum(probe.end_offsets(tps).values()) if tps else 0
+    finally:
+        probe.close()
+
+
+def _pid_file(path: Path) -> int | None:
+    """The pid on a pid file's first line (kafka.sh's `pid`, PostgreSQL's `postmaster.pid`), if it is there."""
+    try:
+        return int(path.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 class _Pipeline:
     def __init__(self, procs: dict[str, Any], api: str, spec: dict[str, Any], release: str, folder: Path,
-                 auth: dict[str, str], model_server: int | None = None) -> None:
+                 auth: dict[str, str], model_server: int | None = None, bootstrap: str = "",
+                 infra: dict[str, int] | None = None) -> None:
         self.procs, self.api, self.spec, self.release, self.folder = procs, api, spec, release, folder
         self.auth = auth
         self.model_server = model_server  # its pid: its CPU is counted beside the services' (not one of them)
+        self.bootstrap = bootstrap  # where the records each answer takes are counted (`records_per_judged`)
+        self.infra = infra or {}  # the broker's and PostgreSQL's pids, when this bench started them
         # Every run's answers are asked of the model, none come from the response cache: sample i of a run is asked
         # with seed `run seed + i` (livetab_api.planner), and the cache key holds the seed, so runs whose seeds
         # were one apart shared all but one sample's seeds and answered them from the cache (the earlier rounds
@@ -136,7 +185,7 @@ class _Pipeline:
         out = {svc: _proc_cpu_s(p.pid) for svc, p in self.procs.items()}
         if self.model_server is not None:
             out["model_server"] = _proc_cpu_s(self.model_server)
-        return out
+        return out | {f"infra:{name}": tree_cpu_s(pid) for name, pid in self.infra.items()}
 
     def memory(self) -> dict[str, dict[str, float]]:
         return {svc: proc_memory_mb(p.pid) for svc, p in self.procs.items()}
@@ -171,6 +220,7 @@ class _Pipeline:
                 "settings": {"max_tokens": 8, "temperature": 0.0, "seed": self.seed, "samples": samples,
                              "limit": questions}}
         peak_rss: dict[str, float] = {}
+        records0 = topic_records(self.bootstrap) if self.bootstrap else 0
         cpu0 = self.cpu()
         t0 = time.perf_counter()
         r = self.http.post(f"{self.api}/runs", json=body)
@@ -204,7 +254,13 @@ class _Pipeline:
         seconds = time.perf_counter() - t0
         cpu = {svc: round(1000 * (c - cpu0[svc]) / max(1, seen), 3) for svc, c in self.cpu().items()}
         server_ms = cpu.pop("model_server", None)  # the stand-in's, apart from the services' (deploy/capacity.py)
-        return {"cpu_ms_per_judged": cpu, "model_server_cpu_ms_per_judged": server_ms, "run_id": rid, "planned": planned, "judged": seen, "failed": status["failed"],
+        infra_ms = {k.split(":", 1)[1]: cpu.pop(k) for k in list(cpu) if k.startswith("infra:")}
+        # every record the round put on a livetab topic (requests, results, judgments, progress), per answer
+        records = (topic_records(self.bootstrap) - records0) / max(1, seen) if self.bootstrap else None
+        return {"cpu_ms_per_judged": cpu, "model_server_cpu_ms_per_judged": server_ms,
+                "infra_cpu_ms_per_judged": infra_ms,
+                "records_per_judged": round(records, 3) if records is not None else None,
+                "run_id": rid, "planned": planned, "judged": seen, "failed": status["failed"],
                 "dead_lettered": status["dead_lettered"], "seconds": round(seconds, 3),
                 "judged_per_s": round(seen / seconds, 2), "latency_p50_s": round(percentile(latencies, 50), 3),
                 "latency_p95_s": round(percentile(latencies, 95), 3),
@@ -275,13 +331,19 @@ def main(argv: list[str] | None = None) -> None:
     logs: dict[str, Any] = {}
     rounds: list[dict[str, Any]] = []
     raw: list[float] = []
+    raw_cpu: list[dict[str, float]] = []  # each raw round's CPU: the bench process's and the broker's
     single: list[dict[str, Any]] = []
     burst: dict[str, Any] = {}
     pipe: _Pipeline | None = None
     try:
         start_services(cfg, tmp, sock_port, procs, logs)
         api = f"http://127.0.0.1:{sock_port}"
-        pipe = _Pipeline(procs, api, spec, release, tmp, auth, model_server=server.pid)
+        # the broker's and PostgreSQL's CPU, when this bench started them (their pid files are in its state folders)
+        infra = {name: pid for name, pid in (("broker", None if args.kafka else _pid_file(kstate / "pid")),
+                                              ("postgres", None if args.store else
+                                               _pid_file(pstate / "data" / "postmaster.pid"))) if pid}
+        pipe = _Pipeline(procs, api, spec, release, tmp, auth, model_server=server.pid, bootstrap=bootstrap,
+                         infra=infra)
         deadline = time.monotonic() + 180
         while True:
             try:
@@ -308,7 +370,11 @@ def main(argv: list[str] | None = None) -> None:
                     rounds[-1]["cached"] = cached_answers(store_url, rounds[-1]["run_id"])
                     rounds[-1]["files_s_after_complete"] = pipe.files_written(rounds[-1]["run_id"])
                 else:
-                    raw.append(bench_raw(bootstrap, n=per_round * SAMPLES))
+                    measured: dict[str, float] = {}
+                    broker = infra.get("broker")
+                    raw.append(bench_raw(bootstrap, n=per_round * SAMPLES, measure=measured,
+                                         other_cpu=(lambda: tree_cpu_s(broker)) if broker else None))  # noqa: B023
+                    raw_cpu.append(measured | {"n": per_round * SAMPLES})
             print(f"pipeline round {r}: {rounds[-1]} raw {raw[-1]:.1f} msg/s", flush=True)
         for _ in range(5):  # one question, one sample, on an idle pipeline
             single.append(pipe.run(1, 1, 120))
@@ -344,6 +410,7 @@ def main(argv: list[str] | None = None) -> None:
 
     rates = [r["judged_per_s"] for r in rounds]
     paired = [p / q for p, q in zip(rates, raw, strict=True)]
+    ceiling = bus_ceiling(rounds, raw, raw_cpu)
     write_result(args.out_name, statistics.median(paired), 0.5,
                  "raw kafka-python produce->consume of the same number of ~1 KB messages on the same broker "
                  "(bench/bus.py bench_raw: acks=all, otherwise its defaults, manual commit), alternating with the "
@@ -377,7 +444,37 @@ def main(argv: list[str] | None = None) -> None:
                      "burst_requests": args.burst, "burst": burst,
                      "seed_questions": questions, "seed_seconds": round(seed_s, 1),
                      "cpu_count": os.cpu_count(), "load_average_1m_at_end": round(os.getloadavg()[0], 2),
-                 })
+                 } | ceiling)
+
+
+def bus_ceiling(rounds: list[dict[str, Any]], raw: list[float], raw_cpu: list[dict[str, float]],
+                   cores: int | None = None) -> dict[str, Any]:
+    """What the ratio could be if the bus were the pipeline's only cost, from the same run's measurements.
+
+    A raw message costs `raw_cpu_ms_per_msg`: the raw round's CPU (the bench process producing and consuming it,
+    and the broker) over its messages. An answer puts `records_per_judged` records on livetab's topics (a
+    request, a result, a judgment and their progress records). If each of those cost only what a raw message
+    costs, and the HTTP call, the store and the judging cost nothing, the machine's cores would carry at most
+    cpu_count / (records_per_judged x raw_cpu_ms_per_msg) answers a second; over the raw rate, that is the
+    ratio's ceiling while one record carries one answer (`ratio_ceiling_bus_only`): the raw baseline spends its
+    cores on one hop, an answer takes three."""
+    per_msg = [1000 * (m["cpu_s"] + m["other_cpu_s"]) / m["n"] for m in raw_cpu if "other_cpu_s" in m]
+    records = [r["records_per_judged"] for r in rounds if r.get("records_per_judged")]
+    out: dict[str, Any] = {
+        "raw_cpu_ms_per_msg_rounds": [round(x, 4) for x in per_msg],
+        "raw_cores_used_rounds": [round((m["cpu_s"] + m["other_cpu_s"]) / m["seconds"], 2) for m in raw_cpu
+                                  if "other_cpu_s" in m and m["seconds"] > 0],
+        "records_per_judged_rounds": records,
+    }
+    if per_msg and records and raw:
+        cores = cores or os.cpu_count() or 1
+        top = cores / (statistics.median(records) * statistics.median(per_msg) / 1000)
+        out |= {"answers_per_s_ceiling_bus_only": round(top, 1),
+                "ratio_ceiling_bus_only": round(top / statistics.median(raw), 4),
+                "ceiling_note": "cpu_count / (records_per_judged x raw_cpu_ms_per_msg) answers/s, over the raw "
+                                "rate: the ratio if every record an answer takes cost what a raw message costs "
+                                "and nothing else (model call, store, judging) cost anything"}
+    return out
 
 
 def _free_port() -> int:

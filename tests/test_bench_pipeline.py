@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.pipeline import percentile, proc_memory_mb
+from bench.pipeline import bus_ceiling, percentile, proc_memory_mb, tree_cpu_s
 
 _spec = importlib.util.spec_from_file_location("capacity", Path(__file__).resolve().parents[1] / "deploy" / "capacity.py")
 assert _spec is not None and _spec.loader is not None
@@ -28,6 +28,39 @@ def test_peak_memory_comes_from_proc_and_is_at_least_the_current() -> None:
     m = proc_memory_mb(os.getpid())
     assert m["VmHWM"] >= m["VmRSS"] > 1
     assert proc_memory_mb(2**22 + 12345) == {}  # no such process
+
+
+def test_a_process_trees_cpu_counts_its_children_alive_and_exited() -> None:
+    """PostgreSQL's work is done in its backends: the tree's CPU holds a busy child's, and keeps it once reaped."""
+    import subprocess
+    import sys
+
+    burn = [sys.executable, "-c", "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.3: pass\n"
+                                   "print('done', flush=True)\ntime.sleep(30)"]
+    before = tree_cpu_s(os.getpid())
+    child = subprocess.Popen(burn, stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None and child.stdout.readline().strip() == "done"
+        alive = tree_cpu_s(os.getpid())
+        assert alive - before >= 0.25
+    finally:
+        child.kill()
+        child.wait()
+    assert tree_cpu_s(os.getpid()) >= alive - 0.02  # reaped: in this process's cutime now
+    assert tree_cpu_s(2**22 + 12345) == 0.0
+
+
+def test_the_bus_only_ceiling_is_the_cores_over_the_records_an_answer_takes() -> None:
+    """Two cores, three records an answer, a raw message costing 0.1 ms of CPU: at most 2 / 0.3 ms = 6,667
+    answers/s, over a raw rate of 10,000 msg/s a ratio ceiling of 0.667."""
+    rounds = [{"records_per_judged": 3.0}, {"records_per_judged": 3.0}]
+    raw_cpu = [{"cpu_s": 1.2, "other_cpu_s": 0.8, "seconds": 2.0, "n": 20_000}] * 2
+    out = bus_ceiling(rounds, [10_000.0, 10_000.0], raw_cpu, cores=2)
+    assert out["raw_cpu_ms_per_msg_rounds"] == [0.1, 0.1] and out["raw_cores_used_rounds"] == [1.0, 1.0]
+    assert out["answers_per_s_ceiling_bus_only"] == pytest.approx(6666.7)
+    assert out["ratio_ceiling_bus_only"] == pytest.approx(0.6667)
+    # without the broker's CPU (a broker the bench did not start) there is no ceiling to give
+    assert "ratio_ceiling_bus_only" not in bus_ceiling(rounds, [10_000.0], [{"cpu_s": 1.0, "seconds": 1.0, "n": 1}])
 
 
 def _doc(cpu_ms: dict[str, float]) -> dict[str, object]:
