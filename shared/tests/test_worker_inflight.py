@@ -72,6 +72,21 @@ class Gated:
         return self.loop.submit(coro)
 
 
+def _interrupted(handler: Gated, method: str, on_call: int) -> list[list[Any]]:
+    """`handler.<method>` (begin or finish) made to raise KeyboardInterrupt on its `on_call`-th call, as SIGINT's
+    handler raises it in the middle of that work; each call's first argument is kept, as a list."""
+    real, calls = getattr(handler, method), []
+
+    def interrupted(first: list[Any], ctx: HandlerContext) -> Any:
+        calls.append(list(first))
+        if len(calls) == on_call:
+            raise KeyboardInterrupt
+        return real(first, ctx)
+
+    setattr(handler, method, interrupted)
+    return calls
+
+
 def _until(cond: Callable[[], bool], what: str, timeout: float = 10.0) -> None:
     deadline = time.monotonic() + timeout
     while not cond():
@@ -235,15 +250,7 @@ def test_a_ctrl_c_while_completed_requests_are_stored_loses_none_of_them(tmp_pat
     for i in range(3):
         bus.publish(Outgoing(IN, inference_pb2.InferenceResult(id=f"r{i}", run_id="run-1")))
     handler = Gated()
-    real_finish, calls = handler.finish, []
-
-    def finish(values: list[Any], ctx: HandlerContext) -> list[list[Outgoing]]:
-        calls.append(list(values))
-        if len(calls) == 1:
-            raise KeyboardInterrupt  # as SIGINT's handler raises it, in the middle of the store write
-        return real_finish(values, ctx)
-
-    handler.finish = finish  # type: ignore[method-assign]
+    calls = _interrupted(handler, "finish", on_call=1)  # in the middle of the store write
     worker = InFlightWorker(handler, bus, HandlerContext(store=None, settings=None), max_in_flight=3,
                             poll_timeout_s=0, read_ahead=0)
     assert worker.advance() == 3
@@ -279,15 +286,7 @@ def test_a_ctrl_c_while_the_freed_slot_is_refilled_loses_nothing_that_completed(
     for i in range(4):
         bus.publish(Outgoing(IN, inference_pb2.InferenceResult(id=f"r{i}", run_id="run-1")))
     handler = Gated()
-    real_begin, begun = handler.begin, []
-
-    def begin(messages: list[Message], ctx: HandlerContext) -> list[Coroutine[Any, Any, Any]]:
-        begun.append([m.id for m in messages])  # type: ignore[attr-defined]
-        if len(begun) == 2:
-            raise KeyboardInterrupt  # as SIGINT's handler raises it, during the refill's store reads
-        return real_begin(messages, ctx)
-
-    handler.begin = begin  # type: ignore[method-assign]
+    begun = _interrupted(handler, "begin", on_call=2)  # during the refill's store reads
     worker = InFlightWorker(handler, bus, HandlerContext(store=None, settings=None), max_in_flight=2,
                             poll_timeout_s=0, read_ahead=0)
     assert worker.advance() == 2
@@ -299,7 +298,7 @@ def test_a_ctrl_c_while_the_freed_slot_is_refilled_loses_nothing_that_completed(
         raise AssertionError("the refill was not interrupted")
     except KeyboardInterrupt:
         pass
-    assert begun == [["r0", "r1"], ["r2"]] and _published(bus) == []
+    assert [[m.id for m in call] for call in begun] == [["r0", "r1"], ["r2"]] and _published(bus) == []
     assert worker.finish_completed() == 1 and _published(bus) == ["r0"] and _committed(bus, worker) == 1
     handler.release("r1")
     _until(lambda: worker._done.qsize() == 1, "r1 completed")
