@@ -72,6 +72,19 @@ class Gated:
         return self.loop.submit(coro)
 
 
+def _streaming(handler: Gated, records: int, *, max_in_flight: int, read_ahead: int) -> tuple[InProcBus, InFlightWorker]:
+    """`records` requests r0, r1, ... on the bus, taken by one streaming step of a new worker, and as many of them
+    running as it has slots."""
+    bus = InProcBus()
+    for i in range(records):
+        bus.publish(Outgoing(IN, inference_pb2.InferenceResult(id=f"r{i}", run_id="run-1")))
+    worker = InFlightWorker(handler, bus, HandlerContext(store=None, settings=None), max_in_flight=max_in_flight,
+                            poll_timeout_s=0, read_ahead=read_ahead)
+    assert worker.advance() == min(records, max_in_flight + read_ahead)  # advance returns at once
+    _until(lambda: len(handler.entered) == min(records, max_in_flight), "the slots' requests running")
+    return bus, worker
+
+
 def _interrupted(handler: Gated, method: str, on_call: int) -> list[list[Any]]:
     """`handler.<method>` (begin or finish) made to raise KeyboardInterrupt on its `on_call`-th call, as SIGINT's
     handler raises it in the middle of that work; each call's first argument is kept, as a list."""
@@ -216,14 +229,8 @@ def test_run_once_waits_for_everything_it_polled(tmp_path: Path) -> None:
 def test_advance_finishes_what_completed_without_waiting_for_the_rest(tmp_path: Path) -> None:
     """Embedded mode's streaming step: a completed request is stored and published while the others are still in
     flight, and what completed is kept when the caller stops early (Ctrl-C)."""
-    bus = InProcBus()
-    for i in range(4):
-        bus.publish(Outgoing(IN, inference_pb2.InferenceResult(id=f"r{i}", run_id="run-1")))
     handler = Gated()
-    worker = InFlightWorker(handler, bus, HandlerContext(store=None, settings=None), max_in_flight=4,
-                            poll_timeout_s=0, read_ahead=0)
-    assert worker.advance() == 4  # all four started; advance returns at once
-    _until(lambda: len(handler.entered) == 4, "four running")
+    bus, worker = _streaming(handler, 4, max_in_flight=4, read_ahead=0)
     handler.release("r1")
     deadline = time.monotonic() + 10
     while _published(bus) != ["r1"]:
@@ -246,15 +253,9 @@ def test_a_ctrl_c_while_completed_requests_are_stored_loses_none_of_them(tmp_pat
     time, and the slot it freed was refilled just before, so that is when a watcher sees the next request go
     out). What was being stored stays held: `finish_completed` stores it, and a resumed run does not ask it
     again. (Before, the step had taken it off the held list first, and it was lost.)"""
-    bus = InProcBus()
-    for i in range(3):
-        bus.publish(Outgoing(IN, inference_pb2.InferenceResult(id=f"r{i}", run_id="run-1")))
     handler = Gated()
     calls = _interrupted(handler, "finish", on_call=1)  # in the middle of the store write
-    worker = InFlightWorker(handler, bus, HandlerContext(store=None, settings=None), max_in_flight=3,
-                            poll_timeout_s=0, read_ahead=0)
-    assert worker.advance() == 3
-    _until(lambda: len(handler.entered) == 3, "three running")
+    bus, worker = _streaming(handler, 3, max_in_flight=3, read_ahead=0)
     handler.release("r0", "r1")
     _until(lambda: worker._done.qsize() == 2, "r0 and r1 completed")
     deadline = time.monotonic() + 10
@@ -282,15 +283,9 @@ def test_a_ctrl_c_while_the_freed_slot_is_refilled_loses_nothing_that_completed(
     the pending set and not yet held, and it was lost: `livetab eval` asked it again when resumed, CI run of
     stop 32.) Then a completion that the interrupt found still pending, its queue entry already taken, is
     finished too."""
-    bus = InProcBus()
-    for i in range(4):
-        bus.publish(Outgoing(IN, inference_pb2.InferenceResult(id=f"r{i}", run_id="run-1")))
     handler = Gated()
     begun = _interrupted(handler, "begin", on_call=2)  # during the refill's store reads
-    worker = InFlightWorker(handler, bus, HandlerContext(store=None, settings=None), max_in_flight=2,
-                            poll_timeout_s=0, read_ahead=0)
-    assert worker.advance() == 2
-    _until(lambda: len(handler.entered) == 2, "two running")
+    bus, worker = _streaming(handler, 4, max_in_flight=2, read_ahead=0)
     handler.release("r0")
     _until(lambda: worker._done.qsize() == 1, "r0 completed")
     try:
@@ -305,6 +300,46 @@ def test_a_ctrl_c_while_the_freed_slot_is_refilled_loses_nothing_that_completed(
     assert worker._wait(0.0) and worker.in_flight == 1  # its completion taken, as an interrupt might leave it
     assert worker.finish_completed() == 1 and sorted(_published(bus)) == ["r0", "r1"]
     assert worker.finish_completed() == 0 and not worker.busy  # nothing finished twice
+
+
+def test_settle_keeps_the_answers_in_flight_and_starts_nothing_more(tmp_path: Path) -> None:
+    """Ctrl-C in embedded mode: the requests already running are waited for, up to a grace, and stored (they are
+    asked and paid for: a resumed run would ask them again); the read-ahead ones waiting for a slot are not started
+    and stay uncommitted, for the resumed run to take."""
+    handler = Gated()
+    bus, worker = _streaming(handler, 4, max_in_flight=2, read_ahead=2)
+    assert worker.running == 2
+    t0 = time.monotonic()
+    assert worker.settle(0.2) == 0 and time.monotonic() - t0 >= 0.2  # nothing came back within the grace
+    assert worker.running == 2 and _published(bus) == []
+    threading.Timer(0.2, handler.release, ("r0", "r1")).start()
+    assert worker.settle(10.0) == 2
+    assert sorted(_published(bus)) == ["r0", "r1"] and _committed(bus, worker) == 2
+    time.sleep(0.1)  # the freed slots' waiting coroutines had their chance to start
+    assert handler.entered == ["r0", "r1"] and worker.running == 0
+
+
+def test_a_second_ctrl_c_ends_the_wait_and_keeps_what_came_back(tmp_path: Path) -> None:
+    """A second Ctrl-C while `settle` waits: it stops waiting, and the answer that had come back is stored."""
+    handler = Gated()
+    bus, worker = _streaming(handler, 2, max_in_flight=2, read_ahead=0)
+    handler.release("r0")
+    _until(lambda: worker._done.qsize() == 1, "r0 completed")
+    real_wait, waits = worker._wait, []
+
+    def wait(timeout_s: float, *, gather: bool = False) -> list[cf.Future[Any]]:
+        waits.append(timeout_s)
+        if len(waits) == 2:
+            raise KeyboardInterrupt  # the second Ctrl-C, r1 still running
+        return real_wait(timeout_s, gather=gather)
+
+    worker._wait = wait  # type: ignore[method-assign]
+    try:
+        worker.settle(10.0)
+        raise AssertionError("the wait was not interrupted")
+    except KeyboardInterrupt:
+        pass
+    assert _published(bus) == ["r0"] and worker.running == 1
 
 
 def test_offset_tracker_commits_only_the_contiguous_finished_prefix() -> None:

@@ -179,6 +179,26 @@ class InFlightWorker(Worker):
         self._collect([f for f in self._pending if f.done()])
         return self._complete_held(force_commit=True)
 
+    @property
+    def running(self) -> int:
+        """Requests whose coroutine holds a slot: started and not completed."""
+        return len(self._running)
+
+    def settle(self, timeout_s: float) -> int:
+        """Stopping early (Ctrl-C in embedded mode): start nothing more (a read-ahead record waiting for a slot is
+        not started and stays unfinished), wait up to `timeout_s` for the requests already running, then finish
+        what completed (`finish_completed`), how many. An answer already asked for is kept when it comes within
+        the wait, so a resumed run does not ask it (and pay for it) again. A KeyboardInterrupt during the wait (a
+        second Ctrl-C) ends it; what had completed is finished either way."""
+        self._stopping = True
+        deadline = time.monotonic() + timeout_s
+        try:
+            while self._running and (left := deadline - time.monotonic()) > 0:
+                self._collect(self._wait(min(left, 0.1)))
+        finally:
+            n = self.finish_completed()
+        return n
+
     def _complete_held(self, *, force_commit: bool = False) -> int:
         """Finish what is held, which stays held until that is done: an interrupt that lands in the middle (Ctrl-C
         during the store write, in embedded mode) leaves it for `finish_completed` to finish again (store effects

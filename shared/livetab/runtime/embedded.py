@@ -27,6 +27,9 @@ __all__ = ["Embedded"]
 
 log = logging.getLogger(__name__)
 STREAM_WAIT_S = 0.02  # with nothing else to do, how long `drive` sleeps waiting for an in-flight completion
+# Ctrl-C during `drive`: how long the requests already sent may take to come back before the process stops
+# (a second Ctrl-C stops it at once); what came back is stored, so running the command again does not ask it
+STOP_GRACE_S = 10.0
 
 
 class Embedded:
@@ -85,13 +88,25 @@ class Embedded:
         names = [n for n in self.names if only is None or n in only]
         try:
             return self._drive(names, tick, on_wait)
-        except BaseException:  # Ctrl-C: what has completed is stored, so that running again does not ask it again
-            for w in (w for name in names for w in self._workers.get(name, [])):
-                if isinstance(w, InFlightWorker):
+        except BaseException as e:  # Ctrl-C: what has completed is stored, so that running again does not ask it
+            streaming = [w for name in names for w in self._workers.get(name, []) if isinstance(w, InFlightWorker)]
+            running = sum(w.running for w in streaming)
+            grace = STOP_GRACE_S if isinstance(e, KeyboardInterrupt) and running else 0.0
+            if grace:
+                log.warning("stopping: waiting up to %.0fs for the %d %s in flight, whose answers are kept "
+                            "(Ctrl-C again to stop now)", grace, running, "request" if running == 1 else "requests")
+            for w in streaming:
+                try:
                     try:
+                        if grace:
+                            w.settle(grace)
+                        else:
+                            w.finish_completed()
+                    except KeyboardInterrupt:  # a second Ctrl-C: no more waiting; what completed is still stored
+                        grace = 0.0
                         w.finish_completed()
-                    except Exception:
-                        log.warning("could not store what %s had completed", w.handler.service, exc_info=True)
+                except Exception:
+                    log.warning("could not store what %s had completed", w.handler.service, exc_info=True)
             raise
 
     def step(self, only: Collection[str]) -> int:
