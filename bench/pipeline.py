@@ -17,7 +17,9 @@ Measured, in the same run:
   them) of the broker and PostgreSQL (`infra_cpu_ms_per_judged`); the records a round put on livetab's topics per
   answer (`records_per_judged`: a request, a result, a judgment); the raw round's CPU per message, its process's
   and the broker's (`raw_cpu_ms_per_msg`); and from those `ratio_ceiling_bus_only`, the ratio if each of an
-  answer's records cost what a raw message costs and nothing else cost anything (`bus_ceiling`);
+  answer's records cost what a raw message costs and nothing else cost anything (`bus_ceiling`); and
+  `ratio_ceiling_measured_costs`, the ratio if the cores did nothing but what the round measured an answer to
+  cost, every process together (`cost_ceiling`), beside the CPU per answer the goal would allow;
 - backpressure: one burst run of `--burst` requests (default 100,000): each service's peak RSS
   (/proc/<pid>/status VmHWM) before and after it and its RSS sampled during it, and every consumer group's
   lag once the leaderboard is complete (it must drain to 0).
@@ -39,7 +41,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-__all__ = ["bus_ceiling", "cached_answers", "main", "percentile", "proc_memory_mb", "topic_records", "tree_cpu_s"]
+__all__ = ["bus_ceiling", "cached_answers", "cost_ceiling", "main", "percentile", "proc_memory_mb", "topic_records", "tree_cpu_s"]
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = 16  # samples per question: a run of N requests is N / SAMPLES questions
@@ -410,7 +412,7 @@ def main(argv: list[str] | None = None) -> None:
 
     rates = [r["judged_per_s"] for r in rounds]
     paired = [p / q for p, q in zip(rates, raw, strict=True)]
-    ceiling = bus_ceiling(rounds, raw, raw_cpu)
+    ceiling = bus_ceiling(rounds, raw, raw_cpu) | cost_ceiling(rounds, raw, 0.5)
     write_result(args.out_name, statistics.median(paired), 0.5,
                  "raw kafka-python produce->consume of the same number of ~1 KB messages on the same broker "
                  "(bench/bus.py bench_raw: acks=all, otherwise its defaults, manual commit), alternating with the "
@@ -475,6 +477,39 @@ def bus_ceiling(rounds: list[dict[str, Any]], raw: list[float], raw_cpu: list[di
                                 "rate: the ratio if every record an answer takes cost what a raw message costs "
                                 "and nothing else (model call, store, judging) cost anything"}
     return out
+
+
+def cost_ceiling(rounds: list[dict[str, Any]], raw: list[float], goal: float,
+                 cores: int | None = None) -> dict[str, Any]:
+    """What the ratio could be at the CPU an answer was measured to cost, every process together.
+
+    Per round: the services' CPU per judged answer, the model server's and, when this bench started them, the
+    broker's and PostgreSQL's, summed (`cpu_ms_per_judged_all_rounds`). With the machine's cores busy every moment
+    on nothing else, they would judge cores / that many answers a second; over the same round's raw rate that is
+    `ratio_ceiling_measured_costs_rounds`, and the round's own rate over it says how close to the cores the
+    pipeline ran (`share_of_cost_ceiling_rounds`). `cpu_ms_per_judged_for_goal_rounds`: the CPU an answer could
+    cost, everything together, for the ratio to reach the goal on these cores."""
+    cores = cores or os.cpu_count() or 1
+    total, ceil, share, allowed = [], [], [], []
+    for r, raw_rate in zip(rounds, raw, strict=True):
+        ms = (sum(r["cpu_ms_per_judged"].values()) + (r.get("model_server_cpu_ms_per_judged") or 0.0)
+              + sum((r.get("infra_cpu_ms_per_judged") or {}).values()))
+        if ms <= 0 or raw_rate <= 0:
+            continue
+        top = 1000 * cores / ms
+        total.append(round(ms, 3))
+        ceil.append(round(top / raw_rate, 4))
+        share.append(round(r["judged_per_s"] / top, 3))
+        allowed.append(round(1000 * cores / (goal * raw_rate), 3))
+    if not total:
+        return {}
+    return {"cpu_ms_per_judged_all_rounds": total, "ratio_ceiling_measured_costs_rounds": ceil,
+            "ratio_ceiling_measured_costs": round(statistics.median(ceil), 4),
+            "share_of_cost_ceiling_rounds": share, "cpu_ms_per_judged_for_goal_rounds": allowed,
+            "cost_ceiling_note": "cpu_count / (CPU per judged answer of the six services, the model server, the "
+                                 "broker and PostgreSQL) answers/s, over the round's raw rate: the ratio if the "
+                                 "cores did nothing but what an answer was measured to cost; for_goal: the CPU "
+                                 "an answer could cost, all of it together, for the ratio to reach the goal"}
 
 
 def _free_port() -> int:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.pipeline import bus_ceiling, percentile, proc_memory_mb, tree_cpu_s
+from bench.pipeline import bus_ceiling, cost_ceiling, percentile, proc_memory_mb, tree_cpu_s
 
 _spec = importlib.util.spec_from_file_location("capacity", Path(__file__).resolve().parents[1] / "deploy" / "capacity.py")
 assert _spec is not None and _spec.loader is not None
@@ -61,6 +61,26 @@ def test_the_bus_only_ceiling_is_the_cores_over_the_records_an_answer_takes() ->
     assert out["ratio_ceiling_bus_only"] == pytest.approx(0.6667)
     # without the broker's CPU (a broker the bench did not start) there is no ceiling to give
     assert "ratio_ceiling_bus_only" not in bus_ceiling(rounds, [10_000.0], [{"cpu_s": 1.0, "seconds": 1.0, "n": 1}])
+
+
+def test_the_cost_ceiling_is_the_cores_over_everything_an_answer_was_measured_to_cost() -> None:
+    """Services 0.6 ms + model server 0.1 + broker 0.2 + PostgreSQL 0.1 = 1.0 ms an answer: two cores carry at most
+    2,000 answers/s; over raw 10,000 msg/s a ceiling of 0.2, a round at 1,500 answers/s ran at 75 % of it, and a
+    ratio of 0.5 would allow 2 / 5,000 = 0.4 ms an answer."""
+    rounds = [{"cpu_ms_per_judged": {"inference": 0.3, "judge": 0.2, "reporter": 0.1}, "judged_per_s": 1500.0,
+               "model_server_cpu_ms_per_judged": 0.1, "infra_cpu_ms_per_judged": {"broker": 0.2, "postgres": 0.1}},
+              {"cpu_ms_per_judged": {"inference": 0.6, "judge": 0.4, "reporter": 0.2}, "judged_per_s": 500.0,
+               "model_server_cpu_ms_per_judged": 0.2, "infra_cpu_ms_per_judged": {"broker": 0.4, "postgres": 0.2}}]
+    out = cost_ceiling(rounds, [10_000.0, 5_000.0], 0.5, cores=2)
+    assert out["cpu_ms_per_judged_all_rounds"] == [1.0, 2.0]
+    assert out["ratio_ceiling_measured_costs_rounds"] == [0.2, 0.2]
+    assert out["share_of_cost_ceiling_rounds"] == [0.75, 0.5]
+    assert out["cpu_ms_per_judged_for_goal_rounds"] == [0.4, 0.8]
+    assert out["ratio_ceiling_measured_costs"] == pytest.approx(0.2)
+    # a broker and database the bench did not start: their CPU is not in the sum, the ceiling is higher
+    bare = [{"cpu_ms_per_judged": {"inference": 0.5}, "judged_per_s": 100.0}]
+    assert cost_ceiling(bare, [1_000.0], 0.5, cores=1)["ratio_ceiling_measured_costs"] == pytest.approx(2.0)
+    assert cost_ceiling([], [], 0.5) == {}
 
 
 def _doc(cpu_ms: dict[str, float]) -> dict[str, object]:
