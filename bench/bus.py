@@ -2,8 +2,9 @@
 (headers, trace context, acks=all idempotent producer, manual commits) against raw kafka-python doing
 the same round trip with its default settings, on the same broker in the same run.
 
-Also measured, side by side: raw kafka-python given livetab's client settings and the same four headers
-(what the wrapper itself costs), livetab recording every span, and livetab with a no-op tracer."""
+Also measured, side by side: livetab with every message a record of its own (`kafka.frame_max_records` 1, the
+bus before frames), raw kafka-python given livetab's client settings and the same four headers (what the
+wrapper itself costs), livetab recording every span, and livetab with a no-op tracer."""
 
 from __future__ import annotations
 
@@ -46,12 +47,13 @@ def _fresh_topic(bootstrap: str, name: str) -> None:
     admin.close()
 
 
-def bench_livetab(bootstrap: str) -> float:
+def bench_livetab(bootstrap: str, **settings: Any) -> float:
+    """Messages per second through livetab's Kafka bus (its settings, as deployed, unless `settings` says)."""
     # a fresh pool topic each round (registry-typed: InferenceRequest), like the raw side's fresh topic
     topic = requests_topic(f"bench{uuid.uuid4().hex[:6]}")
     _fresh_topic(bootstrap, topic)
     bus = KafkaBus(KafkaSettings(bootstrap_servers=bootstrap, session_timeout_ms=6000, heartbeat_interval_ms=1000,
-                                 max_poll_records=2000))
+                                 max_poll_records=2000, **settings))
     c = bus.consumer(f"g-{topic}", [topic])
     c.poll(1, 1.0)  # join the group before timing
     t0 = time.perf_counter()
@@ -132,7 +134,9 @@ def contenders() -> dict[str, Callable[[str], float]]:
     same: dict[str, Any] = {"enable_idempotence": True, "linger_ms": k.linger_ms, "batch_size": k.batch_size}
     return {
         "raw": bench_raw,  # the baseline: kafka-python as it comes (acks=all), no headers
-        "livetab": bench_livetab,  # as deployed: no span exporter, trace context propagated
+        "livetab": bench_livetab,  # as deployed: no span exporter, trace context propagated, messages in frames
+        # every message a record of its own (kafka.frame_max_records 1): the bus before frames
+        "livetab_unframed": lambda b: bench_livetab(b, frame_max_records=1),
         # raw kafka-python given livetab's client settings and the same four headers: the wrapper's own cost
         "raw_same_settings_and_headers": lambda b: bench_raw(b, HEADERS, **same),
         "livetab_recording_spans": bench_recording,
@@ -165,13 +169,16 @@ def main(argv: list[str] | None = None) -> None:
                  "raw kafka-python producer+consumer (acks=all, otherwise its defaults, manual commit), same broker, "
                  f"same run; a warm-up round, then {ROUNDS} rounds of every contender in rotated order; the ratio is "
                  "the median of the per-round livetab/raw ratios. livetab as deployed: idempotent producer with "
-                 f"batch_size {k.batch_size} and linger_ms {k.linger_ms}, four headers, no span exporter "
+                 f"batch_size {k.batch_size} and linger_ms {k.linger_ms}, up to {k.frame_max_records} messages a "
+                 "record (livetab.v1.Frame), four headers per message, no span exporter "
                  "(trace context propagated, spans not recorded)", {
                      "messages": N, "message_bytes": len(_message(0).SerializeToString()), "rounds": ROUNDS,
                      "msgs_per_s_median": {name: round(v, 1) for name, v in med.items()},
                      "msgs_per_s_runs": {name: [round(x, 1) for x in xs] for name, xs in runs.items()},
                      "ratio_to_raw_median": {name: round(statistics.median(xs), 4) for name, xs in ratios.items()},
                      "ratio_to_raw_range": {name: [round(min(xs), 4), round(max(xs), 4)] for name, xs in ratios.items()},
+                     "livetab_to_unframed": round(statistics.median(
+                         [a / b for a, b in zip(runs["livetab"], runs["livetab_unframed"], strict=True)]), 4),
                      "livetab_to_raw_same_settings_and_headers": round(statistics.median(
                          [a / b for a, b in zip(runs["livetab"], runs["raw_same_settings_and_headers"], strict=True)]), 4),
                      "peak_rss_mb": round(peak_rss_mb(), 1)})

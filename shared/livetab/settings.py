@@ -76,6 +76,13 @@ class KafkaSettings(_Strict):
     # a batch every dozen sends, and its sender thread then contends with send() for the GIL and the
     # accumulator lock (out/bench/bus.json measures both settings side by side).
     batch_size: int = 262144
+    # Messages per Kafka record (livetab.bus.frames): what one process publishes to one partition between two
+    # sends goes as frames of at most this many messages and bytes (1: every message a record of its own). A
+    # record costs the broker and kafka-python's two ends far more than a message in a frame (bench/bus.py).
+    # The bytes stay well under the broker's and the producer's record limit (1 MiB by default); a message over
+    # a quarter of them goes alone.
+    frame_max_records: int = Field(default=256, ge=1, le=10_000)
+    frame_max_bytes: int = Field(default=262144, ge=1024, le=900_000)
 
 
 class StoreSettings(_Strict):

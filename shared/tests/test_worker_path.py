@@ -110,7 +110,7 @@ def test_every_failed_record_is_counted_and_only_real_crashes_are_logged(caplog:
     assert [ltr.error for ltr in _letters(bus)] == ["PoisonMessage: bad content", "KeyError: 'x'",
                                                      "PoisonMessage: bad too"]
     crashes = [r for r in caplog.records if "failed on" in r.getMessage()]
-    assert len(crashes) == 1 and f"{TOPIC}/0@1" in crashes[0].getMessage()  # poison is expected, not logged
+    assert len(crashes) == 1 and f"{TOPIC}:0:1" in crashes[0].getMessage()  # poison is expected, not logged
 
 
 def test_the_handler_sees_the_record_it_handles() -> None:

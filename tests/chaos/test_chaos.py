@@ -6,7 +6,8 @@ fault server) while it is hurt on purpose:
 - a SIGKILL of the Kafka broker, restarted on the same ports and log directory;
 - the model endpoint slow, then failing (HTTP 500), then healthy again;
 - poison records on every consumed topic: garbage bytes, a record whose header names another message type,
-  and valid messages with impossible content (a run of 10**9 samples, a scrape into a release with a NUL).
+  a well-formed frame (livetab.v1.Frame) holding one message of each of those kinds (each dead-lettered alone,
+  by its index in the frame), and valid messages with impossible content (a run of 10**9 samples, a scrape into a release with a NUL).
 
 Then it asserts the invariants: every planned request answered (or failed with a recorded reason); no
 duplicate rows (one result and one judgment per request); every judgment counted once on the leaderboard;
@@ -37,6 +38,7 @@ import yaml
 from kafka import KafkaProducer
 from livetab import topics
 from livetab.bus.base import H_ID, H_PRODUCED, H_TYPE
+from livetab.bus.frames import FrameBuffer
 from livetab.models.spec import model_spec
 from livetab.runs import build_run
 from livetab.settings import ModelSettings, load_settings
@@ -151,15 +153,25 @@ def _stop_postgres(seconds: float) -> float:
     return time.monotonic() - t0
 
 
-def _poison(bootstrap: str, tag: str) -> list[tuple[str, int, int]]:
-    """Poison records on every consumed topic; their (topic, partition, offset)."""
+def _poison(bootstrap: str, tag: str) -> list[str]:
+    """Poison records on every consumed topic; their positions (`topic:partition:offset`, and `:index` for a
+    message of a frame), as their dead letters' ids end."""
     producer = KafkaProducer(bootstrap_servers=bootstrap)
     sent = []
 
     def send(topic: str, value: bytes, headers: dict[str, str]) -> None:
         meta = producer.send(topic, value=value, key=tag.encode(),
                              headers=[(k, v.encode()) for k, v in headers.items()]).get(timeout=30)
-        sent.append((topic, meta.partition, meta.offset))
+        sent.append(f"{topic}:{meta.partition}:{meta.offset}")
+
+    def send_frame(topic: str, messages: list[tuple[bytes, dict[str, str]]]) -> None:
+        """A well-formed frame whose messages are each poison: each dead-lettered alone, by its index."""
+        frame = FrameBuffer()
+        for value, headers in messages:
+            frame.add(tag.encode(), value, headers)
+        value, headers = frame.take()
+        meta = producer.send(topic, value=value, key=tag.encode(), headers=headers).get(timeout=30)
+        sent.extend(f"{topic}:{meta.partition}:{meta.offset}:{i}" for i in range(len(messages)))
 
     consumed = [t for t in topics.TOPICS if t.consumer]
     for i, t in enumerate(consumed):
@@ -169,6 +181,10 @@ def _poison(bootstrap: str, tag: str) -> list[tuple[str, int, int]]:
                                                           H_PRODUCED: now})
         send(t.name, other.message().SerializeToString(), {H_TYPE: other.message_type, H_ID: f"{tag}-w-{i}",
                                                             H_PRODUCED: now})
+        send_frame(t.name, [(b"\xff\x00garbage " + os.urandom(32), {H_TYPE: t.message_type, H_ID: f"{tag}-fg-{i}",
+                                                                     H_PRODUCED: now}),
+                            (other.message().SerializeToString(), {H_TYPE: other.message_type,
+                                                                   H_ID: f"{tag}-fw-{i}", H_PRODUCED: now})])
     # valid messages whose content cannot be (a run too big to plan, a release name PostgreSQL refuses)
     huge = build_run("chaos", "chaos", model_spec(ModelSettings(name=f"huge-{tag}")), samples=10**9)
     send("livetab.runs.v1", huge.SerializeToString(),
@@ -267,7 +283,7 @@ def test_the_pipeline_survives_kills_a_broker_restart_a_failing_model_and_poison
     results = _results(dist)
     verdicts = _verdicts(dist)
     failed = {k: r.error for k, r in results.items() if r.error}
-    letters = {(d["source_topic"], d["partition"], d["offset"]): d for d in dist.select(schema.dead_letters)}
+    letters = {d["id"].split("|", 1)[1]: d for d in dist.select(schema.dead_letters)}  # by position
     counts |= {"planned": planned, "results": len(results), "failed_calls": len(failed), "judgments": len(verdicts),
                "poison_sent": len(poison), "poison_stored": sum(p in letters for p in poison),
                "dead_letters": len(letters), "status": status["status"]}

@@ -24,6 +24,7 @@ import pytest
 import yaml
 from kafka import KafkaConsumer, TopicPartition
 from livetab.bus import Outgoing
+from livetab.bus.frames import message_values
 from livetab.bus.kafka import KafkaBus, ensure_topics
 from livetab.ids import content_id
 from livetab.paths import shared_data
@@ -95,8 +96,8 @@ def _published_ids(bootstrap: str, run_id: str) -> list[str]:
         ids = []
         while any(reader.position(tp) < ends[tp] for tp in parts):
             for recs in reader.poll(timeout_ms=500).values():
-                for rec in recs:
-                    res = inference_pb2.InferenceResult.FromString(rec.value)
+                for value in (v for rec in recs for v in message_values(rec.value, rec.headers)):
+                    res = inference_pb2.InferenceResult.FromString(value)
                     if res.run_id == run_id:
                         ids.append(res.id)
         return ids

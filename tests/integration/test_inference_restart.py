@@ -25,6 +25,7 @@ import pytest
 import yaml
 from kafka import KafkaConsumer, TopicPartition
 from livetab.bus import Outgoing
+from livetab.bus.frames import message_values
 from livetab.bus.kafka import KafkaBus, ensure_topics
 from livetab.ids import content_id
 from livetab.paths import shared_data
@@ -232,8 +233,8 @@ def test_killed_worker_resends_only_unanswered_requests(kafka_bootstrap: str, tm
 
         def third_done() -> bool:
             for recs in results_reader.poll(timeout_ms=200).values():
-                for rec in recs:
-                    res = inference_pb2.InferenceResult.FromString(rec.value)
+                for value in (v for rec in recs for v in message_values(rec.value, rec.headers)):
+                    res = inference_pb2.InferenceResult.FromString(value)
                     if res.run_id == run.id:
                         rerun.append(res)
             return len(rerun) >= N

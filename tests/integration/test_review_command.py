@@ -108,6 +108,7 @@ def test_decisions_on_a_release_no_longer_draft_are_refused(tmp_path: Path, caps
 def test_accepted_question_is_published_to_kafka(tmp_path: Path, kafka_bootstrap: str,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     from kafka import KafkaConsumer
+    from livetab.bus.frames import message_values
     from livetab.bus.kafka import ensure_topics
 
     ensure_topics(kafka_bootstrap)
@@ -122,9 +123,10 @@ def test_accepted_question_is_published_to_kafka(tmp_path: Path, kafka_bootstrap
     deadline = time.monotonic() + 30
     while not found and time.monotonic() < deadline:
         for rec in consumer:
-            m = question_pb2.Question.FromString(rec.value)
-            if m.release == release:
-                found.append(m)
+            for value in message_values(rec.value, rec.headers):
+                m = question_pb2.Question.FromString(value)
+                if m.release == release:
+                    found.append(m)
     consumer.close()
     assert [(m.id, m.status) for m in found] == [(q.id, "verified")]
     store.close()

@@ -41,6 +41,22 @@ class Record:
     key: bytes | None
     value: bytes
     headers: dict[str, str] = field(default_factory=dict)
+    # A message of a frame (livetab.bus.frames): its index in the frame and the frame's size. The offset is the
+    # frame record's, shared by all its messages; a record that is one message is index 0 of 1.
+    index: int = 0
+    count: int = 1
+
+    @property
+    def next_offset(self) -> int:
+        """The offset to commit once this record is done: past it, or, for a message of a frame that is not the
+        frame's last, the frame's own (so a restart reads the frame again rather than lose its other messages)."""
+        return self.offset + 1 if self.index == self.count - 1 else self.offset
+
+    @property
+    def position(self) -> str:
+        """`topic:partition:offset`, with `:index` for a message of a frame: unique on the bus."""
+        where = f"{self.topic}:{self.partition}:{self.offset}"
+        return where if self.count == 1 else f"{where}:{self.index}"
 
 
 @dataclass(slots=True)

@@ -65,29 +65,31 @@ class NotStarted(Exception):
 
 
 class OffsetTracker:
-    """Per partition: the offsets taken, in order, and which are finished; `committable` gives the last
-    offset of each partition's finished prefix (and forgets it), so a commit never passes a pending one."""
+    """Per partition: the positions taken, in order, and which are finished; `committable` gives the last
+    position of each partition's finished prefix (and forgets it), so a commit never passes a pending one. A
+    position is an offset and, for a message of a frame (livetab.bus.frames), its index: the messages of a frame
+    share its offset, and the consumer commits past that offset only with the frame's last message."""
 
     def __init__(self) -> None:
-        self._taken: dict[tuple[str, int], deque[int]] = {}
-        self._done: dict[tuple[str, int], set[int]] = {}
+        self._taken: dict[tuple[str, int], deque[tuple[int, int, int]]] = {}
+        self._done: dict[tuple[str, int], set[tuple[int, int]]] = {}
 
     def take(self, rec: Record) -> None:
-        self._taken.setdefault((rec.topic, rec.partition), deque()).append(rec.offset)
+        self._taken.setdefault((rec.topic, rec.partition), deque()).append((rec.offset, rec.index, rec.count))
 
     def finish(self, rec: Record) -> None:
-        self._done.setdefault((rec.topic, rec.partition), set()).add(rec.offset)
+        self._done.setdefault((rec.topic, rec.partition), set()).add((rec.offset, rec.index))
 
     def committable(self) -> list[Record]:
         out = []
         for tp, taken in self._taken.items():
             done = self._done.get(tp, set())
             last = None
-            while taken and taken[0] in done:
+            while taken and (taken[0][0], taken[0][1]) in done:
                 last = taken.popleft()
-                done.discard(last)
+                done.discard((last[0], last[1]))
             if last is not None:
-                out.append(Record(tp[0], tp[1], last, None, b""))
+                out.append(Record(tp[0], tp[1], last[0], None, b"", index=last[1], count=last[2]))
         return out
 
     def pending(self) -> int:
@@ -351,8 +353,7 @@ class InFlightWorker(Worker):
             except Retryable:
                 raise  # the caller abandons everything pending and rewinds to the committed offsets
             except Exception as e:
-                log.error("handler %s failed on %s/%d@%d: %s", self.handler.service, rec.topic, rec.partition,
-                          rec.offset, e, exc_info=e)
+                log.error("handler %s failed on %s: %s", self.handler.service, rec.position, e, exc_info=e)
                 finished.append((rec, [self._letter(rec, f"{type(e).__name__}: {e}")]))
         if values:
             finished.extend(self._finish(values))
@@ -365,6 +366,9 @@ class InFlightWorker(Worker):
             except PoisonMessage as e:
                 outs = [self._letter(rec, f"PoisonMessage: {e}")]
             published += self._publish(rec, [(o, producer_headers(o)) for o in outs])
+        send_frames = getattr(self.bus, "send_frames", None)
+        if send_frames is not None:  # on their way now, acknowledged by the flush before the commit
+            send_frames()
         self._unflushed = True  # flushed right before the commit that covers these records (`_commit`)
         for rec, _ in finished:
             self.offsets.finish(rec)
@@ -412,8 +416,7 @@ class InFlightWorker(Worker):
             except Retryable:
                 raise
             except Exception as e:
-                log.exception("handler %s could not finish %s/%d@%d", self.handler.service, rec.topic,
-                              rec.partition, rec.offset)
+                log.exception("handler %s could not finish %s", self.handler.service, rec.position)
                 one = [self._letter(rec, f"{type(e).__name__}: {e}")]
             out.append((rec, one))
         return out

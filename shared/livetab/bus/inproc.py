@@ -75,7 +75,7 @@ class InProcConsumer:
         with self._bus._lock:
             for r in records:
                 key = (self._group, r.topic)
-                self._bus._committed[key] = max(self._bus._committed[key], r.offset + 1)
+                self._bus._committed[key] = max(self._bus._committed[key], r.next_offset)
 
     def rewind(self) -> None:
         with self._bus._lock:

@@ -2,14 +2,24 @@
 
 Offsets are committed only for records whose effects are durable: the worker flushes the producer and
 then commits. On a retryable failure the consumer seeks back to its committed positions.
+
+Messages travel in frames (livetab.bus.frames, `livetab.v1.Frame`): `publish` adds a message to its
+partition's frame (the partition its key gives, as kafka-python's default partitioner would), a frame goes
+out once it holds `frame_max_records` messages or `frame_max_bytes` bytes, at `send_frames` and at `flush`;
+the consumer unpacks each frame into the records its messages would have been and commits past a frame's
+offset only with its last message. `frame_max_records: 1` sends every message as a record of its own.
 """
 
 from __future__ import annotations
 
 import logging
+import math
+import random
 import socket
 import threading
 import time
+from collections import deque
+from collections.abc import Callable
 
 from kafka import ConsumerRebalanceListener, KafkaAdminClient, KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import NewTopic
@@ -22,10 +32,12 @@ from kafka.errors import (
     TopicAlreadyExistsError,
     UnknownMemberIdError,
 )
+from kafka.partitioner import murmur2
 from kafka.structs import OffsetAndMetadata
 
 from livetab import topics
-from livetab.bus.base import BrokerUnreachable, Outgoing, Record, Retryable, producer_headers
+from livetab.bus.base import H_TYPE, BrokerUnreachable, Outgoing, Record, Retryable, producer_headers
+from livetab.bus.frames import FRAME_TYPE, FrameBuffer, unpack
 from livetab.settings import KafkaSettings
 
 __all__ = ["BrokerUnreachable", "KafkaBus", "check_broker", "ensure_topics"]
@@ -93,6 +105,12 @@ class KafkaBus:
             raise BrokerUnreachable(
                 f"no Kafka broker answers at {settings.bootstrap_servers!r} (kafka.bootstrap_servers)") from None
         self._failures: list[BaseException] = []
+        # frames being filled, per (topic, partition), and what picks a message's partition
+        self._frames: dict[tuple[str, int], FrameBuffer] = {}
+        self._frames_lock = threading.Lock()
+        self._partitions: dict[str, tuple[float, list[int]]] = {}  # topic: (when asked, its partitions)
+        self._keyed: dict[tuple[str, bytes], int] = {}  # (topic, key): partition (murmur2 is pure Python)
+        self._sticky: dict[str, int] = {}  # topic: the partition of its keyless messages until their frame goes
         self._topics: set[str] = set()
         self._topics_at = 0.0
         self._topics_lock = threading.Lock()
@@ -122,26 +140,99 @@ class KafkaBus:
         self._failures.append(exc)
 
     def publish(self, out: Outgoing, headers: dict[str, str] | None = None) -> None:
-        """Queue `out`. A send that times out (no broker metadata, a full buffer) is a passing failure
-        (`Retryable`); any other refusal (e.g. a record over max_request_size) is the record's own."""
+        """Add `out` to its partition's frame (sent when full, at `send_frames` or at `flush`). A message too
+        large to share a frame is sent alone at once, so the broker's refusal of it (e.g. over max_request_size)
+        is raised here, the record's own. A send that times out (no broker metadata, a full buffer) is a passing
+        failure (`Retryable`)."""
         headers = headers if headers is not None else producer_headers(out)
+        value = out.message.SerializeToString()
+        key = out.key.encode() if out.key else None
+        limit = self.settings.frame_max_records
+        if limit <= 1 or len(value) > self.settings.frame_max_bytes // 4:
+            self._send(out.topic, value, key, headers)
+            return
         try:
-            future = self._producer.send(
-                out.topic,
-                value=out.message.SerializeToString(),
-                key=out.key.encode() if out.key else None,
-                headers=[(k, v.encode()) for k, v in headers.items()],
-            )
+            partition = self._partition(out.topic, key)
         except KafkaTimeoutError as e:
-            raise Retryable(f"publishing to {out.topic} timed out after {self.settings.max_block_ms} ms: {e}") from e
+            raise Retryable(f"no partitions known for {out.topic} after {self.settings.max_block_ms} ms: {e}") from e
+        where = (out.topic, partition)
+        with self._frames_lock:
+            frame = self._frames.get(where)
+            if frame is None:
+                frame = self._frames[where] = FrameBuffer()
+            frame.add(key, value, headers)
+            if len(frame) < limit and frame.size < self.settings.frame_max_bytes:
+                return
+            del self._frames[where]
+        self._send_frame(where, frame)
+
+    def send_frames(self) -> None:
+        """Hand every frame being filled to the producer now (sent as its linger allows, acknowledged by the next
+        flush)."""
+        with self._frames_lock:
+            frames, self._frames = self._frames, {}
+        for where, frame in frames.items():
+            self._send_frame(where, frame)
+
+    def _send_frame(self, where: tuple[str, int], frame: FrameBuffer) -> None:
+        topic, partition = where
+        if self._sticky.get(topic) == partition:
+            del self._sticky[topic]  # the next keyless messages go to another partition
+        if len(frame) == 1:  # a message alone goes as the plain record it is
+            key, value, headers = frame.items[0]
+            self._send(topic, value, key or None, headers, partition)
+            return
+        value, frame_headers = frame.take()
+        try:
+            future = self._producer.send(topic, value=value, partition=partition, headers=frame_headers)
+        except KafkaTimeoutError as e:
+            raise Retryable(f"publishing to {topic} timed out after {self.settings.max_block_ms} ms: {e}") from e
         future.add_errback(self._failed)
+
+    def _send(self, topic: str, value: bytes, key: bytes | None, headers: dict[str, str],
+              partition: int | None = None) -> None:
+        try:
+            future = self._producer.send(topic, value=value, key=key, partition=partition,
+                                         headers=[(k, v.encode()) for k, v in headers.items()])
+        except KafkaTimeoutError as e:
+            raise Retryable(f"publishing to {topic} timed out after {self.settings.max_block_ms} ms: {e}") from e
+        future.add_errback(self._failed)
+
+    def _partition(self, topic: str, key: bytes | None) -> int:
+        """The partition kafka-python's default partitioner gives `key` (murmur2 of the key over the topic's
+        partitions, sorted); a keyless message joins the topic's current keyless frame, whose partition is drawn
+        at random when it starts (as the sticky partitioner does). A topic's partitions are asked again after
+        30 s, so partitions added to it are used."""
+        now = time.monotonic()
+        known = self._partitions.get(topic)
+        if known is None or now - known[0] > 30.0:
+            parts = sorted(self._producer.partitions_for(topic) or ())  # waits max_block_ms for metadata
+            if not parts:
+                raise KafkaTimeoutError(f"topic {topic} has no partitions")
+            if known is not None and known[1] != parts:
+                self._keyed.clear()
+            known = self._partitions[topic] = (now, parts)
+        parts = known[1]
+        if key is None:
+            sticky = self._sticky.get(topic)
+            if sticky is None or sticky not in parts:
+                sticky = self._sticky[topic] = random.choice(parts)
+            return sticky
+        partition = self._keyed.get((topic, key))
+        if partition is None:
+            if len(self._keyed) > 100_000:
+                self._keyed.clear()
+            partition = self._keyed[(topic, key)] = parts[(murmur2(key) & 0x7FFFFFFF) % len(parts)]
+        return partition
 
     def publish_raw(self, topic: str, value: bytes, headers: dict[str, str], key: bytes | None = None) -> None:
         self._producer.send(topic, value=value, key=key,
                             headers=[(k, v.encode()) for k, v in headers.items()]).add_errback(self._failed)
 
     def flush(self, timeout_s: float = 30.0) -> None:
-        """Block until every published record is acknowledged; raise if any failed (nothing is committed then)."""
+        """Send the frames being filled, then block until every published record is acknowledged; raise if any
+        failed (nothing is committed then)."""
+        self.send_frames()
         self._producer.flush(timeout=timeout_s)
         if self._failures:
             failures, self._failures = self._failures, []
@@ -167,11 +258,12 @@ class _AssignmentLog(ConsumerRebalanceListener):  # type: ignore[misc]  # kafka-
     """One log line each time the group gives this consumer its partitions (kafka-python's own lines are
     silenced): a worker that reads nothing shows whether it holds nothing or holds partitions and waits."""
 
-    def __init__(self, group: str) -> None:
+    def __init__(self, group: str, revoked: Callable[[set[TopicPartition]], None]) -> None:
         self.group = group
+        self.revoked = revoked
 
     def on_partitions_revoked(self, revoked: set[TopicPartition]) -> None:
-        pass
+        self.revoked(revoked)
 
     def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
         log.info("group %s assigned %s", self.group, _assignment_text(assigned))
@@ -198,7 +290,11 @@ class KafkaBusConsumer:
             request_timeout_ms=max(settings.request_timeout_ms, settings.session_timeout_ms + 5000),
         )
         self._group = group
-        self._c.subscribe(topic_names, listener=_AssignmentLog(group))
+        self._max_poll_records = settings.max_poll_records
+        # messages of frames already read and not yet handed out (a poll hands out at most `max_records`)
+        self._unpacked: deque[Record] = deque()
+        self._per_record = 1.0  # messages per Kafka record lately: how many records a poll asks for
+        self._c.subscribe(topic_names, listener=_AssignmentLog(group, self._revoked))
         # The topics' partitions known before the first poll joins the group: a join that comes first is given
         # nothing ("No partition metadata for topic") and the group must rebalance again once they are known.
         # A topic another process has just created may not have them yet: asked again for a few seconds.
@@ -214,24 +310,52 @@ class KafkaBusConsumer:
                         group, ", ".join(missing))
 
     def poll(self, max_records: int, timeout_s: float) -> list[Record]:
-        batches = self._c.poll(timeout_ms=int(timeout_s * 1000), max_records=max_records)
+        """Up to `max_records` messages: those of frames read earlier first, then a poll of about as many
+        messages (records asked for by how many messages a record held lately), frames unpacked."""
+        if self._unpacked:
+            return self._hand_out(max_records)
+        want = max(1, min(self._max_poll_records, math.ceil(max_records / self._per_record)))
+        batches = self._c.poll(timeout_ms=int(timeout_s * 1000), max_records=want)
         out: list[Record] = []
         append = out.append
+        records = 0
         for tp, recs in batches.items():
             topic, partition = tp.topic, tp.partition
+            records += len(recs)
             for r in recs:
                 try:  # this runs per record: the plain decode first, the careful one for odd headers
                     headers = {k: v.decode() for k, v in r.headers} if r.headers else {}
                 except (AttributeError, UnicodeDecodeError):  # a null value, or bytes that are not UTF-8
                     headers = {k: (v.decode("utf-8", "replace") if v is not None else "") for k, v in r.headers}
-                append(Record(topic, partition, r.offset, r.key, r.value or b"", headers))
-        return out
+                rec = Record(topic, partition, r.offset, r.key, r.value or b"", headers)
+                if headers.get(H_TYPE) == FRAME_TYPE:
+                    out.extend(unpack(rec))
+                else:
+                    append(rec)
+        if records:
+            self._per_record = 0.8 * self._per_record + 0.2 * (len(out) / records)
+        if len(out) <= max_records:
+            return out
+        self._unpacked.extend(out[max_records:])
+        return out[:max_records]
+
+    def _hand_out(self, max_records: int) -> list[Record]:
+        take = self._unpacked.popleft
+        return [take() for _ in range(min(max_records, len(self._unpacked)))]
+
+    def _revoked(self, revoked: set[TopicPartition]) -> None:
+        """Partitions taken from this consumer: their messages not handed out yet are another member's now."""
+        if self._unpacked:
+            gone = {(tp.topic, tp.partition) for tp in revoked}
+            self._unpacked = deque(r for r in self._unpacked if (r.topic, r.partition) not in gone)
 
     def commit(self, records: list[Record]) -> None:
+        """Commit past each partition's last record here; past a frame's offset only with its last message (a
+        frame partly done is read again after a restart)."""
         offsets: dict[TopicPartition, OffsetAndMetadata] = {}
         for r in records:
             tp = TopicPartition(r.topic, r.partition)
-            nxt = r.offset + 1
+            nxt = r.next_offset
             if tp not in offsets or offsets[tp].offset < nxt:
                 offsets[tp] = OffsetAndMetadata(nxt, "", -1)
         if not offsets:
@@ -244,6 +368,7 @@ class KafkaBusConsumer:
             raise Retryable(f"offset commit refused while the group rebalances: {type(e).__name__}: {e}") from e
 
     def rewind(self) -> None:
+        self._unpacked.clear()
         for tp in self._c.assignment():
             committed = self._c.committed(tp)
             if committed is None:

@@ -350,8 +350,7 @@ class Worker:
             except Exception as e:
                 reason = f"{type(e).__name__}: {e}"
                 if not isinstance(e, PoisonMessage):
-                    log.exception("handler %s failed on %s/%d@%d", self.handler.service, rec.topic, rec.partition,
-                                  rec.offset)
+                    log.exception("handler %s failed on %s", self.handler.service, rec.position)
                 span.set_status(Status(StatusCode.ERROR, reason))
                 self.stats.dead_lettered += 1
                 letter = self._dead_letter(rec, reason, message)
@@ -412,9 +411,9 @@ class Worker:
         store's `dead_letters` table, so a run's progress counts it. A store that cannot take it is a
         passing failure: nothing is committed and the record is processed again."""
         reason = reason.replace("\x00", "\\x00")[:MAX_REASON_CHARS]  # PostgreSQL text cannot hold NUL
-        letter_id = f"{rec.topic}:{rec.partition}:{rec.offset}"
+        letter_id = rec.position  # topic:partition:offset, and :index for a message of a frame
         letter = dlq_pb2.DeadLetter(
-            source_topic=rec.topic, partition=rec.partition, offset=rec.offset, error=reason,
+            source_topic=rec.topic, partition=rec.partition, offset=rec.offset, index=rec.index, error=reason,
             consumer_group=self.group, key=rec.key or b"", value=rec.value, headers=rec.headers,
             failed_at=datetime.now(UTC).isoformat(timespec="milliseconds"),
         )

@@ -128,7 +128,7 @@ leaderboard = Table(
 
 dead_letters = Table(
     "dead_letters", metadata,
-    Column("id", String(300), primary_key=True),  # consumer_group|topic:partition:offset
+    Column("id", String(300), primary_key=True),  # consumer_group|topic:partition:offset[:index in its frame]
     Column("source_topic", String(128), nullable=False),
     Column("partition", Integer, nullable=False),
     Column("offset", Integer, nullable=False),

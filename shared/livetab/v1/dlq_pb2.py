@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14livetab/v1/dlq.proto\x12\nlivetab.v1\"\x81\x02\n\nDeadLetter\x12\x14\n\x0csource_topic\x18\x01 \x01(\t\x12\x11\n\tpartition\x18\x02 \x01(\x05\x12\x0e\n\x06offset\x18\x03 \x01(\x03\x12\r\n\x05\x65rror\x18\x04 \x01(\t\x12\x16\n\x0e\x63onsumer_group\x18\x05 \x01(\t\x12\x0b\n\x03key\x18\x06 \x01(\x0c\x12\r\n\x05value\x18\x07 \x01(\x0c\x12\x34\n\x07headers\x18\x08 \x03(\x0b\x32#.livetab.v1.DeadLetter.HeadersEntry\x12\x11\n\tfailed_at\x18\t \x01(\t\x1a.\n\x0cHeadersEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14livetab/v1/dlq.proto\x12\nlivetab.v1\"\x90\x02\n\nDeadLetter\x12\x14\n\x0csource_topic\x18\x01 \x01(\t\x12\x11\n\tpartition\x18\x02 \x01(\x05\x12\x0e\n\x06offset\x18\x03 \x01(\x03\x12\r\n\x05\x65rror\x18\x04 \x01(\t\x12\x16\n\x0e\x63onsumer_group\x18\x05 \x01(\t\x12\x0b\n\x03key\x18\x06 \x01(\x0c\x12\r\n\x05value\x18\x07 \x01(\x0c\x12\x34\n\x07headers\x18\x08 \x03(\x0b\x32#.livetab.v1.DeadLetter.HeadersEntry\x12\x11\n\tfailed_at\x18\t \x01(\t\x12\r\n\x05index\x18\n \x01(\x05\x1a.\n\x0cHeadersEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,7 +34,7 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_DEADLETTER_HEADERSENTRY']._loaded_options = None
   _globals['_DEADLETTER_HEADERSENTRY']._serialized_options = b'8\001'
   _globals['_DEADLETTER']._serialized_start=37
-  _globals['_DEADLETTER']._serialized_end=294
-  _globals['_DEADLETTER_HEADERSENTRY']._serialized_start=248
-  _globals['_DEADLETTER_HEADERSENTRY']._serialized_end=294
+  _globals['_DEADLETTER']._serialized_end=309
+  _globals['_DEADLETTER_HEADERSENTRY']._serialized_start=263
+  _globals['_DEADLETTER_HEADERSENTRY']._serialized_end=309
 # @@protoc_insertion_point(module_scope)

@@ -7,7 +7,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class DeadLetter(_message.Message):
-    __slots__ = ("source_topic", "partition", "offset", "error", "consumer_group", "key", "value", "headers", "failed_at")
+    __slots__ = ("source_topic", "partition", "offset", "error", "consumer_group", "key", "value", "headers", "failed_at", "index")
     class HeadersEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -24,6 +24,7 @@ class DeadLetter(_message.Message):
     VALUE_FIELD_NUMBER: _ClassVar[int]
     HEADERS_FIELD_NUMBER: _ClassVar[int]
     FAILED_AT_FIELD_NUMBER: _ClassVar[int]
+    INDEX_FIELD_NUMBER: _ClassVar[int]
     source_topic: str
     partition: int
     offset: int
@@ -33,4 +34,5 @@ class DeadLetter(_message.Message):
     value: bytes
     headers: _containers.ScalarMap[str, str]
     failed_at: str
-    def __init__(self, source_topic: _Optional[str] = ..., partition: _Optional[int] = ..., offset: _Optional[int] = ..., error: _Optional[str] = ..., consumer_group: _Optional[str] = ..., key: _Optional[bytes] = ..., value: _Optional[bytes] = ..., headers: _Optional[_Mapping[str, str]] = ..., failed_at: _Optional[str] = ...) -> None: ...
+    index: int
+    def __init__(self, source_topic: _Optional[str] = ..., partition: _Optional[int] = ..., offset: _Optional[int] = ..., error: _Optional[str] = ..., consumer_group: _Optional[str] = ..., key: _Optional[bytes] = ..., value: _Optional[bytes] = ..., headers: _Optional[_Mapping[str, str]] = ..., failed_at: _Optional[str] = ..., index: _Optional[int] = ...) -> None: ...
