@@ -15,7 +15,8 @@ Measured, in the same run:
   0.2 s), for a burst run (every request submitted at once) and for single-question runs on an idle pipeline;
 - what bounds the ratio: the CPU per answer of each service, of the model server and (when this bench started
   them) of the broker and PostgreSQL (`infra_cpu_ms_per_judged`); the records a round put on livetab's topics per
-  answer (`records_per_judged`: a request, a result, a judgment); the raw round's CPU per message, its process's
+  answer (`records_per_judged`: Kafka records, each a frame of many messages — livetab.v1.Frame — so far below
+  the three messages an answer takes: a request, a result, a judgment); the raw round's CPU per message, its process's
   and the broker's (`raw_cpu_ms_per_msg`); and from those `ratio_ceiling_bus_only`, the ratio if each of an
   answer's records cost what a raw message costs and nothing else cost anything (`bus_ceiling`); and
   `ratio_ceiling_measured_costs`, the ratio if the cores did nothing but what the round measured an answer to
@@ -455,12 +456,13 @@ def bus_ceiling(rounds: list[dict[str, Any]], raw: list[float], raw_cpu: list[di
     """What the ratio could be if the bus were the pipeline's only cost, from the same run's measurements.
 
     A raw message costs `raw_cpu_ms_per_msg`: the raw round's CPU (the bench process producing and consuming it,
-    and the broker) over its messages. An answer puts `records_per_judged` records on livetab's topics (a
-    request, a result, a judgment and their progress records). If each of those cost only what a raw message
-    costs, and the HTTP call, the store and the judging cost nothing, the machine's cores would carry at most
+    and the broker) over its messages. An answer puts `records_per_judged` records on livetab's topics (its
+    request, result and judgment, which travel in frames of many messages: ~0.02-0.03 records an answer; 3.0 with
+    `kafka.frame_max_records` 1). If each of those cost only what a raw message costs, and the HTTP call, the
+    store and the judging cost nothing, the machine's cores would carry at most
     cpu_count / (records_per_judged x raw_cpu_ms_per_msg) answers a second; over the raw rate, that is the
-    ratio's ceiling while one record carries one answer (`ratio_ceiling_bus_only`): the raw baseline spends its
-    cores on one hop, an answer takes three."""
+    ratio's ceiling set by the bus (`ratio_ceiling_bus_only`): 0.43-0.55 when one record carried one message,
+    far above 1 with frames, so the bus no longer bounds the ratio (`cost_ceiling` does)."""
     per_msg = [1000 * (m["cpu_s"] + m["other_cpu_s"]) / m["n"] for m in raw_cpu if "other_cpu_s" in m]
     records = [r["records_per_judged"] for r in rounds if r.get("records_per_judged")]
     out: dict[str, Any] = {

@@ -291,9 +291,14 @@ class KafkaBusConsumer:
         )
         self._group = group
         self._max_poll_records = settings.max_poll_records
-        # messages of frames already read and not yet handed out (a poll hands out at most `max_records`)
-        self._unpacked: deque[Record] = deque()
-        self._per_record = 1.0  # messages per Kafka record lately: how many records a poll asks for
+        # Read and not handed out yet (a poll hands out at most `max_records` messages): records, a frame unpacked
+        # only when its turn comes, so what is held as messages stays near `max_records` whatever the frames' size
+        # (the records' bytes are what kafka-python fetched anyway: at most max_partition_fetch_bytes a partition).
+        self._polled: deque[Record] = deque()
+        self._unpacked: deque[Record] = deque()  # the messages of the frame being handed out
+        # messages per Kafka record lately, which says how many records a poll asks for; it starts at a frame's
+        # most, so a first poll never takes far more messages than asked for
+        self._per_record = float(settings.frame_max_records)
         self._c.subscribe(topic_names, listener=_AssignmentLog(group, self._revoked))
         # The topics' partitions known before the first poll joins the group: a join that comes first is given
         # nothing ("No partition metadata for topic") and the group must rebalance again once they are known.
@@ -310,44 +315,46 @@ class KafkaBusConsumer:
                         group, ", ".join(missing))
 
     def poll(self, max_records: int, timeout_s: float) -> list[Record]:
-        """Up to `max_records` messages: those of frames read earlier first, then a poll of about as many
-        messages (records asked for by how many messages a record held lately), frames unpacked."""
-        if self._unpacked:
-            return self._hand_out(max_records)
-        want = max(1, min(self._max_poll_records, math.ceil(max_records / self._per_record)))
-        batches = self._c.poll(timeout_ms=int(timeout_s * 1000), max_records=want)
-        out: list[Record] = []
-        append = out.append
-        records = 0
-        for tp, recs in batches.items():
-            topic, partition = tp.topic, tp.partition
-            records += len(recs)
-            for r in recs:
-                try:  # this runs per record: the plain decode first, the careful one for odd headers
-                    headers = {k: v.decode() for k, v in r.headers} if r.headers else {}
-                except (AttributeError, UnicodeDecodeError):  # a null value, or bytes that are not UTF-8
-                    headers = {k: (v.decode("utf-8", "replace") if v is not None else "") for k, v in r.headers}
-                rec = Record(topic, partition, r.offset, r.key, r.value or b"", headers)
-                if headers.get(H_TYPE) == FRAME_TYPE:
-                    out.extend(unpack(rec))
-                else:
-                    append(rec)
-        if records:
-            self._per_record = 0.8 * self._per_record + 0.2 * (len(out) / records)
-        if len(out) <= max_records:
-            return out
-        self._unpacked.extend(out[max_records:])
-        return out[:max_records]
+        """Up to `max_records` messages: those read earlier first, else a poll of about as many messages
+        (records asked for by how many messages a record held lately), frames unpacked in turn."""
+        if not (self._polled or self._unpacked):
+            want = max(1, min(self._max_poll_records, math.ceil(max_records / self._per_record)))
+            batches = self._c.poll(timeout_ms=int(timeout_s * 1000), max_records=want)
+            append = self._polled.append
+            for tp, recs in batches.items():
+                topic, partition = tp.topic, tp.partition
+                for r in recs:
+                    try:  # this runs per record: the plain decode first, the careful one for odd headers
+                        headers = {k: v.decode() for k, v in r.headers} if r.headers else {}
+                    except (AttributeError, UnicodeDecodeError):  # a null value, or bytes that are not UTF-8
+                        headers = {k: (v.decode("utf-8", "replace") if v is not None else "") for k, v in r.headers}
+                    append(Record(topic, partition, r.offset, r.key, r.value or b"", headers))
+        return self._hand_out(max_records)
 
     def _hand_out(self, max_records: int) -> list[Record]:
-        take = self._unpacked.popleft
-        return [take() for _ in range(min(max_records, len(self._unpacked)))]
+        out: list[Record] = []
+        polled, unpacked = self._polled, self._unpacked
+        while len(out) < max_records:
+            if not unpacked:
+                if not polled:
+                    break
+                rec = polled.popleft()
+                if rec.headers.get(H_TYPE) != FRAME_TYPE:
+                    out.append(rec)
+                    self._per_record = 0.9 * self._per_record + 0.1
+                    continue
+                messages = unpack(rec)
+                self._per_record = 0.9 * self._per_record + 0.1 * len(messages)
+                unpacked.extend(messages)
+            take = unpacked.popleft
+            out.extend(take() for _ in range(min(max_records - len(out), len(unpacked))))
+        return out
 
     def _revoked(self, revoked: set[TopicPartition]) -> None:
-        """Partitions taken from this consumer: their messages not handed out yet are another member's now."""
-        if self._unpacked:
-            gone = {(tp.topic, tp.partition) for tp in revoked}
-            self._unpacked = deque(r for r in self._unpacked if (r.topic, r.partition) not in gone)
+        """Partitions taken from this consumer: what it read of them and has not handed out is another member's."""
+        gone = {(tp.topic, tp.partition) for tp in revoked}
+        self._polled = deque(r for r in self._polled if (r.topic, r.partition) not in gone)
+        self._unpacked = deque(r for r in self._unpacked if (r.topic, r.partition) not in gone)
 
     def commit(self, records: list[Record]) -> None:
         """Commit past each partition's last record here; past a frame's offset only with its last message (a
@@ -368,6 +375,7 @@ class KafkaBusConsumer:
             raise Retryable(f"offset commit refused while the group rebalances: {type(e).__name__}: {e}") from e
 
     def rewind(self) -> None:
+        self._polled.clear()
         self._unpacked.clear()
         for tp in self._c.assignment():
             committed = self._c.committed(tp)
