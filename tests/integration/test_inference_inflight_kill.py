@@ -22,9 +22,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from kafka import KafkaConsumer, TopicPartition
 from livetab.bus import Outgoing
-from livetab.bus.frames import message_values
 from livetab.bus.kafka import KafkaBus, ensure_topics
 from livetab.ids import content_id
 from livetab.paths import shared_data
@@ -47,6 +45,7 @@ from tests.integration.test_inference_restart import (
     _wait,
 )
 from tests.support.releases import publish
+from tests.support.topic_read import topic_messages
 
 pytestmark = [pytest.mark.kafka]
 N = 256              # requests in the run
@@ -87,22 +86,8 @@ def _config(tmp: Path, bootstrap: str, store_url: str, spec: common_pb2.ModelSpe
 
 def _published_ids(bootstrap: str, run_id: str) -> list[str]:
     """Every result of the run on the results topic, read from the beginning to the current end."""
-    reader = KafkaConsumer(bootstrap_servers=bootstrap, group_id=None, enable_auto_commit=False)
-    try:
-        parts = [TopicPartition(RESULTS_TOPIC, p) for p in sorted(reader.partitions_for_topic(RESULTS_TOPIC))]
-        reader.assign(parts)
-        reader.seek_to_beginning(*parts)
-        ends = reader.end_offsets(parts)
-        ids = []
-        while any(reader.position(tp) < ends[tp] for tp in parts):
-            for recs in reader.poll(timeout_ms=500).values():
-                for value in (v for rec in recs for v in message_values(rec.value, rec.headers)):
-                    res = inference_pb2.InferenceResult.FromString(value)
-                    if res.run_id == run_id:
-                        ids.append(res.id)
-        return ids
-    finally:
-        reader.close()
+    results = (inference_pb2.InferenceResult.FromString(v) for v in topic_messages(bootstrap, RESULTS_TOPIC))
+    return [r.id for r in results if r.run_id == run_id]
 
 
 def test_killed_with_64_in_flight_loses_none_and_resends_only_the_unpublished(kafka_bootstrap: str,

@@ -8,13 +8,14 @@ import time
 import uuid
 
 import pytest
-from kafka import KafkaConsumer, TopicPartition
 from livetab.bus import Outgoing
 from livetab.bus.frames import FRAME_TYPE, message_values
 from livetab.bus.kafka import KafkaBus, ensure_topics
 from livetab.settings import KafkaSettings
 from livetab.topics import requests_topic
 from livetab.v1 import inference_pb2
+
+from tests.support.topic_read import topic_records
 
 pytestmark = [pytest.mark.kafka]
 
@@ -39,23 +40,6 @@ def _publish(bus: KafkaBus, topic: str, n: int, keys: int) -> None:
     bus.flush()
 
 
-def _records(bootstrap: str, topic: str) -> list:  # type: ignore[type-arg]
-    """Every Kafka record on `topic`, as a plain client reads it."""
-    c = KafkaConsumer(bootstrap_servers=bootstrap, group_id=None, enable_auto_commit=False)
-    try:
-        tps = [TopicPartition(topic, p) for p in sorted(c.partitions_for_topic(topic))]
-        c.assign(tps)
-        c.seek_to_beginning(*tps)
-        ends = c.end_offsets(tps)
-        out: list = []  # type: ignore[type-arg]
-        while any(c.position(tp) < ends[tp] for tp in tps):
-            for recs in c.poll(timeout_ms=500).values():
-                out += recs
-        return out
-    finally:
-        c.close()
-
-
 def _read(bus: KafkaBus, group: str, topic: str, want: int, max_records: int = 100, timeout_s: float = 30.0) -> list:  # type: ignore[type-arg]
     consumer = bus.consumer(group, [topic])
     got: list = []  # type: ignore[type-arg]
@@ -76,7 +60,7 @@ def test_framed_messages_keep_their_partition_order_and_headers(kafka_bootstrap:
     try:
         _publish(framed, framed_topic, 1000, keys=50)
         _publish(plain, plain_topic, 1000, keys=50)
-        frames, singles = _records(kafka_bootstrap, framed_topic), _records(kafka_bootstrap, plain_topic)
+        frames, singles = topic_records(kafka_bootstrap, framed_topic), topic_records(kafka_bootstrap, plain_topic)
         assert len(singles) == 1000 and all(dict(r.headers)["message-type"] != FRAME_TYPE.encode() for r in singles)
         # 6 partitions, at most 256 messages a frame: a handful of records for 1,000 messages
         assert len(frames) <= 12 and all(dict(r.headers)["message-type"] == FRAME_TYPE.encode() for r in frames)
@@ -105,7 +89,7 @@ def test_a_frame_partly_done_is_read_again_after_a_restart(kafka_bootstrap: str)
     group = f"g-{uuid.uuid4().hex[:6]}"
     try:
         _publish(bus, topic, 10, keys=1)  # one key: one partition, one frame
-        assert len(_records(kafka_bootstrap, topic)) == 1
+        assert len(topic_records(kafka_bootstrap, topic)) == 1
         first = _read(bus, group, topic, 4, max_records=4)  # handed out 4 of the frame's 10, committed
         assert [r.index for r in first] == [0, 1, 2, 3] and {r.count for r in first} == {10}
         again = _read(bus, group, topic, 10)  # a new member of the group: the whole frame, nothing lost
@@ -122,7 +106,7 @@ def test_a_message_too_large_to_share_a_frame_goes_alone(kafka_bootstrap: str) -
         big = inference_pb2.InferenceRequest(id="big", question_id="q", run_id="x" * 2000)
         bus.publish(Outgoing(topic, big, key="q", message_id="big"))
         _publish(bus, topic, 5, keys=1)
-        [alone, frame] = _records(kafka_bootstrap, topic)
+        [alone, frame] = topic_records(kafka_bootstrap, topic)
         assert dict(alone.headers)["message-id"] == b"big" and alone.value == big.SerializeToString()
         assert len(message_values(frame.value, frame.headers)) == 5
     finally:
