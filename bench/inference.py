@@ -177,6 +177,9 @@ class _QueuedTopic:
     def publish(self, out: Any, headers: Any = None) -> None:
         self.published += 1
 
+    def send_frames(self) -> None:
+        return None
+
     def flush(self, timeout_s: float = 30.0) -> None:
         return None
 

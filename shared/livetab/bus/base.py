@@ -202,6 +202,10 @@ class Bus(Protocol):
     def publish(self, out: Outgoing, headers: dict[str, str] | None = None) -> None:
         """Queue `out`; `headers` default to `producer_headers(out)` made now."""
 
+    def send_frames(self) -> None:
+        """Hand what `publish` holds back (Kafka: the frames being filled) to the transport now, without waiting
+        for acknowledgements; `flush` does this too, then waits."""
+
     def flush(self, timeout_s: float = 30.0) -> None: ...
 
     def topic_exists(self, name: str) -> bool:

@@ -26,18 +26,15 @@ _OVERHEAD = 64
 class FrameBuffer:
     """One partition's messages waiting to be sent as one frame."""
 
-    __slots__ = ("items", "message_type", "size")
+    __slots__ = ("items", "size")
 
     def __init__(self) -> None:
         self.items: list[tuple[bytes, bytes, dict[str, str]]] = []
         self.size = 0
-        self.message_type = ""
 
     def add(self, key: bytes | None, value: bytes, headers: dict[str, str]) -> None:
         self.items.append((key or b"", value, headers))
         self.size += len(value) + len(key or b"") + _OVERHEAD + sum(len(k) + len(v) for k, v in headers.items())
-        if not self.message_type:
-            self.message_type = headers.get(H_TYPE, "")
 
     def __len__(self) -> int:
         return len(self.items)
@@ -48,8 +45,9 @@ class FrameBuffer:
         add = frame.messages.add
         for key, value, headers in self.items:
             add(key=key, value=value, headers=headers)
-        record_headers = [(H_TYPE, FRAME_TYPE.encode()), (H_FRAME_OF, self.message_type.encode())]
-        self.items, self.size, self.message_type = [], 0, ""
+        of = self.items[0][2].get(H_TYPE, "") if self.items else ""  # a topic's messages are all of one type
+        record_headers = [(H_TYPE, FRAME_TYPE.encode()), (H_FRAME_OF, of.encode())]
+        self.items, self.size = [], 0
         return frame.SerializeToString(), record_headers
 
 

@@ -366,9 +366,7 @@ class InFlightWorker(Worker):
             except PoisonMessage as e:
                 outs = [self._letter(rec, f"PoisonMessage: {e}")]
             published += self._publish(rec, [(o, producer_headers(o)) for o in outs])
-        send_frames = getattr(self.bus, "send_frames", None)
-        if send_frames is not None:  # on their way now, acknowledged by the flush before the commit
-            send_frames()
+        self.bus.send_frames()  # on their way now, acknowledged by the flush before the commit
         self._unflushed = True  # flushed right before the commit that covers these records (`_commit`)
         for rec, _ in finished:
             self.offsets.finish(rec)

@@ -34,6 +34,9 @@ class InProcBus:
             log = self._logs[topic]
             log.append(Record(topic, 0, len(log), key, value, dict(headers)))
 
+    def send_frames(self) -> None:
+        return None  # every publish is in the log at once
+
     def flush(self, timeout_s: float = 30.0) -> None:
         return None
 

@@ -19,7 +19,6 @@ import socket
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
 
 from kafka import ConsumerRebalanceListener, KafkaAdminClient, KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import NewTopic
@@ -36,8 +35,8 @@ from kafka.partitioner import murmur2
 from kafka.structs import OffsetAndMetadata
 
 from livetab import topics
-from livetab.bus.base import H_TYPE, BrokerUnreachable, Outgoing, Record, Retryable, producer_headers
-from livetab.bus.frames import FRAME_TYPE, FrameBuffer, unpack
+from livetab.bus.base import BrokerUnreachable, Outgoing, Record, Retryable, producer_headers
+from livetab.bus.frames import FrameBuffer, unpack
 from livetab.settings import KafkaSettings
 
 __all__ = ["BrokerUnreachable", "KafkaBus", "check_broker", "ensure_topics"]
@@ -149,7 +148,7 @@ class KafkaBus:
         key = out.key.encode() if out.key else None
         limit = self.settings.frame_max_records
         if limit <= 1 or len(value) > self.settings.frame_max_bytes // 4:
-            self._send(out.topic, value, key, headers)
+            self._send(out.topic, value, key, _encoded(headers))
             return
         try:
             partition = self._partition(out.topic, key)
@@ -180,20 +179,15 @@ class KafkaBus:
             del self._sticky[topic]  # the next keyless messages go to another partition
         if len(frame) == 1:  # a message alone goes as the plain record it is
             key, value, headers = frame.items[0]
-            self._send(topic, value, key or None, headers, partition)
-            return
-        value, frame_headers = frame.take()
-        try:
-            future = self._producer.send(topic, value=value, partition=partition, headers=frame_headers)
-        except KafkaTimeoutError as e:
-            raise Retryable(f"publishing to {topic} timed out after {self.settings.max_block_ms} ms: {e}") from e
-        future.add_errback(self._failed)
+            self._send(topic, value, key or None, _encoded(headers), partition)
+        else:
+            value, record_headers = frame.take()
+            self._send(topic, value, None, record_headers, partition)
 
-    def _send(self, topic: str, value: bytes, key: bytes | None, headers: dict[str, str],
+    def _send(self, topic: str, value: bytes, key: bytes | None, headers: list[tuple[str, bytes]],
               partition: int | None = None) -> None:
         try:
-            future = self._producer.send(topic, value=value, key=key, partition=partition,
-                                         headers=[(k, v.encode()) for k, v in headers.items()])
+            future = self._producer.send(topic, value=value, key=key, partition=partition, headers=headers)
         except KafkaTimeoutError as e:
             raise Retryable(f"publishing to {topic} timed out after {self.settings.max_block_ms} ms: {e}") from e
         future.add_errback(self._failed)
@@ -226,8 +220,7 @@ class KafkaBus:
         return partition
 
     def publish_raw(self, topic: str, value: bytes, headers: dict[str, str], key: bytes | None = None) -> None:
-        self._producer.send(topic, value=value, key=key,
-                            headers=[(k, v.encode()) for k, v in headers.items()]).add_errback(self._failed)
+        self._producer.send(topic, value=value, key=key, headers=_encoded(headers)).add_errback(self._failed)
 
     def flush(self, timeout_s: float = 30.0) -> None:
         """Send the frames being filled, then block until every published record is acknowledged; raise if any
@@ -251,6 +244,11 @@ class KafkaBus:
             self._admin.close()
 
 
+def _encoded(headers: dict[str, str]) -> list[tuple[str, bytes]]:
+    """Headers as a Kafka record carries them."""
+    return [(k, v.encode()) for k, v in headers.items()]
+
+
 METADATA_WAIT_S = 10.0  # how long a new consumer asks for its topics' partitions before it joins without them
 
 
@@ -258,12 +256,11 @@ class _AssignmentLog(ConsumerRebalanceListener):  # type: ignore[misc]  # kafka-
     """One log line each time the group gives this consumer its partitions (kafka-python's own lines are
     silenced): a worker that reads nothing shows whether it holds nothing or holds partitions and waits."""
 
-    def __init__(self, group: str, revoked: Callable[[set[TopicPartition]], None]) -> None:
+    def __init__(self, group: str) -> None:
         self.group = group
-        self.revoked = revoked
 
     def on_partitions_revoked(self, revoked: set[TopicPartition]) -> None:
-        self.revoked(revoked)
+        pass
 
     def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
         log.info("group %s assigned %s", self.group, _assignment_text(assigned))
@@ -294,12 +291,14 @@ class KafkaBusConsumer:
         # Read and not handed out yet (a poll hands out at most `max_records` messages): records, a frame unpacked
         # only when its turn comes, so what is held as messages stays near `max_records` whatever the frames' size
         # (the records' bytes are what kafka-python fetched anyway: at most max_partition_fetch_bytes a partition).
+        # kafka-python is polled, and so may rebalance, only once both are empty: nothing held belongs to a
+        # partition another member has taken.
         self._polled: deque[Record] = deque()
         self._unpacked: deque[Record] = deque()  # the messages of the frame being handed out
         # messages per Kafka record lately, which says how many records a poll asks for; it starts at a frame's
         # most, so a first poll never takes far more messages than asked for
         self._per_record = float(settings.frame_max_records)
-        self._c.subscribe(topic_names, listener=_AssignmentLog(group, self._revoked))
+        self._c.subscribe(topic_names, listener=_AssignmentLog(group))
         # The topics' partitions known before the first poll joins the group: a join that comes first is given
         # nothing ("No partition metadata for topic") and the group must rebalance again once they are known.
         # A topic another process has just created may not have them yet: asked again for a few seconds.
@@ -338,23 +337,12 @@ class KafkaBusConsumer:
             if not unpacked:
                 if not polled:
                     break
-                rec = polled.popleft()
-                if rec.headers.get(H_TYPE) != FRAME_TYPE:
-                    out.append(rec)
-                    self._per_record = 0.9 * self._per_record + 0.1
-                    continue
-                messages = unpack(rec)
+                messages = unpack(polled.popleft())  # a plain record is one message
                 self._per_record = 0.9 * self._per_record + 0.1 * len(messages)
                 unpacked.extend(messages)
             take = unpacked.popleft
             out.extend(take() for _ in range(min(max_records - len(out), len(unpacked))))
         return out
-
-    def _revoked(self, revoked: set[TopicPartition]) -> None:
-        """Partitions taken from this consumer: what it read of them and has not handed out is another member's."""
-        gone = {(tp.topic, tp.partition) for tp in revoked}
-        self._polled = deque(r for r in self._polled if (r.topic, r.partition) not in gone)
-        self._unpacked = deque(r for r in self._unpacked if (r.topic, r.partition) not in gone)
 
     def commit(self, records: list[Record]) -> None:
         """Commit past each partition's last record here; past a frame's offset only with its last message (a
