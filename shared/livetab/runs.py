@@ -1,5 +1,6 @@
 """Building a run: the same settings give the same run id, whether the run came from a config file
-(embedded) or over HTTP (api); and how far a run's judging has got (`judging_progress`)."""
+(embedded) or over HTTP (api); which of a question's samples are asked in one model call (`sample_call`); and
+how far a run's judging has got (`judging_progress`)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,27 @@ from livetab.store import schema
 from livetab.topics import INFERENCE_REQUESTS, INFERENCE_RESULTS
 from livetab.v1 import common_pb2, run_pb2
 
-__all__ = ["CANCELLED", "JudgingProgress", "build_run", "judging_progress", "rerun_of"]
+__all__ = ["CANCELLED", "SAMPLES_PER_CALL", "JudgingProgress", "build_run", "judging_progress", "rerun_of", "sample_call"]
 
 CANCELLED = "cancelled"  # the error of a request whose run was cancelled (POST /runs/{id}/cancel)
+# At most this many of a question's samples are asked in one model call (`sample_call`): the endpoint reads the
+# prompt, most of it the table, once for them; a server that honours `n` draws them side by side.
+SAMPLES_PER_CALL = 16
+
+
+def sample_call(model: common_pb2.ModelSpec, samples: int, index: int) -> tuple[int, int]:
+    """(call_size, call_choice) of sample `index` (0-based) of a question asked `samples` times
+    (`InferenceRequest.call_size`, `.call_choice`): samples go in calls of `SAMPLES_PER_CALL` in order, the last
+    call taking what is left, and sample `index` is choice `call_choice` of its call; (0, 0), a call of its own,
+    when it would be alone in its call, for a llama_local model (in-process llama.cpp answers one sample at a
+    time, so a call of n would give n samples one request's time limit) and for a model whose `n_mode` param is
+    loop (one call per sample, each with its own seed: what its owner asked for). A function of the run alone,
+    so planning a run again gives the same requests."""
+    if samples < 2 or model.backend == "llama_local" or model.params.get("n_mode") == "loop":
+        return 0, 0
+    start = index - index % SAMPLES_PER_CALL
+    size = min(SAMPLES_PER_CALL, samples - start)
+    return (size, index - start) if size > 1 else (0, 0)
 
 
 def build_run(team: str, release: str, spec: common_pb2.ModelSpec, *, formats: Sequence[str] = ("markdown",),

@@ -118,7 +118,8 @@ def test_oracle_100_and_anti_oracle_0_over_kafka(tmp_path: Path, e2e_kafka: str,
 
         for m in models("rotate"):
             r = http.post(f"{api}/runs", json={"team": "oracle", "release": RELEASE, "model": m,
-                                                "settings": {"formats": FORMATS, "settings": SETTINGS}})
+                                                # three samples: each question's are one call (n = 3)
+                                                "settings": {"formats": FORMATS, "settings": SETTINGS, "samples": 3}})
             assert r.status_code == 202, r.text
             runs[m["name"]] = r.json()["run_id"]
         deadline = time.monotonic() + 240

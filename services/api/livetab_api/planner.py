@@ -34,6 +34,7 @@ from livetab.ids import request_id
 from livetab.questions import TABLE_STATE_KINDS
 from livetab.records import load_question, run_row
 from livetab.releases import frozen_question_labels, not_live_reason
+from livetab.runs import sample_call
 from livetab.settings import ApiSettings
 from livetab.store import Store, schema
 from livetab.topics import requests_topic
@@ -90,9 +91,11 @@ def _asks(run: run_pb2.Run, q: _Asked) -> list[tuple[str, str]]:
 
 def _requests(run: run_pb2.Run, questions: list[_Asked]) -> Iterator[inference_pb2.InferenceRequest]:
     s = run.settings
+    samples = max(1, s.samples)
+    calls = [sample_call(run.model, samples, i) for i in range(samples)]  # the same for every question
     for q in questions:
         for fmt, setting in _asks(run, q):
-            for i in range(max(1, s.samples)):
+            for i in range(samples):
                 sampling = common_pb2.Sampling()
                 sampling.CopyFrom(s.sampling)
                 sampling.seed = s.sampling.seed + i
@@ -100,7 +103,7 @@ def _requests(run: run_pb2.Run, questions: list[_Asked]) -> Iterator[inference_p
                 yield inference_pb2.InferenceRequest(
                     id=request_id(run.id, q.id, fmt, setting, i), run_id=run.id, question_id=q.id,
                     model=run.model, format=fmt, setting=setting, sample_index=i, sampling=sampling,
-                    max_rows=s.max_rows or 40,
+                    max_rows=s.max_rows or 40, call_size=calls[i][0], call_choice=calls[i][1],
                 )
 
 

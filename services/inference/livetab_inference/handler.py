@@ -10,6 +10,13 @@ a failed call becomes a result with `error` set: it is recorded, judged as an er
 A request of a cancelled run (the store's `runs.cancelled_at`, read once per batch) is not asked: its result
 is stored with error "cancelled" (so the run's progress counts it as failed) and not published, so it is
 never judged and never counts as a wrong answer.
+
+A question's samples may be asked together (`InferenceRequest.call_size` > 1, set by the planner:
+`livetab.runs.sample_call`): the requests of one call that a poll holds and the cache does not answer share one
+model call with n = call_size and the call's seed, and each takes its own choice of it (`_SharedCall`); the
+endpoint reads the prompt once for them. A call's samples that another poll holds ask it again there, and get the
+same answer from an endpoint that is deterministic for a seed. Each sample keeps its own result and cache row;
+its cache key names the call's seed, size and its choice.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ import concurrent.futures
 import hashlib
 import json
 import logging
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -39,7 +46,7 @@ from livetab.tables import Table
 from livetab.topics import requests_topic
 from livetab.v1 import common_pb2, inference_pb2
 
-from livetab_inference.calls import ModelStats, call_model
+from livetab_inference.calls import CallOutcome, ModelStats, call_model
 from livetab_inference.shots import prompt_options
 
 __all__ = ["InferenceHandler", "cache_key", "prompt_json"]
@@ -47,6 +54,7 @@ __all__ = ["InferenceHandler", "cache_key", "prompt_json"]
 log = logging.getLogger(__name__)
 TOPIC_OUT = topic_names.INFERENCE_RESULTS
 T = TypeVar("T")
+MAX_CALL_SIZE = 256  # the most samples a request may say its call asks at once (`call_size`)
 # What one request's coroutine gives `finish`: the result, and the response-cache row to store (None when
 # the answer came from the cache or the call failed).
 Answer = tuple[inference_pb2.InferenceResult, dict[str, Any] | None]
@@ -72,18 +80,24 @@ def prompt_sha256(prompt: str, completion: str) -> str:
 
 
 def cache_key(model: common_pb2.ModelSpec, messages: list[Any], sampling: common_pb2.Sampling,
-              prompt: str | None = None, *, prompt_digest: str | None = None) -> str:
+              prompt: str | None = None, *, prompt_digest: str | None = None, call: tuple[int, int] = (0, 0)) -> str:
     """The response cache's key; `prompt`: `prompt_json(messages)` when the caller has it already, or
-    `prompt_digest`: its SHA-256 (hex)."""
+    `prompt_digest`: its SHA-256 (hex). `call`: the request's (call_size, call_choice); when the sample is one of a
+    call of several, the key holds the call's seed (`sampling.seed` - choice) and "call": [size, choice], so a
+    sample asked alone and one drawn as choice i of a call are never taken for each other."""
     if prompt_digest is None:
         prompt = prompt_json(messages) if prompt is None else prompt
         prompt_digest = hashlib.sha256(prompt.encode()).hexdigest()
-    blob = json.dumps({
+    size, choice = call
+    key: dict[str, Any] = {
         "backend": model.backend, "base_url": model.base_url, "model": model.model or model.name,
         "prompt": prompt_digest,
-        "sampling": [round(sampling.temperature, 6), round(sampling.top_p, 6), sampling.max_tokens, sampling.seed],
-    }, sort_keys=True)
-    return hashlib.sha256(blob.encode()).hexdigest()
+        "sampling": [round(sampling.temperature, 6), round(sampling.top_p, 6), sampling.max_tokens,
+                     sampling.seed - choice if size > 1 else sampling.seed],
+    }
+    if size > 1:
+        key["call"] = [size, choice]
+    return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
 
 
 class InferenceHandler:
@@ -164,7 +178,42 @@ class InferenceHandler:
         prepared = [self._prepare(r, questions, tables, ctx.store, r.run_id in cancelled, built) for r in reqs]
         cached = ctx.store.get_many(schema.response_cache, [key for _, _, key in prepared if key])
         contexts = [(q, tables.get(q.table_id) if q else None) for q in (questions.get(r.question_id) for r in reqs)]
-        return [self._one(r, p, cached, q, t) for r, p, (q, t) in zip(reqs, prepared, contexts, strict=True)]
+        calls: dict[tuple[Any, ...], _SharedCall] = {}  # this poll's calls of several samples, by what they ask
+        shared: list[_SharedCall | None] = []
+        for r, (_, prompt, key), context in zip(reqs, prepared, contexts, strict=True):
+            if prompt is None or key in cached or r.call_size < 2:
+                shared.append(None)
+                continue
+            s = r.sampling
+            what = (id(prompt), r.model.SerializeToString(deterministic=True), s.temperature, s.top_p, s.max_tokens,
+                    s.seed - r.call_choice, r.call_size)
+            call = calls.get(what)
+            if call is None:
+                call = calls[what] = _SharedCall(self._call, r.model, self._generate_request(r, prompt, context))
+            shared.append(call)
+        return [self._one(r, p, cached, q, t, call)
+                for r, p, (q, t), call in zip(reqs, prepared, contexts, shared, strict=True)]
+
+    @staticmethod
+    def _generate_request(req: inference_pb2.InferenceRequest, prompt: Any,
+                          context: tuple[Question | None, Table | None]) -> GenerateRequest:
+        """What the model is asked for `req`: its call's `n` samples from the call's seed (one sample, its own
+        seed, for a call of its own)."""
+        s = req.sampling
+        n = req.call_size if req.call_size > 1 else 1
+        # question and table are in-process context (the scripted oracle reads them); no remote backend sends them
+        return GenerateRequest(prompt.messages, SamplingParams(
+            temperature=s.temperature, top_p=s.top_p or 1.0, max_tokens=s.max_tokens or 64,
+            seed=s.seed - req.call_choice if n > 1 else s.seed, n=n),
+            prompt=prompt.completion, stop=prompt.stop, question=context[0], table=context[1])
+
+    async def _call(self, model: common_pb2.ModelSpec, request: GenerateRequest) -> CallOutcome:
+        """One call to the model's endpoint, counted in its `ModelStats`."""
+        stats = self.stats.get(model.name)
+        if stats is None:
+            stats = self.stats[model.name] = ModelStats()
+        return await call_model(self.backend(model), request, model=model.name, timeout_s=self.timeout_s,
+                                stats=stats)
 
     def finish(self, answers: list[Answer], ctx: HandlerContext) -> list[list[Outgoing]]:
         """Store the answers and their cache rows in one transaction (so a stored result always has its
@@ -193,6 +242,10 @@ class InferenceHandler:
         if cancelled:
             res.error = CANCELLED
             return res, None, ""
+        if req.call_size > 1 and not (req.call_size <= MAX_CALL_SIZE and 0 <= req.call_choice < req.call_size):
+            res.error = (f"request: choice {req.call_choice} of a call of {req.call_size} samples (a choice from 0 "
+                         f"below the call's size, at most {MAX_CALL_SIZE})")
+            return res, None, ""
         question = questions.get(req.question_id)
         if question is None:
             res.error = f"question {req.question_id} is not in the store"
@@ -218,10 +271,12 @@ class InferenceHandler:
         res.prompt_version = prompt.version
         res.truncated_rows = prompt.truncated
         res.prompt_sha256 = one.sha256
-        return res, prompt, cache_key(req.model, prompt.messages, req.sampling, prompt_digest=one.messages_sha256)
+        return res, prompt, cache_key(req.model, prompt.messages, req.sampling, prompt_digest=one.messages_sha256,
+                                      call=(req.call_size, req.call_choice))
 
     async def _one(self, req: inference_pb2.InferenceRequest, prepared: tuple[inference_pb2.InferenceResult, Any, str],
-                   cached_rows: dict[str, dict[str, Any]], question: Question | None, table: Table | None) -> Answer:
+                   cached_rows: dict[str, dict[str, Any]], question: Question | None, table: Table | None,
+                   shared: _SharedCall | None = None) -> Answer:
         res, prompt, key = prepared
         if prompt is None:
             return res, None
@@ -234,27 +289,44 @@ class InferenceHandler:
             res.cached = True
             self.cache_hits += 1
             return res, None
-        s = req.sampling
-        # question and table are in-process context (the scripted oracle reads them); no remote backend sends them
-        request = GenerateRequest(prompt.messages, SamplingParams(
-            temperature=s.temperature, top_p=s.top_p or 1.0, max_tokens=s.max_tokens or 64, seed=s.seed, n=1),
-            prompt=prompt.completion, stop=prompt.stop, question=question, table=table)
-        stats = self.stats.get(req.model.name)
-        if stats is None:
-            stats = self.stats[req.model.name] = ModelStats()
-        outcome = await call_model(self.backend(req.model), request, model=req.model.name, timeout_s=self.timeout_s,
-                                   stats=stats)
+        if shared is None:
+            outcome = await self._call(req.model, self._generate_request(req, prompt, (question, table)))
+            choice = 0
+        else:
+            outcome = await shared.outcome()
+            choice = req.call_choice
         if not outcome.ok:
             res.error = outcome.error
             return res, None
+        if choice >= len(outcome.completions):
+            res.error = (f"model error: {req.model.name} gave {len(outcome.completions)} of the {req.call_size} "
+                         f"samples asked in one call, not choice {choice}")
+            return res, None
         self.calls += 1
-        c = outcome.completions[0]
+        c = outcome.completions[choice]
         answer, reasoning = split_reasoning(c.text, c.reasoning)
         res.response, res.reasoning = answer, reasoning
         res.prompt_tokens, res.completion_tokens = c.prompt_tokens, c.completion_tokens
         self.completion_tokens += c.completion_tokens
         res.latency_ms = c.latency_ms or outcome.latency_ms
         return res, {"key": key, "model": req.model.name, "payload": res.SerializeToString()}
+
+
+class _SharedCall:
+    """One model call for the samples of a poll that it answers (`InferenceRequest.call_size` > 1): started by the
+    first of them to run, awaited by each; one whose coroutine is cancelled leaves it running for the others."""
+
+    __slots__ = ("_call", "_model", "_request", "_task")
+
+    def __init__(self, call: Callable[[common_pb2.ModelSpec, GenerateRequest], Coroutine[Any, Any, CallOutcome]],
+                 model: common_pb2.ModelSpec, request: GenerateRequest) -> None:
+        self._call, self._model, self._request = call, model, request
+        self._task: asyncio.Future[CallOutcome] | None = None
+
+    async def outcome(self) -> CallOutcome:
+        if self._task is None:
+            self._task = asyncio.ensure_future(self._call(self._model, self._request))
+        return await asyncio.shield(self._task)
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class InferenceRequest(_message.Message):
-    __slots__ = ("id", "run_id", "question_id", "model", "format", "setting", "sample_index", "sampling", "max_rows")
+    __slots__ = ("id", "run_id", "question_id", "model", "format", "setting", "sample_index", "sampling", "max_rows", "call_size", "call_choice")
     ID_FIELD_NUMBER: _ClassVar[int]
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     QUESTION_ID_FIELD_NUMBER: _ClassVar[int]
@@ -17,6 +17,8 @@ class InferenceRequest(_message.Message):
     SAMPLE_INDEX_FIELD_NUMBER: _ClassVar[int]
     SAMPLING_FIELD_NUMBER: _ClassVar[int]
     MAX_ROWS_FIELD_NUMBER: _ClassVar[int]
+    CALL_SIZE_FIELD_NUMBER: _ClassVar[int]
+    CALL_CHOICE_FIELD_NUMBER: _ClassVar[int]
     id: str
     run_id: str
     question_id: str
@@ -26,7 +28,9 @@ class InferenceRequest(_message.Message):
     sample_index: int
     sampling: _common_pb2.Sampling
     max_rows: int
-    def __init__(self, id: _Optional[str] = ..., run_id: _Optional[str] = ..., question_id: _Optional[str] = ..., model: _Optional[_Union[_common_pb2.ModelSpec, _Mapping]] = ..., format: _Optional[str] = ..., setting: _Optional[str] = ..., sample_index: _Optional[int] = ..., sampling: _Optional[_Union[_common_pb2.Sampling, _Mapping]] = ..., max_rows: _Optional[int] = ...) -> None: ...
+    call_size: int
+    call_choice: int
+    def __init__(self, id: _Optional[str] = ..., run_id: _Optional[str] = ..., question_id: _Optional[str] = ..., model: _Optional[_Union[_common_pb2.ModelSpec, _Mapping]] = ..., format: _Optional[str] = ..., setting: _Optional[str] = ..., sample_index: _Optional[int] = ..., sampling: _Optional[_Union[_common_pb2.Sampling, _Mapping]] = ..., max_rows: _Optional[int] = ..., call_size: _Optional[int] = ..., call_choice: _Optional[int] = ...) -> None: ...
 
 class InferenceResult(_message.Message):
     __slots__ = ("id", "run_id", "question_id", "model", "format", "setting", "sample_index", "response", "reasoning", "prompt_tokens", "completion_tokens", "latency_ms", "error", "cached", "seed", "prompt_version", "truncated_rows", "prompt_sha256")

@@ -1,0 +1,143 @@
+"""A question's samples asked in one model call (`InferenceRequest.call_size` > 1, as the planner sets it): one
+request to the endpoint with n = call_size and the call's seed for the samples a poll holds, each sample taking
+its own choice, storing its own result and cache row; the same answers however the samples are split over polls;
+a server that ignores `n` still gives every sample; a choice the server did not give, or call fields out of
+range, are that request's recorded error."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from livetab.bus import HandlerContext
+from livetab.questions import Gold, Question
+from livetab.records import question_row, table_row
+from livetab.settings import Settings
+from livetab.store import open_store, schema
+from livetab.v1 import common_pb2, inference_pb2
+from livetab_inference.handler import InferenceHandler, cache_key
+
+from services.inference.tests.inference_data import wtq_table
+from tests.fakes.fault_server import Scenario, ThreadedFaultServer
+
+
+def _store(path: Path) -> tuple[Any, Question]:
+    store = open_store(f"sqlite:///{path}")
+    table, record = wtq_table(0)
+    store.upsert(schema.tables, [table_row(table.to_proto())])
+    q = Question(id="q0", table_id=table.id, family="direct", text=str(record["question"]),
+                 gold=Gold(kind="text", text="x"))
+    store.upsert(schema.questions, [question_row(q.to_proto())])
+    return store, q
+
+
+def _requests(model: common_pb2.ModelSpec, q: Question, *, size: int = 16, run: str = "run",
+              base: int = 100) -> list[inference_pb2.InferenceRequest]:
+    return [inference_pb2.InferenceRequest(
+        id=f"{run}-{i}", run_id=run, question_id=q.id, model=model, format="markdown", setting="with_table",
+        sample_index=i, sampling=common_pb2.Sampling(temperature=0.8, max_tokens=8, seed=base + i),
+        call_size=size, call_choice=i) for i in range(size)]
+
+
+def _spec(url: str, **params: str) -> common_pb2.ModelSpec:
+    return common_pb2.ModelSpec(name="fake", backend="openai", base_url=url, model="fake-model", params=params)
+
+
+def test_a_polls_samples_of_one_call_are_one_request_and_each_takes_its_choice(tmp_path: Path) -> None:
+    store, q = _store(tmp_path / "one.db")
+    ctx = HandlerContext(store=store, settings=Settings())
+    with ThreadedFaultServer() as server:
+        url = server.set("calls", Scenario())
+        handler = InferenceHandler(timeout_s=10)
+        answers = [o.message for o in handler.handle_batch(_requests(_spec(url), q), ctx)]
+        assert server.count("calls") == 1  # sixteen samples, one request (the fault server answers n choices)
+        assert [a.response for a in answers] == [f"seed=100 choice={i} " + a.response.split()[2]
+                                                 for i, a in enumerate(answers)]
+        assert [a.seed for a in answers] == list(range(100, 116))  # each result keeps its own sample's seed
+        assert not any(a.error or a.cached for a in answers) and handler.calls == 16
+        assert len({row["key"] for row in store.select(schema.response_cache)}) == 16
+        assert {r["id"] for r in store.select(schema.results)} == {a.id for a in answers}
+
+        again = [o.message for o in handler.handle_batch(list(reversed(_requests(_spec(url), q))), ctx)]
+        assert all(a.cached for a in again) and server.count("calls") == 1
+        assert [a.response for a in reversed(again)] == [a.response for a in answers]
+    store.close()
+
+
+def test_a_call_split_over_polls_gives_each_sample_the_same_answer(tmp_path: Path) -> None:
+    """Samples 0-9 in one poll and 10-15 in the next: the call is asked in each (the endpoint is deterministic
+    for a seed), and every sample's answer, result and cache key are those of the poll that held them all."""
+    whole_store, q = _store(tmp_path / "whole.db")
+    split_store, _ = _store(tmp_path / "split.db")
+    with ThreadedFaultServer() as server:
+        url = server.set("split", Scenario())
+        reqs = _requests(_spec(url), q)
+        whole = [o.message for o in InferenceHandler(timeout_s=10).handle_batch(
+            reqs, HandlerContext(store=whole_store, settings=Settings()))]
+        handler = InferenceHandler(timeout_s=10)
+        ctx = HandlerContext(store=split_store, settings=Settings())
+        split = [o.message for part in (reqs[:10], reqs[10:]) for o in handler.handle_batch(part, ctx)]
+        assert server.count("split") == 3
+        for a in (*split, *whole):
+            a.latency_ms = 0.0  # the one thing a call's timing changes
+        assert [a.SerializeToString(deterministic=True) for a in split] == \
+            [a.SerializeToString(deterministic=True) for a in whole]
+        keys = [{row["key"] for row in s.select(schema.response_cache)} for s in (whole_store, split_store)]
+        assert keys[0] == keys[1] and len(keys[0]) == 16
+    whole_store.close()
+    split_store.close()
+
+
+def test_a_server_that_ignores_n_still_answers_every_sample(tmp_path: Path) -> None:
+    """`auto`: the call returns one choice, the backend asks the rest one by one (seed + i each) and from then on
+    loops; `native`: the server's one choice is sample 0's answer, the others get the reason as their error."""
+    store, q = _store(tmp_path / "n.db")
+    ctx = HandlerContext(store=store, settings=Settings())
+    with ThreadedFaultServer() as server:
+        url = server.set("no-n", Scenario(honour_n=False))
+        answers = [o.message for o in InferenceHandler(timeout_s=10).handle_batch(_requests(_spec(url), q), ctx)]
+        assert [a.response.split()[:2] for a in answers] == [[f"seed={100 + i}", "choice=0"] for i in range(16)]
+        assert server.count("no-n") == 16 and not any(a.error for a in answers)
+
+        native = _spec(url, n_mode="native")
+        got = [o.message for o in InferenceHandler(timeout_s=10).handle_batch(
+            _requests(native, q, run="native", base=500), ctx)]
+        assert got[0].response.startswith("seed=500 choice=0") and not got[0].error
+        assert all(a.error == "model error: fake gave 1 of the 16 samples asked in one call, not choice "
+                   f"{i}" for i, a in enumerate(got) if i) and all(not a.response for a in got[1:])
+        assert server.count("no-n") == 17
+    store.close()
+
+
+def test_call_fields_out_of_range_are_the_requests_error(tmp_path: Path) -> None:
+    store, q = _store(tmp_path / "bad.db")
+    ctx = HandlerContext(store=store, settings=Settings())
+    with ThreadedFaultServer() as server:
+        url = server.set("bad", Scenario())
+        bad = _requests(_spec(url), q, size=4)
+        bad[1].call_choice = 4
+        bad[2].call_choice = -1
+        bad[3].call_size = 1000
+        out = [o.message for o in InferenceHandler(timeout_s=10).handle_batch(bad, ctx)]
+        assert not out[0].error and out[0].response.startswith("seed=100 choice=0")
+        assert out[1].error == ("request: choice 4 of a call of 4 samples (a choice from 0 below the call's size, "
+                                "at most 256)")
+        assert "choice -1 of a call of 4" in out[2].error and "choice 3 of a call of 1000" in out[3].error
+        assert server.count("bad") == 1  # the bad requests ask nothing
+        assert {r["id"] for r in store.select(schema.results)} == {r.id for r in bad}  # recorded, not lost
+    store.close()
+
+
+def test_the_cache_key_names_the_call_a_sample_was_drawn_from() -> None:
+    """Choice i of a call and the same seed asked alone are different answers; so are choice i of calls of other
+    sizes. The key of a sample asked alone is the recipe it always was (tests/test_inference_cache_key.py)."""
+    from livetab.models.base import ChatMessage
+
+    model = common_pb2.ModelSpec(name="m", backend="openai", base_url="http://127.0.0.1:1/v1", model="m-1")
+    messages = [ChatMessage(role="user", content="Which team?")]
+    at = common_pb2.Sampling(temperature=0.7, top_p=0.9, max_tokens=32, seed=105)
+    alone = cache_key(model, messages, at)
+    assert cache_key(model, messages, at, call=(0, 0)) == alone == cache_key(model, messages, at, call=(1, 0))
+    drawn = {cache_key(model, messages, at, call=(16, 5)), cache_key(model, messages, at, call=(8, 5)),
+             cache_key(model, messages, at, call=(16, 4))}
+    assert len(drawn) == 3 and alone not in drawn
