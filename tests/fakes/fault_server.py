@@ -51,6 +51,7 @@ class Scenario:
     delay_s: float = 30.0
     fail_first: int | None = None
     honour_n: bool = True
+    max_n: int = 0  # > 0: a request for more choices is refused with HTTP 400, as some hosted APIs do
     reasoning: bool = False
     echo_auth: bool = False  # error bodies repeat the Authorization header (to test that clients redact it)
 
@@ -171,6 +172,8 @@ class FaultServer:
             return web.json_response({"error": {"message": "request body is not JSON"}}, status=400)
         if isinstance(body, dict):
             self.prompts[prompt_hash(body.get("messages"))] += 1
+        if scenario.max_n and isinstance(body, dict) and int(body.get("n") or 1) > scenario.max_n:
+            return web.json_response({"error": {"message": f"n must be at most {scenario.max_n}"}}, status=400)
         mode = scenario.mode
         if scenario.fail_first is not None and seen > scenario.fail_first:
             mode = "ok"

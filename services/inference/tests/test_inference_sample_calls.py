@@ -109,6 +109,28 @@ def test_a_server_that_ignores_n_still_answers_every_sample(tmp_path: Path) -> N
     store.close()
 
 
+def test_a_server_that_refuses_n_is_asked_one_sample_at_a_time(tmp_path: Path) -> None:
+    """A server that answers a request for several choices with HTTP 400 (some hosted APIs take only one): the
+    samples are asked one by one, each with its own seed, and the backend asks one by one from then on; with
+    n_mode native the refusal is every sample's recorded error."""
+    store, q = _store(tmp_path / "refuse.db")
+    ctx = HandlerContext(store=store, settings=Settings())
+    with ThreadedFaultServer() as server:
+        url = server.set("one", Scenario(max_n=1))
+        handler = InferenceHandler(timeout_s=10)
+        answers = [o.message for o in handler.handle_batch(_requests(_spec(url), q), ctx)]
+        assert [a.response.split()[:2] for a in answers] == [[f"seed={100 + i}", "choice=0"] for i in range(16)]
+        assert not any(a.error for a in answers) and server.count("one") == 1 + 16
+        later = [o.message for o in handler.handle_batch(_requests(_spec(url), q, run="later", base=300), ctx)]
+        assert not any(a.error for a in later) and server.count("one") == 1 + 16 + 16  # no n asked again
+
+        native = [o.message for o in InferenceHandler(timeout_s=10).handle_batch(
+            _requests(_spec(url, n_mode="native"), q, run="native", base=700), ctx)]
+        assert {a.error.split(":")[0] for a in native} == {"model error"} and all(
+            "n must be at most 1" in a.error for a in native)
+    store.close()
+
+
 def test_call_fields_out_of_range_are_the_requests_error(tmp_path: Path) -> None:
     store, q = _store(tmp_path / "bad.db")
     ctx = HandlerContext(store=store, settings=Settings())

@@ -9,7 +9,9 @@ Everything else that can go wrong (429 + Retry-After, 5xx, timeouts, truncated o
 
 `n` samples: the request carries `n`; when the server returns fewer choices (llama.cpp ignores `n`) the
 missing samples are requested one by one, sample i with seed `seed + i`, and the backend remembers that
-the server ignores `n`. The API key is read from the environment variable `api_key_ref` names; it never
+the server ignores `n`. A server that refuses `n` > 1 outright (HTTP 400 or 422: some hosted APIs and reasoning
+models take only one choice) is asked the samples one by one the same way, and once they are answered so, the
+backend asks one by one from then on. The API key is read from the environment variable `api_key_ref` names; it never
 appears in logs, reprs or error messages.
 """
 
@@ -127,7 +129,15 @@ class OpenAIBackend:
             return await self._call(request, seed, 1)
         if self.n_mode == "loop":
             return await self._samples(request, range(n))
-        first = await self._call(request, seed, n)
+        try:
+            first = await self._call(request, seed, n)
+        except StatusError as e:
+            if self.n_mode != "auto" or e.status not in (400, 422):
+                raise
+            log.info("%s refused a request for %d choices (%s); asking for them one by one", self.base_url, n, e)
+            out = await self._samples(request, range(n))
+            self.n_mode = "loop"  # only once one by one worked where n did not: the refusal was about n
+            return out
         if len(first) >= n or self.n_mode == "native":
             return first[:n]
         if self.n_mode == "auto":
