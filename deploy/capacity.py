@@ -16,7 +16,8 @@ Inputs and assumptions (each a flag, printed with the result):
   published H100 FP8 throughput for LLaMA 7B, batch 64, 2,048 input / 128 output tokens, 2,058 output
   tokens/s (NVIDIA/TensorRT-LLM docs/source/performance.md, release 0.5.0) / 128 output tokens per request.
   A livetab request is shorter (`--prompt-tokens` 1,500: a table capped at 6,000 characters at ~4 characters a
-  token; `--output-tokens` 32, the default max_tokens), so the figure is conservative.
+  token; `--output-tokens` 32, the default max_tokens), and a question's 16 samples are one call that reads the
+  table once (`livetab.runs.sample_call`), so the figure is conservative.
 """
 
 from __future__ import annotations
