@@ -14,9 +14,10 @@ never judged and never counts as a wrong answer.
 A question's samples may be asked together (`InferenceRequest.call_size` > 1, set by the planner:
 `livetab.runs.sample_call`): the requests of one call that a poll holds and the cache does not answer share one
 model call with n = call_size and the call's seed, and each takes its own choice of it (`_SharedCall`); the
-endpoint reads the prompt once for them. A call's samples that another poll holds ask it again there, and get the
-same answer from an endpoint that is deterministic for a seed. Each sample keeps its own result and cache row;
-its cache key names the call's seed, size and its choice.
+endpoint reads the prompt once for them. Each sample keeps its own result; the call's answers are one cache row
+(`CallAnswers`, every choice, under the call's key), so a call's samples that another poll holds take their
+choices from it once it is stored, or ask the call again if they come first (an endpoint that is deterministic for
+a seed gives the same answers).
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ TOPIC_OUT = topic_names.INFERENCE_RESULTS
 T = TypeVar("T")
 MAX_CALL_SIZE = 256  # the most samples a request may say its call asks at once (`call_size`)
 # What one request's coroutine gives `finish`: the result, and the response-cache row to store (None when
-# the answer came from the cache or the call failed).
+# the answer came from the cache or the call failed; the samples of one call give the same row, stored once).
 Answer = tuple[inference_pb2.InferenceResult, dict[str, Any] | None]
 
 
@@ -83,8 +84,9 @@ def cache_key(model: common_pb2.ModelSpec, messages: list[Any], sampling: common
               prompt: str | None = None, *, prompt_digest: str | None = None, call: tuple[int, int] = (0, 0)) -> str:
     """The response cache's key; `prompt`: `prompt_json(messages)` when the caller has it already, or
     `prompt_digest`: its SHA-256 (hex). `call`: the request's (call_size, call_choice); when the sample is one of a
-    call of several, the key holds the call's seed (`sampling.seed` - choice) and "call": [size, choice], so a
-    sample asked alone and one drawn as choice i of a call are never taken for each other."""
+    call of several, the key is the call's: its seed (`sampling.seed` - choice) and "call": [size], the same for
+    every sample of the call (its entry holds all their answers, `CallAnswers`), so a sample asked alone and one
+    drawn from a call are never taken for each other."""
     if prompt_digest is None:
         prompt = prompt_json(messages) if prompt is None else prompt
         prompt_digest = hashlib.sha256(prompt.encode()).hexdigest()
@@ -96,7 +98,7 @@ def cache_key(model: common_pb2.ModelSpec, messages: list[Any], sampling: common
                      sampling.seed - choice if size > 1 else sampling.seed],
     }
     if size > 1:
-        key["call"] = [size, choice]
+        key["call"] = [size]
     return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
 
 
@@ -177,11 +179,12 @@ class InferenceHandler:
         built: dict[tuple[Any, ...], _Built] = {}  # the samples of a question share one prompt
         prepared = [self._prepare(r, questions, tables, ctx.store, r.run_id in cancelled, built) for r in reqs]
         cached = ctx.store.get_many(schema.response_cache, [key for _, _, key in prepared if key])
+        hits = _cache_hits(reqs, prepared, cached)
         contexts = [(q, tables.get(q.table_id) if q else None) for q in (questions.get(r.question_id) for r in reqs)]
         calls: dict[tuple[Any, ...], _SharedCall] = {}  # this poll's calls of several samples, by what they ask
         shared: list[_SharedCall | None] = []
-        for r, (_, prompt, key), context in zip(reqs, prepared, contexts, strict=True):
-            if prompt is None or key in cached or r.call_size < 2:
+        for r, (_, prompt, key), hit, context in zip(reqs, prepared, hits, contexts, strict=True):
+            if prompt is None or hit is not None or r.call_size < 2:
                 shared.append(None)
                 continue
             s = r.sampling
@@ -189,10 +192,10 @@ class InferenceHandler:
                     s.seed - r.call_choice, r.call_size)
             call = calls.get(what)
             if call is None:
-                call = calls[what] = _SharedCall(self._call, r.model, self._generate_request(r, prompt, context))
+                call = calls[what] = _SharedCall(self._call, r.model, self._generate_request(r, prompt, context), key)
             shared.append(call)
-        return [self._one(r, p, cached, q, t, call)
-                for r, p, (q, t), call in zip(reqs, prepared, contexts, shared, strict=True)]
+        return [self._one(r, p, hit, q, t, call)
+                for r, p, hit, (q, t), call in zip(reqs, prepared, hits, contexts, shared, strict=True)]
 
     @staticmethod
     def _generate_request(req: inference_pb2.InferenceRequest, prompt: Any,
@@ -217,8 +220,8 @@ class InferenceHandler:
 
     def finish(self, answers: list[Answer], ctx: HandlerContext) -> list[list[Outgoing]]:
         """Store the answers and their cache rows in one transaction (so a stored result always has its
-        cached answer); the result to publish for each."""
-        cache_rows = [row for _, row in answers if row is not None]
+        cached answer; a call's samples bring its one row); the result to publish for each."""
+        cache_rows = list({id(row): row for _, row in answers if row is not None}.values())
         results = [r for r, _ in answers]
         ctx.store.upsert_all([(schema.response_cache, cache_rows),
                               (schema.results, [result_row(r) for r in results if r.error != CANCELLED])])
@@ -275,58 +278,110 @@ class InferenceHandler:
                                       call=(req.call_size, req.call_choice))
 
     async def _one(self, req: inference_pb2.InferenceRequest, prepared: tuple[inference_pb2.InferenceResult, Any, str],
-                   cached_rows: dict[str, dict[str, Any]], question: Question | None, table: Table | None,
+                   hit: inference_pb2.InferenceResult | None, question: Question | None, table: Table | None,
                    shared: _SharedCall | None = None) -> Answer:
         res, prompt, key = prepared
         if prompt is None:
             return res, None
-        cached = cached_rows.get(key)
-        if cached is not None:
-            hit = inference_pb2.InferenceResult.FromString(cached["payload"])
+        if hit is not None:
             res.response, res.reasoning = hit.response, hit.reasoning
             res.prompt_tokens, res.completion_tokens, res.latency_ms = hit.prompt_tokens, hit.completion_tokens, \
                 hit.latency_ms
             res.cached = True
             self.cache_hits += 1
             return res, None
-        if shared is None:
-            outcome = await self._call(req.model, self._generate_request(req, prompt, (question, table)))
-            choice = 0
-        else:
-            outcome = await shared.outcome()
-            choice = req.call_choice
+        if shared is not None:
+            answers = await shared.answers()
+            if shared.error:
+                res.error = shared.error
+                return res, None
+            if req.call_choice >= len(answers):
+                res.error = (f"model error: {req.model.name} gave {len(answers)} of the {req.call_size} samples "
+                             f"asked in one call, not choice {req.call_choice}")
+                return res, None
+            _answered(res, answers[req.call_choice])
+            self.calls += 1
+            self.completion_tokens += res.completion_tokens
+            return res, shared.cache_row(req.model.name)
+        outcome = await self._call(req.model, self._generate_request(req, prompt, (question, table)))
         if not outcome.ok:
             res.error = outcome.error
             return res, None
-        if choice >= len(outcome.completions):
-            res.error = (f"model error: {req.model.name} gave {len(outcome.completions)} of the {req.call_size} "
-                         f"samples asked in one call, not choice {choice}")
-            return res, None
         self.calls += 1
-        c = outcome.completions[choice]
-        answer, reasoning = split_reasoning(c.text, c.reasoning)
-        res.response, res.reasoning = answer, reasoning
-        res.prompt_tokens, res.completion_tokens = c.prompt_tokens, c.completion_tokens
-        self.completion_tokens += c.completion_tokens
-        res.latency_ms = c.latency_ms or outcome.latency_ms
+        _answered(res, _choice(outcome.completions[0], outcome))
+        self.completion_tokens += res.completion_tokens
         return res, {"key": key, "model": req.model.name, "payload": res.SerializeToString()}
+
+
+def _choice(c: Any, outcome: CallOutcome) -> inference_pb2.InferenceResult:
+    """One completion as the fields of a result it fills (`_answered`): answer, reasoning, tokens, latency."""
+    answer, reasoning = split_reasoning(c.text, c.reasoning)
+    return inference_pb2.InferenceResult(response=answer, reasoning=reasoning, prompt_tokens=c.prompt_tokens,
+                                         completion_tokens=c.completion_tokens,
+                                         latency_ms=c.latency_ms or outcome.latency_ms)
+
+
+def _answered(res: inference_pb2.InferenceResult, answer: inference_pb2.InferenceResult) -> None:
+    res.response, res.reasoning = answer.response, answer.reasoning
+    res.prompt_tokens, res.completion_tokens, res.latency_ms = answer.prompt_tokens, answer.completion_tokens, \
+        answer.latency_ms
+
+
+def _cache_hits(reqs: list[inference_pb2.InferenceRequest],
+                prepared: list[tuple[inference_pb2.InferenceResult, Any, str]],
+                rows: dict[str, dict[str, Any]]) -> list[inference_pb2.InferenceResult | None]:
+    """Per request its cached answer, if any: a sample asked alone reads its row's result; a sample of a call
+    its choice of the call's row (each row parsed once; a row without that choice is no answer for it)."""
+    calls: dict[str, Any] = {}
+    out: list[inference_pb2.InferenceResult | None] = []
+    for req, (_, _, key) in zip(reqs, prepared, strict=True):
+        row = rows.get(key) if key else None
+        if row is None:
+            out.append(None)
+        elif req.call_size > 1:
+            choices = calls.get(key)
+            if choices is None:
+                choices = calls[key] = inference_pb2.CallAnswers.FromString(row["payload"]).choices
+            out.append(choices[req.call_choice] if req.call_choice < len(choices) else None)
+        else:
+            out.append(inference_pb2.InferenceResult.FromString(row["payload"]))
+    return out
 
 
 class _SharedCall:
     """One model call for the samples of a poll that it answers (`InferenceRequest.call_size` > 1): started by the
-    first of them to run, awaited by each; one whose coroutine is cancelled leaves it running for the others."""
+    first of them to run, awaited by each (one whose coroutine is cancelled leaves it running for the others); its
+    answers, or the error that ended it, and the one cache row that holds them all (`CallAnswers`)."""
 
-    __slots__ = ("_call", "_model", "_request", "_task")
+    __slots__ = ("_answers", "_call", "_model", "_request", "_row", "_task", "error", "key")
 
     def __init__(self, call: Callable[[common_pb2.ModelSpec, GenerateRequest], Coroutine[Any, Any, CallOutcome]],
-                 model: common_pb2.ModelSpec, request: GenerateRequest) -> None:
-        self._call, self._model, self._request = call, model, request
-        self._task: asyncio.Future[CallOutcome] | None = None
+                 model: common_pb2.ModelSpec, request: GenerateRequest, key: str) -> None:
+        self._call, self._model, self._request, self.key = call, model, request, key
+        self._task: asyncio.Future[None] | None = None
+        self.error = ""
+        self._answers: list[inference_pb2.InferenceResult] = []
+        self._row: dict[str, Any] | None = None
 
-    async def outcome(self) -> CallOutcome:
+    async def answers(self) -> list[inference_pb2.InferenceResult]:
         if self._task is None:
-            self._task = asyncio.ensure_future(self._call(self._model, self._request))
-        return await asyncio.shield(self._task)
+            self._task = asyncio.ensure_future(self._ask())
+        await asyncio.shield(self._task)
+        return self._answers
+
+    async def _ask(self) -> None:
+        outcome = await self._call(self._model, self._request)
+        if outcome.ok:
+            self._answers = [_choice(c, outcome) for c in outcome.completions]
+        else:
+            self.error = outcome.error
+
+    def cache_row(self, model: str) -> dict[str, Any] | None:
+        """The call's cache row, the same object for each of its samples (`finish` stores it once)."""
+        if self._row is None and self._answers:
+            self._row = {"key": self.key, "model": model,
+                         "payload": inference_pb2.CallAnswers(choices=self._answers).SerializeToString()}
+        return self._row
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,8 @@
 """A question's samples asked in one model call (`InferenceRequest.call_size` > 1, as the planner sets it): one
 request to the endpoint with n = call_size and the call's seed for the samples a poll holds, each sample taking
-its own choice, storing its own result and cache row; the same answers however the samples are split over polls;
-a server that ignores `n` still gives every sample; a choice the server did not give, or call fields out of
-range, are that request's recorded error."""
+its own choice and storing its own result, the call's answers one cache row; the same answers however the samples
+are split over polls; a server that ignores or refuses `n` still gives every sample; a choice the server did not
+give, or call fields out of range, are that request's recorded error."""
 
 from __future__ import annotations
 
@@ -55,7 +55,9 @@ def test_a_polls_samples_of_one_call_are_one_request_and_each_takes_its_choice(t
                                                  for i, a in enumerate(answers)]
         assert [a.seed for a in answers] == list(range(100, 116))  # each result keeps its own sample's seed
         assert not any(a.error or a.cached for a in answers) and handler.calls == 16
-        assert len({row["key"] for row in store.select(schema.response_cache)}) == 16
+        (row,) = store.select(schema.response_cache)  # the call's answers, one row
+        assert [c.response for c in inference_pb2.CallAnswers.FromString(row["payload"]).choices] == \
+            [a.response for a in answers]
         assert {r["id"] for r in store.select(schema.results)} == {a.id for a in answers}
 
         again = [o.message for o in handler.handle_batch(list(reversed(_requests(_spec(url), q))), ctx)]
@@ -65,8 +67,9 @@ def test_a_polls_samples_of_one_call_are_one_request_and_each_takes_its_choice(t
 
 
 def test_a_call_split_over_polls_gives_each_sample_the_same_answer(tmp_path: Path) -> None:
-    """Samples 0-9 in one poll and 10-15 in the next: the call is asked in each (the endpoint is deterministic
-    for a seed), and every sample's answer, result and cache key are those of the poll that held them all."""
+    """Samples 0-9 in one poll and 10-15 in the next: the first poll asks the call and stores all its answers, the
+    second takes its samples' choices from that row; every sample's answer, and the cache, are those of the poll
+    that held them all. A row that lacks a sample's choice (a server that gave fewer) is no answer for it."""
     whole_store, q = _store(tmp_path / "whole.db")
     split_store, _ = _store(tmp_path / "split.db")
     with ThreadedFaultServer() as server:
@@ -77,13 +80,26 @@ def test_a_call_split_over_polls_gives_each_sample_the_same_answer(tmp_path: Pat
         handler = InferenceHandler(timeout_s=10)
         ctx = HandlerContext(store=split_store, settings=Settings())
         split = [o.message for part in (reqs[:10], reqs[10:]) for o in handler.handle_batch(part, ctx)]
-        assert server.count("split") == 3
+        assert server.count("split") == 2  # once for the whole poll, once for the first part
+        assert [a.cached for a in split] == [False] * 10 + [True] * 6
         for a in (*split, *whole):
-            a.latency_ms = 0.0  # the one thing a call's timing changes
+            a.latency_ms, a.cached = 0.0, False  # what a call's timing and the cache change
         assert [a.SerializeToString(deterministic=True) for a in split] == \
             [a.SerializeToString(deterministic=True) for a in whole]
-        keys = [{row["key"] for row in s.select(schema.response_cache)} for s in (whole_store, split_store)]
-        assert keys[0] == keys[1] and len(keys[0]) == 16
+        rows = [s.select(schema.response_cache) for s in (whole_store, split_store)]
+        assert [r["key"] for r in rows[0]] == [r["key"] for r in rows[1]]
+        assert [[c.response for c in inference_pb2.CallAnswers.FromString(r["payload"]).choices] for r in rows[1]] \
+            == [[a.response for a in whole]]
+
+        # a row holding only the first four choices answers those; the others ask the call again
+        (row,) = rows[1]
+        short = inference_pb2.CallAnswers.FromString(row["payload"])
+        del short.choices[4:]
+        split_store.upsert(schema.response_cache, [{**row, "payload": short.SerializeToString()}])
+        again = [o.message for o in handler.handle_batch(
+            [r for r in _requests(_spec(url), q, run="again")], ctx)]
+        assert [a.cached for a in again] == [True] * 4 + [False] * 12 and server.count("split") == 3
+        assert [a.response for a in again] == [a.response for a in whole]
     whole_store.close()
     split_store.close()
 
@@ -151,8 +167,9 @@ def test_call_fields_out_of_range_are_the_requests_error(tmp_path: Path) -> None
 
 
 def test_the_cache_key_names_the_call_a_sample_was_drawn_from() -> None:
-    """Choice i of a call and the same seed asked alone are different answers; so are choice i of calls of other
-    sizes. The key of a sample asked alone is the recipe it always was (tests/test_inference_cache_key.py)."""
+    """The samples of one call share its key (the call's seed and size); a sample asked alone, and the same seed
+    drawn from a call of another size or seed, have other keys. The key of a sample asked alone is the recipe it
+    always was (test_inference_cache_key.py)."""
     from livetab.models.base import ChatMessage
 
     model = common_pb2.ModelSpec(name="m", backend="openai", base_url="http://127.0.0.1:1/v1", model="m-1")
@@ -163,3 +180,5 @@ def test_the_cache_key_names_the_call_a_sample_was_drawn_from() -> None:
     drawn = {cache_key(model, messages, at, call=(16, 5)), cache_key(model, messages, at, call=(8, 5)),
              cache_key(model, messages, at, call=(16, 4))}
     assert len(drawn) == 3 and alone not in drawn
+    first = common_pb2.Sampling(temperature=0.7, top_p=0.9, max_tokens=32, seed=100)
+    assert cache_key(model, messages, first, call=(16, 0)) == cache_key(model, messages, at, call=(16, 5))

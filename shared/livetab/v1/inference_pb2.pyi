@@ -1,7 +1,8 @@
 from livetab.v1 import common_pb2 as _common_pb2
+from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
-from collections.abc import Mapping as _Mapping
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
 from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
@@ -31,6 +32,12 @@ class InferenceRequest(_message.Message):
     call_size: int
     call_choice: int
     def __init__(self, id: _Optional[str] = ..., run_id: _Optional[str] = ..., question_id: _Optional[str] = ..., model: _Optional[_Union[_common_pb2.ModelSpec, _Mapping]] = ..., format: _Optional[str] = ..., setting: _Optional[str] = ..., sample_index: _Optional[int] = ..., sampling: _Optional[_Union[_common_pb2.Sampling, _Mapping]] = ..., max_rows: _Optional[int] = ..., call_size: _Optional[int] = ..., call_choice: _Optional[int] = ...) -> None: ...
+
+class CallAnswers(_message.Message):
+    __slots__ = ("choices",)
+    CHOICES_FIELD_NUMBER: _ClassVar[int]
+    choices: _containers.RepeatedCompositeFieldContainer[InferenceResult]
+    def __init__(self, choices: _Optional[_Iterable[_Union[InferenceResult, _Mapping]]] = ...) -> None: ...
 
 class InferenceResult(_message.Message):
     __slots__ = ("id", "run_id", "question_id", "model", "format", "setting", "sample_index", "response", "reasoning", "prompt_tokens", "completion_tokens", "latency_ms", "error", "cached", "seed", "prompt_version", "truncated_rows", "prompt_sha256")
