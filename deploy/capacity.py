@@ -1,7 +1,7 @@
 """Capacity for a monthly workload, computed from the measured per-stage costs in out/bench/pipeline.json.
 
     python deploy/capacity.py [--bench out/bench/pipeline.json] [--teams 100 --models 3 --questions 10000
-                               --samples 16 --window-days 7] [--markdown]
+                               --samples 16 --window-days 7]
 
 Inputs and assumptions (each a flag, printed with the result):
 - requests = teams x models x questions x samples, all of them answered within `window_days` (the month's
