@@ -42,7 +42,7 @@ COUNTED = {"tables": schema.tables, "questions": schema.questions, "answers": sc
 class Summary:
     before: dict[str, int]
     after: dict[str, int]
-    model_calls: int = 0
+    model_answers: int = 0  # answers the model gave in this process (a call of n samples gives n)
     cache_hits: int = 0
     run_ids: list[str] = field(default_factory=list)
     leaderboard: dict[str, Any] = field(default_factory=dict)
@@ -166,7 +166,7 @@ class Pipeline:
         inf = self.services.handlers("inference")
         release = self.settings.run.release
         return Summary(before=self.before, after=_counts(self.store),
-                       model_calls=sum(getattr(h, "calls", 0) for h in inf),
+                       model_answers=sum(getattr(h, "calls", 0) for h in inf),
                        cache_hits=sum(getattr(h, "cache_hits", 0) for h in inf), run_ids=run_ids,
                        leaderboard=leaderboard,
                        failures=[f for f in self.store.select(schema.failures) if f["release"] in (release, "")],

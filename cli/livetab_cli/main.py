@@ -50,15 +50,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     new = summary.new
     console.print(f"\n[bold]livetab run[/bold] — release {settings.run.release}, {elapsed:.1f}s")
     work = new["tables"] + new["questions"] + new["answers"] + new["judgments"]
-    if work == 0 and summary.model_calls == 0:
+    if work == 0 and summary.model_answers == 0:
         console.print(f"nothing new to do: all {summary.after['tables']} tables, {summary.after['questions']} "
                       f"questions, {summary.after['answers']} answers and {summary.after['judgments']} judgments "
                       "were already in the store (resumed run)")
     else:
         console.print(f"tables {summary.after['tables']} (+{new['tables']}), questions {summary.after['questions']} "
                       f"(+{new['questions']}), answers {summary.after['answers']} (+{new['answers']}), "
-                      f"judgments {summary.after['judgments']} (+{new['judgments']}); model calls "
-                      f"{summary.model_calls}, answers from cache {summary.cache_hits}")
+                      f"judgments {summary.after['judgments']} (+{new['judgments']}); answers from the model "
+                      f"{summary.model_answers}, from the cache {summary.cache_hits}")
     _print_leaderboard(console, summary.leaderboard)
     _print_failures(console, summary.failures)
     console.print(f"results: {summary.out_dir}/leaderboard.json, leaderboard.md, report.html (+ plots/), release/; "
@@ -159,8 +159,8 @@ def cmd_infer(args: argparse.Namespace) -> int:
         with _progress(console) as progress:
             p.answer(runs, judge=False, progress=progress)
         summary = p.summary([r.id for r in runs], {}, Path(settings.out_dir))
-        console.print(f"[bold]livetab infer[/bold] — release {release}, {time.monotonic() - t0:.1f}s; model calls "
-                      f"{summary.model_calls}, answers from cache {summary.cache_hits}")
+        console.print(f"[bold]livetab infer[/bold] — release {release}, {time.monotonic() - t0:.1f}s; answers from the "
+                      f"model {summary.model_answers}, from the cache {summary.cache_hits}")
         answers = []
         for run in runs:
             rows = sorted(p.store.select(schema.results, run_id=run.id), key=lambda r: r["id"])

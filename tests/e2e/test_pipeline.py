@@ -85,7 +85,7 @@ def test_six_services_over_kafka_match_embedded(tmp_path: Path, e2e_kafka: str, 
     emb_questions = {r["id"] for r in emb.select(schema.questions)}
     assert len(emb_questions) >= 6, "the sample pages should give questions"
     emb_answers, emb_verdicts = _answers(emb), _verdicts(emb)
-    assert summary.model_calls == len(emb_questions)
+    assert summary.model_answers == len(emb_questions)
 
     # 2. distributed: six processes over Kafka and PostgreSQL
     cfg = _config(tmp_path, store_url, e2e_kafka, str(tmp_path / "dist"))

@@ -32,8 +32,8 @@ def test_embedded_cycle_is_real_and_resumable(tmp_path: Path) -> None:
 
     first = run_embedded(settings)
     n = first.after["questions"]
-    assert n >= 4 and first.new["answers"] == n and first.model_calls == n, (
-        n, first.new, first.model_calls, first.cache_hits, first.failures)
+    assert n >= 4 and first.new["answers"] == n and first.model_answers == n, (
+        n, first.new, first.model_answers, first.cache_hits, first.failures)
     doc = json.loads((tmp_path / "out" / "leaderboard.json").read_text())
     model = doc["models"][0]
     assert model["model"] == "smollm2-135m" and model["n"] == n
@@ -62,7 +62,7 @@ def test_embedded_cycle_is_real_and_resumable(tmp_path: Path) -> None:
     store.close()
 
     second = run_embedded(settings)
-    assert second.model_calls == 0 and second.cache_hits == n
+    assert second.model_answers == 0 and second.cache_hits == n
     assert all(v == 0 for v in second.new.values()), second.new
     again = json.loads((tmp_path / "out" / "leaderboard.json").read_text())
     assert again == doc

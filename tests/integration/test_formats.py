@@ -43,7 +43,7 @@ def _config(tmp: Path) -> Path:
 def test_one_run_reports_accuracy_and_prompt_tokens_per_format(tmp_path: Path) -> None:
     summary = run_embedded(load_settings(_config(tmp_path)))
     assert summary.after["questions"] >= QUESTIONS, "the sample pages should give at least three questions"
-    assert summary.model_calls == QUESTIONS * len(FORMATS)  # every question asked once in every format
+    assert summary.model_answers == QUESTIONS * len(FORMATS)  # every question asked once in every format
 
     doc = json.loads((Path(summary.out_dir) / "leaderboard.json").read_text(encoding="utf-8"))
     assert len(doc["models"]) == 1

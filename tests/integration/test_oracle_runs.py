@@ -74,7 +74,7 @@ def test_oracle_scores_100_and_anti_oracle_0_in_every_slice(oracle_run: dict[str
         assert {"letter", "option n", "letter. text", "the answer is", "according to", "yes/no", "true/false",
                 "refusal"} <= shapes, shapes
         n = by_model["oracle"]["planned"]
-        assert summary.model_calls + summary.cache_hits == 2 * n  # same prompt, same answer: e.g. a math problem's
+        assert summary.model_answers + summary.cache_hits == 2 * n  # same prompt, same answer: e.g. a math problem's
         # easy/medium/hard tables asked closed-book
         print(f"\noracle runs: {len(questions)} questions, {n} requests per model, "
               f"{oracle_run['seconds']:.1f} s for the whole embedded cycle")

@@ -54,14 +54,14 @@ def test_stages_compose_and_resume(tmp_path: Path, capfd: pytest.CaptureFixture[
 
     assert main(["infer", "--config", str(cfg)]) == 0
     text = said(capfd)[0]
-    assert f"model calls {n}," in text and f"{n}/{n} answered, 0 errors" in text
+    assert f"answers from the model {n}," in text and f"{n}/{n} answered, 0 errors" in text
     answers = [json.loads(line) for line in (out / "private" / "answers.jsonl").read_text().splitlines()]
     assert len(answers) == n and all(a["response"].strip() for a in answers)
     assert {a["question_id"] for a in answers} == {json.loads(q)["id"] for q in questions}
     assert store.count(schema.judgments) == 0  # infer judges nothing
 
     assert main(["infer", "--config", str(cfg)]) == 0  # a repeat: every answer from the cache
-    assert f"model calls 0, answers from cache {n}" in said(capfd)[0]
+    assert f"answers from the model 0, from the cache {n}" in said(capfd)[0]
 
     assert main(["judge", "--config", str(cfg)]) == 0
     assert f"judged {n} of {n} stored answers (0 already judged by it)" in said(capfd)[0]

@@ -153,3 +153,23 @@ def test_rate_limited_responses_do_not_open_the_circuit() -> None:
     with pytest.raises(ModelError):
         asyncio.run(guard.call(limited))
     assert guard.breaker is not None and guard.breaker.state == "closed"
+
+
+def test_an_open_circuit_names_the_failure_that_opened_it() -> None:
+    """A request refused by an open circuit records what the endpoint did, not only that it was given up on: the
+    failure that opened the circuit (the same for every refused call, so a run's failures still count by cause)."""
+    clock = FakeClock()
+    b = CircuitBreaker("http://e/v1", failure_threshold=2, cooldown_s=10.0, clock=clock)
+    b.record_failure("HTTP 503 from http://e/v1/chat/completions: overloaded")
+    b.record_failure("HTTP 500 from http://e/v1/chat/completions: internal error")
+    with pytest.raises(CircuitOpenError) as info:
+        b.before_call()
+    assert str(info.value) == ("circuit open for http://e/v1 after repeated failures, the last: HTTP 500 from "
+                               "http://e/v1/chat/completions: internal error")
+    with pytest.raises(CircuitOpenError) as again:
+        b.before_call()
+    assert str(again.value) == str(info.value)
+    plain = CircuitBreaker("http://f/v1", failure_threshold=1, clock=clock)
+    plain.record_failure()
+    with pytest.raises(CircuitOpenError, match=r"^circuit open for http://f/v1 after repeated failures$"):
+        plain.before_call()

@@ -58,13 +58,14 @@ class RetryPolicy:
 
 
 class CircuitOpenError(ModelError):
-    """The endpoint's circuit is open: the call was not sent."""
+    """The endpoint's circuit is open: the call was not sent. `cause`: the failure that opened it, so the reason a
+    request records says what the endpoint did, not only that it was given up on."""
 
-    def __init__(self, endpoint: str, retry_after: float) -> None:
+    def __init__(self, endpoint: str, retry_after: float, cause: str = "") -> None:
         # the message is the request's recorded reason, which a run's failures are counted by: no wait time in
         # it (the same cause must read the same; it is in `retry_after`)
-        super().__init__(f"circuit open for {endpoint} after repeated failures", retryable=True,
-                         retry_after=retry_after)
+        super().__init__(f"circuit open for {endpoint} after repeated failures" + (f", the last: {cause}" if cause else ""),
+                         retryable=True, retry_after=retry_after)
 
 
 class CircuitBreaker:
@@ -88,6 +89,7 @@ class CircuitBreaker:
         self._failures = 0
         self._opened_at = 0.0
         self._probes = 0
+        self._cause = ""  # why the circuit last opened
         self.transitions: list[tuple[str, str]] = []  # (from, to), oldest first, for telemetry and tests
         self.times_opened = 0
 
@@ -108,16 +110,19 @@ class CircuitBreaker:
             return
         remaining = max(0.0, self.cooldown_s - (self._clock() - self._opened_at))
         # Half-open with its probe in flight: look again soon.
-        raise CircuitOpenError(self.endpoint, remaining if state == self.OPEN else min(0.05, self.cooldown_s))
+        raise CircuitOpenError(self.endpoint, remaining if state == self.OPEN else min(0.05, self.cooldown_s),
+                               self._cause)
 
     def record_success(self) -> None:
         self._failures = 0
         if self._state != self.CLOSED:
             self._move(self.CLOSED)
 
-    def record_failure(self) -> None:
+    def record_failure(self, reason: str = "") -> None:
+        """A call failed (`reason`: why; the one that opens the circuit is named by the calls it refuses)."""
         self._failures += 1
         if self._state == self.HALF_OPEN or (self._state == self.CLOSED and self._failures >= self.failure_threshold):
+            self._cause = reason
             self._opened_at = self._clock()
             self.times_opened += 1
             self._move(self.OPEN)
@@ -268,7 +273,7 @@ class Resilience:
                 except ModelError as e:
                     error = e
                     if e.retryable and not _is_rate_limit(e):
-                        breaker.record_failure()
+                        breaker.record_failure(str(e))
                     else:
                         breaker.release_probe()
                 except BaseException:
