@@ -181,18 +181,15 @@ class InferenceHandler:
         cached = ctx.store.get_many(schema.response_cache, [key for _, _, key in prepared if key])
         hits = _cache_hits(reqs, prepared, cached)
         contexts = [(q, tables.get(q.table_id) if q else None) for q in (questions.get(r.question_id) for r in reqs)]
-        calls: dict[tuple[Any, ...], _SharedCall] = {}  # this poll's calls of several samples, by what they ask
+        calls: dict[str, _SharedCall] = {}  # this poll's calls of several samples, by the call's cache key
         shared: list[_SharedCall | None] = []
         for r, (_, prompt, key), hit, context in zip(reqs, prepared, hits, contexts, strict=True):
             if prompt is None or hit is not None or r.call_size < 2:
                 shared.append(None)
                 continue
-            s = r.sampling
-            what = (id(prompt), r.model.SerializeToString(deterministic=True), s.temperature, s.top_p, s.max_tokens,
-                    s.seed - r.call_choice, r.call_size)
-            call = calls.get(what)
+            call = calls.get(key)
             if call is None:
-                call = calls[what] = _SharedCall(self._call, r.model, self._generate_request(r, prompt, context), key)
+                call = calls[key] = _SharedCall(self._call, r.model, self._generate_request(r, prompt, context), key)
             shared.append(call)
         return [self._one(r, p, hit, q, t, call)
                 for r, p, hit, (q, t), call in zip(reqs, prepared, hits, contexts, shared, strict=True)]
