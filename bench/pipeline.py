@@ -23,8 +23,9 @@ Measured, in the same run:
   `ratio_ceiling_measured_costs`, the ratio if the cores did nothing but what the round measured an answer to
   cost, every process together (`cost_ceiling`), beside the CPU per answer the goal would allow;
 - backpressure: one burst run of `--burst` requests (default 100,000): each service's peak RSS
-  (/proc/<pid>/status VmHWM) before and after it and its RSS sampled during it, and every consumer group's
-  lag once the leaderboard is complete (it must drain to 0).
+  (/proc/<pid>/status VmHWM) before it, when its leaderboard is complete (`vm_hwm_at_complete_mb`) and once the
+  reporter has written its files and its release's (`vm_hwm_after_mb`: the peak), its RSS sampled during it,
+  and every consumer group's lag once the leaderboard is complete (it must drain to 0).
 
     python -m bench pipeline       # or: python -m bench.pipeline [--requests 2000 --rounds 3 --burst 100000]
 """
@@ -402,11 +403,19 @@ def main(argv: list[str] | None = None) -> None:
                 pipe.check_alive()
                 time.sleep(2)
                 lag = _lag(bootstrap)
+            drain_s = round(time.perf_counter() - t_drain, 1)
+            # the reporter's peak comes after that: its writer thread writes the run's files, then its release's
+            # (every run on it), each read whole from the store (~0.6 GB at completion, ~1 GB once written, on
+            # 6 December 2026), so the peak counted is the one once those are written
+            files_s = pipe.files_written(burst["run_id"], timeout_s=900)
+            written = pipe.memory()
             burst |= {"vm_hwm_before_mb": {k: round(v.get("VmHWM", 0), 1) for k, v in before.items()},
-                      "vm_hwm_after_mb": {k: round(v.get("VmHWM", 0), 1) for k, v in after.items()},
+                      "vm_hwm_at_complete_mb": {k: round(v.get("VmHWM", 0), 1) for k, v in after.items()},
+                      "vm_hwm_after_mb": {k: round(v.get("VmHWM", 0), 1) for k, v in written.items()},
+                      "files_s_after_complete": files_s,
                       "vm_rss_after_mb": {k: round(v.get("VmRSS", 0), 1) for k, v in after.items()},
                       "consumer_lag_after": lag, "lag_drained": not any(lag.values()),
-                      "lag_drain_s_after_complete": round(time.perf_counter() - t_drain, 1)}
+                      "lag_drain_s_after_complete": drain_s}
             print(f"burst: {burst}", flush=True)
     finally:
         if pipe is not None:

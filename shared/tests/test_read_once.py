@@ -148,3 +148,18 @@ def test_selected_gives_an_earlier_selects_rows_and_reads_nothing(tmp_path: Path
     rows = reads.selected(schema.questions, release="r")  # what that select read, not what is stored now
     assert rows is not None and sorted(r["id"] for r in rows) == ["q0", "q1", "q2"] and store.selects == 1
     assert reads.selected(schema.questions, release="other") is None
+
+
+def test_stream_is_select_read_once_and_distinct_comes_from_it(tmp_path: Path) -> None:
+    """Through `ReadOnce` a stream is the kept `select` (every column; `selected` sees it), and `distinct` is
+    answered from what was read when it was, else from the store."""
+    counting = Counting(_store(tmp_path))
+    reads = ReadOnce(counting)
+    assert sorted(reads.distinct(schema.questions, "id", release="r")) == ["q0", "q1", "q2"]  # from the store
+    assert counting.selects == 0
+    rows = list(reads.stream(schema.questions, ("id",), release="r"))
+    assert sorted(r["id"] for r in rows) == ["q0", "q1", "q2"] and all("payload" in r for r in rows)
+    assert list(reads.stream(schema.questions, ("id",), release="r")) == rows and counting.selects == 1
+    assert reads.selected(schema.questions, release="r") == rows
+    assert sorted(reads.distinct(schema.questions, "table_id", release="r")) == ["t1"]
+    assert counting.selects == 1

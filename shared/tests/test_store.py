@@ -40,6 +40,19 @@ def test_upsert_is_idempotent(store_url: str) -> None:
     store.close()
 
 
+def test_stream_reads_a_result_a_chunk_at_a_time_with_the_columns_asked(store_url: str) -> None:
+    store = with_effects(open_store(store_url))
+    store.upsert(effects, [{"id": f"e{i:03d}", "kind": "even" if i % 2 == 0 else "odd", "value": str(i)}
+                           for i in range(25)])
+    rows = list(store.stream(effects, ("id", "value"), chunk=4, kind="odd"))  # several chunks, the last short
+    assert sorted(rows, key=lambda r: r["id"]) == [{"id": f"e{i:03d}", "value": str(i)} for i in range(1, 25, 2)]
+    assert sorted(r["id"] for r in store.stream(effects, ("id",))) == [f"e{i:03d}" for i in range(25)]
+    assert list(store.stream(effects, ("id",), kind="none")) == []
+    assert sorted(store.distinct(effects, "kind")) == ["even", "odd"]
+    assert store.distinct(effects, "value", kind="even", id="e004") == ["4"]
+    store.close()
+
+
 def test_upsert_all_writes_every_table_in_one_transaction_or_nothing(store_url: str) -> None:
     store = with_effects(open_store(store_url))
     store.upsert_all([(effects, [{"id": "a", "kind": "k", "value": "1"}]), (effects, []),

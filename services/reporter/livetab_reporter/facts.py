@@ -14,7 +14,7 @@ is the three store reads in front of it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -313,22 +313,41 @@ def _question_labels(qids: list[str], families: dict[str, str], questions: Mappi
             {k: codes[i].names for i, k in enumerate(QUESTION_KEYS)}, dates)
 
 
+# the columns of the store's rows that `facts_from_rows` reads (`read_facts` streams only these)
+JUDGMENT_COLUMNS = ("request_id", "run_id", "question_id", "model", "family", "verdict", "payload", "created_at")
+RESULT_COLUMNS = ("id", "payload")
+
+
 def read_facts(store: Any, run_ids: list[str], *, judge: str) -> Facts:
     """The store reads in front of `facts_from_rows`: per run its results and `judge`'s judgments, then the
     questions, tables and runs by id (`get_many`, one query per 500 ids) — a fixed number of queries per run
-    whatever its size."""
-    results: list[dict[str, Any]] = []
-    judgments: list[dict[str, Any]] = []
+    whatever its size. The results and judgments are streamed (`Store.stream`: the columns the join reads, a
+    chunk at a time), so what a recompute holds is the run's facts, not its rows; a `ReadOnce` (the report
+    files) keeps them instead, for the files that read them again."""
+    qids: list[str] = []
     for run_id in run_ids:
-        results += store.select(schema.results, run_id=run_id)
-        judgments += store.select(schema.judgments, run_id=run_id, judge=judge)
-    questions = store.get_many(schema.questions, (j["question_id"] for j in judgments))
+        qids += store.distinct(schema.judgments, "question_id", run_id=run_id, judge=judge)
+    questions = store.get_many(schema.questions, qids)
     table_ids = {q.table_id for r in questions.values() if (q := load_question(r)) is not None}
     tables = store.get_many(schema.tables, sorted(table_ids))
     runs = store.get_many(schema.runs, run_ids)
-    facts = facts_from_rows(judgments, results, questions, tables, runs)
-    times = [t if t.tzinfo else t.replace(tzinfo=UTC) for j in judgments if isinstance(t := j.get("created_at"), datetime)]
+    times: list[datetime] = []  # the first and last judgment's time, kept as the rows go by
+
+    def judgments() -> Iterator[Mapping[str, Any]]:
+        for run_id in run_ids:
+            for j in store.stream(schema.judgments, JUDGMENT_COLUMNS, run_id=run_id, judge=judge):
+                t = j.get("created_at")
+                if isinstance(t, datetime):
+                    times[:] = [min(times[0], t), max(times[1], t)] if times else [t, t]
+                yield j
+
+    def results() -> Iterator[Mapping[str, Any]]:
+        for run_id in run_ids:
+            yield from store.stream(schema.results, RESULT_COLUMNS, run_id=run_id)
+
+    facts = facts_from_rows(judgments(), results(), questions, tables, runs)
     if times:
-        facts.first_judged_at = min(times).isoformat(timespec="seconds")
-        facts.last_judged_at = max(times).isoformat(timespec="seconds")
+        first, last = (t if t.tzinfo else t.replace(tzinfo=UTC) for t in times)
+        facts.first_judged_at = first.isoformat(timespec="seconds")
+        facts.last_judged_at = last.isoformat(timespec="seconds")
     return facts

@@ -15,7 +15,7 @@ nothing is written meanwhile).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from sqlalchemy import Table
@@ -54,6 +54,20 @@ class ReadOnce:
                 for row in rows:
                     known[row[key]] = row
         return list(rows)
+
+    def stream(self, table: Table, columns: Sequence[str], *, chunk: int = 2000,
+               **where: Any) -> Iterator[dict[str, Any]]:
+        """`select`'s rows, read once and kept like them (each with every column, `columns` among them): the files
+        of one write read the same rows more than once, and the reporter asks which judgments they were made of
+        (`selected`)."""
+        return iter(self.select(table, **where))
+
+    def distinct(self, table: Table, column: str, **where: Any) -> list[Any]:
+        """The distinct values of `column` over `select`'s rows: from those read earlier, else from the store."""
+        rows = self._selects.get((table.name, tuple(sorted(where.items()))))
+        if rows is None:
+            return self.store.distinct(table, column, **where)  # type: ignore[no-any-return]
+        return list(dict.fromkeys(row[column] for row in rows))
 
     def selected(self, table: Table, **where: Any) -> list[dict[str, Any]] | None:
         """The rows an earlier `select` with these arguments read, or None when none did (nothing is read)."""
