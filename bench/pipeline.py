@@ -390,6 +390,9 @@ def main(argv: list[str] | None = None) -> None:
             print(f"pipeline round {r}: {rounds[-1]} raw {raw[-1]:.1f} msg/s", flush=True)
         for _ in range(SINGLE_RUNS):  # one question, one sample, on an idle pipeline
             single.append(pipe.run(1, 1, 120, poll_s=SINGLE_POLL_S))
+            # idle for the next: the reporter's writer writes each run's files and then its release's (every run
+            # on it: a second of CPU here), which the next run's single request would otherwise share the cores with
+            pipe.files_written(single[-1]["run_id"])
         if args.burst:
             before = pipe.memory()
             burst = pipe.run(args.burst // SAMPLES, SAMPLES, 7200, sample_memory=True)
