@@ -32,7 +32,7 @@ from livetab_reporter.answers import answer_records, public_view
 from livetab_reporter.document import leaderboard_doc
 from livetab_reporter.facts import slice_order
 from livetab_reporter.insight_section import insight_markdown
-from livetab_reporter.page import page_html
+from livetab_reporter.page import SAMPLE_LIMIT, page_html
 from livetab_reporter.plots import make_plots
 
 __all__ = ["PRIVATE_DIR", "RELEASES_DIR", "RUNS_DIR", "calibration_html", "calibration_md", "calibration_summary",
@@ -148,8 +148,11 @@ def write_reports(store: Any, run_ids: list[str], out_dir: Path, release: str = 
         if p.drawn:
             (plot_dir / f"{p.name}.svg").write_text(p.svg, encoding="utf-8")
     cal = calibration_html(calibration)
-    shown = answers if public else public_view(answers)
-    _write_text(out_dir / "report.html", page_html(doc, shown, plots, failures, cal, public_release=public, private=False))
+    # the public page of a live release redacts the answers it shows, not a copy of every one (a 100,000-answer run's
+    # would be ~0.1 GB more while its files are written)
+    shown = answers if public else public_view(answers[:SAMPLE_LIMIT])
+    _write_text(out_dir / "report.html", page_html(doc, shown, plots, failures, cal, public_release=public, private=False,
+                                                   answers_total=len(answers)))
     private = out_dir / PRIVATE_DIR
     private.mkdir(exist_ok=True)
     _write_text(private / "report.html",

@@ -145,7 +145,7 @@ def _figures(plots: list[Plot], svg_dir: str) -> str:
     return "".join(out)
 
 
-def _samples(answers: list[dict[str, Any]], full: bool) -> str:
+def _samples(answers: list[dict[str, Any]], full: bool, total: int) -> str:
     cols = ["model", "question_id", "family", "skill", "format", "setting", "sample"]
     cols += ["question", "gold", "response", "verdict", "reason"] if full else ["verdict"]
     cols += ["prompt_tokens", "completion_tokens", "latency_ms"]
@@ -162,15 +162,19 @@ def _samples(answers: list[dict[str, Any]], full: bool) -> str:
                    else " class='num'" if isinstance(v, int | float) else "")
             cells.append(f"<td{cls}>{_num(v)}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
-    more = (f"<p class='muted'>{len(shown)} of {len(answers)} answers shown; the results export has every one.</p>"
-            if len(answers) > len(shown) else "")
+    more = (f"<p class='muted'>{len(shown)} of {total} answers shown; the results export has every one.</p>"
+            if total > len(shown) else "")
     return f"<div class='scroll'><table id='answers'><tr>{head}</tr>{''.join(body)}</table></div>{more}"
 
 
 def page_html(doc: dict[str, Any], answers: list[dict[str, Any]], plots: list[Plot], failures: list[dict[str, Any]],
-              calibration: str, *, public_release: bool, private: bool, svg_dir: str = "plots") -> str:
-    """The page. `public_release`: the release is retired; `private`: the operator's copy, with everything."""
+              calibration: str, *, public_release: bool, private: bool, svg_dir: str = "plots",
+              answers_total: int | None = None) -> str:
+    """The page. `public_release`: the release is retired; `private`: the operator's copy, with everything.
+    `answers`: the answers in the order shown, the first `SAMPLE_LIMIT` of which the page shows; `answers_total`,
+    when given, is how many there are in all (`answers` may then be only those shown)."""
     full = public_release or private
+    total = len(answers) if answers_total is None else answers_total
     if not full and any(a.get(k) for a in answers for k in SECRET):
         raise ValueError("the public page of a live release got unredacted answers (see answers.public_view)")
     release = e(doc["release"])
@@ -203,7 +207,7 @@ interval is a Wilson 95% interval.</p>{banner}<nav>{nav}</nav>
 <h2 id="figures">Figures</h2>{_figures(plots, svg_dir)}
 <h2 id="breakdowns">Breakdowns</h2>{_breakdowns(doc)}
 {insight_html(doc)}{other_html}
-<h2 id="samples">Answers ({len(answers)})</h2>{_samples(answers, full)}
+<h2 id="samples">Answers ({total})</h2>{_samples(answers, full, total)}
 <h2 id="failures">Recorded failures ({len(failures)})</h2>{failures_html}
 {calibration}</body></html>
 """

@@ -76,6 +76,18 @@ def test_a_live_public_page_refuses_unredacted_answers() -> None:
     assert "Fiji" in page_html(_doc({}), [answer], [], [], "", public_release=True, private=False)
 
 
+def test_a_page_given_only_the_answers_it_shows_counts_them_all() -> None:
+    """The public page of a live release is given only the answers it shows, redacted (not a redacted copy of every
+    one), with how many there are in all."""
+    from livetab_reporter.page import SAMPLE_LIMIT
+
+    answers = [{"model": "m1", "question_id": f"q{i}", "verdict": "correct"} for i in range(SAMPLE_LIMIT)]
+    page = page_html(_doc({}), answers, [], [], "", public_release=False, private=False, answers_total=100_000)
+    assert "Answers (100000)" in page and f"{SAMPLE_LIMIT} of 100000 answers shown" in page
+    whole = page_html(_doc({}), answers, [], [], "", public_release=False, private=False)
+    assert f"Answers ({SAMPLE_LIMIT})" in whole and "answers shown" not in whole
+
+
 def test_each_model_has_one_colour_in_every_figure() -> None:
     """Colours follow the leaderboard's order, not each figure's own: here the second-ranked model ("alpha", sorted
     first by name) is the only one with a `format` slice and with token counts, and it keeps its colour."""
