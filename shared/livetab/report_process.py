@@ -360,7 +360,10 @@ def _as_a_process() -> int:
     except OSError:
         pass
     signal.signal(signal.SIGTERM, _interrupt)
-    return main()
+    try:
+        return main()
+    except KeyboardInterrupt:  # SIGTERM once `main` had left its loop (closing its session, returning): still 130,
+        return 130  # not an interpreter killed by SIGINT (-2), which is how an uncaught KeyboardInterrupt ends it
 
 
 if __name__ == "__main__":

@@ -264,3 +264,19 @@ def test_a_report_process_still_starting_at_the_end_is_not_waited_for(used: list
     assert time.monotonic() - t0 < 30 and used == []
     _as_this_process_writes(store_url, res.run_ids, tmp_path / "here")
     _same_files(tmp_path / "out", tmp_path / "here")
+
+
+def test_a_sigterm_as_the_process_leaves_its_loop_still_exits_130() -> None:
+    """`close` sends SIGTERM when a command is unanswered, but the command may just have finished: the
+    KeyboardInterrupt can then land after `main`'s loop (closing its session, returning), where Python would end
+    the process by SIGINT (-2, as this test's busy sibling once saw) instead of the 130 of Ctrl-C."""
+    import subprocess
+    import sys
+
+    code = ("import sys, livetab.report_process as rp\n"
+            "def late():\n"
+            "    raise KeyboardInterrupt  # SIGTERM's handler raising after the loop, as in `finally`\n"
+            "rp.main = late\n"
+            "sys.exit(rp._as_a_process())\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60)
+    assert done.returncode == 130, done.stderr.decode()[-500:]
