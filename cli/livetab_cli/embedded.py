@@ -166,7 +166,7 @@ class Pipeline:
         inf = self.services.handlers("inference")
         release = self.settings.run.release
         return Summary(before=self.before, after=_counts(self.store),
-                       model_answers=sum(getattr(h, "calls", 0) for h in inf),
+                       model_answers=sum(getattr(h, "model_answers", 0) for h in inf),
                        cache_hits=sum(getattr(h, "cache_hits", 0) for h in inf), run_ids=run_ids,
                        leaderboard=leaderboard,
                        failures=[f for f in self.store.select(schema.failures) if f["release"] in (release, "")],

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import csv
 import json
+from pathlib import Path
+from typing import Any
 
 from livetab.paths import shared_data
+from livetab.questions import Gold, Question
+from livetab.records import question_row, table_row
+from livetab.store import open_store, schema
 from livetab.tables import Source, Table
 
-__all__ = ["arabic_table", "tabfact_table", "wtq_table"]
+__all__ = ["arabic_table", "one_question_store", "tabfact_table", "wtq_table"]
 
 
 def wtq_table(index: int = 0) -> tuple[Table, dict[str, object]]:
@@ -25,6 +30,17 @@ def wtq_table(index: int = 0) -> tuple[Table, dict[str, object]]:
                                                           title="WikiTableQuestions"),
                   header=[rows[0]], rows=rows[1:])
     return table, record
+
+
+def one_question_store(path: Path) -> tuple[Any, Question]:
+    """A SQLite store at `path` holding the first WikiTableQuestions table and one question on it ("q0")."""
+    store = open_store(f"sqlite:///{path}")
+    table, record = wtq_table(0)
+    store.upsert(schema.tables, [table_row(table.to_proto())])
+    q = Question(id="q0", table_id=table.id, family="direct", text=str(record["question"]),
+                 gold=Gold(kind="text", text="x"))
+    store.upsert(schema.questions, [question_row(q.to_proto())])
+    return store, q
 
 
 def arabic_table(index: int = 0) -> Table:

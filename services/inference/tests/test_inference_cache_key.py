@@ -12,14 +12,12 @@ from typing import Any
 import pytest
 from livetab.bus import HandlerContext
 from livetab.models.base import ChatMessage
-from livetab.questions import Gold, Question
-from livetab.records import question_row, table_row
 from livetab.settings import Settings
-from livetab.store import open_store, schema
+from livetab.store import schema
 from livetab.v1 import common_pb2, inference_pb2
 from livetab_inference.handler import InferenceHandler, cache_key, prompt_json
 
-from services.inference.tests.inference_data import wtq_table
+from services.inference.tests.inference_data import one_question_store
 from tests.fakes.fault_server import Scenario, ThreadedFaultServer
 
 MODEL = common_pb2.ModelSpec(name="m", backend="openai", base_url="http://127.0.0.1:1/v1", model="m-1")
@@ -121,21 +119,11 @@ def test_the_model_name_stands_in_only_when_no_model_id_is_given() -> None:
     assert cache_key(c, MESSAGES, SAMPLING) != cache_key(d, MESSAGES, SAMPLING)
 
 
-def _one_question_store(path: Path) -> tuple[Any, Question]:
-    store = open_store(f"sqlite:///{path}")
-    table, record = wtq_table(0)
-    store.upsert(schema.tables, [table_row(table.to_proto())])
-    q = Question(id="q0", table_id=table.id, family="direct", text=str(record["question"]),
-                 gold=Gold(kind="text", text="x"))
-    store.upsert(schema.questions, [question_row(q.to_proto())])
-    return store, q
-
-
 def test_samples_of_one_question_each_get_their_own_answer(tmp_path: Path) -> None:
     """k samples of one question, as the planner makes them (seed = base seed + sample index), each
     handled in its own batch as a worker may: every sample is asked of the model, none is served the
     answer of another sample from the cache; asking again serves each sample its own cached answer."""
-    store, q = _one_question_store(tmp_path / "inf.db")
+    store, q = one_question_store(tmp_path / "inf.db")
     ctx = HandlerContext(store=store, settings=Settings())
     with ThreadedFaultServer() as server:
         url = server.set("samples", Scenario())
@@ -148,7 +136,7 @@ def test_samples_of_one_question_each_get_their_own_answer(tmp_path: Path) -> No
         answers = [handler.handle_batch([r], ctx)[0].message for r in requests]
         assert [a.response.split()[0] for a in answers] == ["seed=100", "seed=101", "seed=102", "seed=103"]
         assert not any(a.cached for a in answers)
-        assert server.count("samples") == 4 and handler.calls == 4 and handler.cache_hits == 0
+        assert server.count("samples") == 4 and handler.model_answers == 4 and handler.cache_hits == 0
 
         again = [handler.handle_batch([r], ctx)[0].message for r in reversed(requests)]
         assert [a.response.split()[0] for a in again] == ["seed=103", "seed=102", "seed=101", "seed=100"]
@@ -161,8 +149,8 @@ def test_a_polls_samples_share_one_built_prompt_and_each_keeps_its_own_answer(tm
     """A poll holding a question's samples (and the same question in another format) builds each distinct
     prompt once; every sample is still asked with its own seed, and stores the same prompt hash and cache key
     as when it is handled alone."""
-    alone_store, q = _one_question_store(tmp_path / "alone.db")
-    poll_store, _ = _one_question_store(tmp_path / "poll.db")
+    alone_store, q = one_question_store(tmp_path / "alone.db")
+    poll_store, _ = one_question_store(tmp_path / "poll.db")
     with ThreadedFaultServer() as server:
         url = server.set("shared", Scenario())
         model = common_pb2.ModelSpec(name="fake", backend="openai", base_url=url, model="fake-model")

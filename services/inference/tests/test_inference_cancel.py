@@ -39,7 +39,7 @@ def test_requests_of_a_cancelled_run_are_recorded_as_cancelled_and_never_judged(
     published = [inference_pb2.InferenceResult.FromString(r.value) for r in bus.records(topics.INFERENCE_RESULTS)]
     assert sorted(r.run_id for r in published) == ["live"] * len(ids)  # nothing of "gone" reaches the judge
     assert all(not r.error for r in published)
-    assert handler.calls == len(ids)  # the model was asked only for the live run
+    assert handler.model_answers == len(ids)  # the model was asked only for the live run
     assert store.count_by(schema.results, "error", run_id="gone") == {CANCELLED: len(ids)}
     progress = run_progress(store, "gone")
     assert progress is not None

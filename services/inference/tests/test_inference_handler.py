@@ -61,11 +61,11 @@ def test_one_read_per_kind_per_batch_and_every_answer_cached(tmp_path: Path) -> 
         assert results["orphan"].error == "table no-such-table is not in the store"
         answered = [r for q, r in results.items() if q not in ("missing", "orphan")]
         assert len(answered) == 5 and all(r.response.startswith("seed=3") and not r.error for r in answered)
-        assert server.count("handler") == 6 and handler.calls == 6
+        assert server.count("handler") == 6 and handler.model_answers == 6
         assert store.count(schema.results) == 8
 
         again = InferenceHandler(timeout_s=10)  # a restarted worker: the answers come from the store's cache
         out = again.handle_batch(_requests(url, ids), ctx)
-        assert server.count("handler") == 6 and again.calls == 0 and again.cache_hits == 6
+        assert server.count("handler") == 6 and again.model_answers == 0 and again.cache_hits == 6
         assert sum(1 for o in out if o.message.cached) == 6
     store.close()

@@ -7,28 +7,16 @@ give, or call fields out of range, are that request's recorded error."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from livetab.bus import HandlerContext
-from livetab.questions import Gold, Question
-from livetab.records import question_row, table_row
+from livetab.questions import Question
 from livetab.settings import Settings
-from livetab.store import open_store, schema
+from livetab.store import schema
 from livetab.v1 import common_pb2, inference_pb2
 from livetab_inference.handler import InferenceHandler, cache_key
 
-from services.inference.tests.inference_data import wtq_table
+from services.inference.tests.inference_data import one_question_store
 from tests.fakes.fault_server import Scenario, ThreadedFaultServer
-
-
-def _store(path: Path) -> tuple[Any, Question]:
-    store = open_store(f"sqlite:///{path}")
-    table, record = wtq_table(0)
-    store.upsert(schema.tables, [table_row(table.to_proto())])
-    q = Question(id="q0", table_id=table.id, family="direct", text=str(record["question"]),
-                 gold=Gold(kind="text", text="x"))
-    store.upsert(schema.questions, [question_row(q.to_proto())])
-    return store, q
 
 
 def _requests(model: common_pb2.ModelSpec, q: Question, *, size: int = 16, run: str = "run",
@@ -44,7 +32,7 @@ def _spec(url: str, **params: str) -> common_pb2.ModelSpec:
 
 
 def test_a_polls_samples_of_one_call_are_one_request_and_each_takes_its_choice(tmp_path: Path) -> None:
-    store, q = _store(tmp_path / "one.db")
+    store, q = one_question_store(tmp_path / "one.db")
     ctx = HandlerContext(store=store, settings=Settings())
     with ThreadedFaultServer() as server:
         url = server.set("calls", Scenario())
@@ -54,7 +42,7 @@ def test_a_polls_samples_of_one_call_are_one_request_and_each_takes_its_choice(t
         assert [a.response for a in answers] == [f"seed=100 choice={i} " + a.response.split()[2]
                                                  for i, a in enumerate(answers)]
         assert [a.seed for a in answers] == list(range(100, 116))  # each result keeps its own sample's seed
-        assert not any(a.error or a.cached for a in answers) and handler.calls == 16
+        assert not any(a.error or a.cached for a in answers) and handler.model_answers == 16
         (row,) = store.select(schema.response_cache)  # the call's answers, one row
         assert [c.response for c in inference_pb2.CallAnswers.FromString(row["payload"]).choices] == \
             [a.response for a in answers]
@@ -70,8 +58,8 @@ def test_a_call_split_over_polls_gives_each_sample_the_same_answer(tmp_path: Pat
     """Samples 0-9 in one poll and 10-15 in the next: the first poll asks the call and stores all its answers, the
     second takes its samples' choices from that row; every sample's answer, and the cache, are those of the poll
     that held them all. A row that lacks a sample's choice (a server that gave fewer) is no answer for it."""
-    whole_store, q = _store(tmp_path / "whole.db")
-    split_store, _ = _store(tmp_path / "split.db")
+    whole_store, q = one_question_store(tmp_path / "whole.db")
+    split_store, _ = one_question_store(tmp_path / "split.db")
     with ThreadedFaultServer() as server:
         url = server.set("split", Scenario())
         reqs = _requests(_spec(url), q)
@@ -107,7 +95,7 @@ def test_a_call_split_over_polls_gives_each_sample_the_same_answer(tmp_path: Pat
 def test_a_server_that_ignores_n_still_answers_every_sample(tmp_path: Path) -> None:
     """`auto`: the call returns one choice, the backend asks the rest one by one (seed + i each) and from then on
     loops; `native`: the server's one choice is sample 0's answer, the others get the reason as their error."""
-    store, q = _store(tmp_path / "n.db")
+    store, q = one_question_store(tmp_path / "n.db")
     ctx = HandlerContext(store=store, settings=Settings())
     with ThreadedFaultServer() as server:
         url = server.set("no-n", Scenario(honour_n=False))
@@ -129,7 +117,7 @@ def test_a_server_that_refuses_n_is_asked_one_sample_at_a_time(tmp_path: Path) -
     """A server that answers a request for several choices with HTTP 400 (some hosted APIs take only one): the
     samples are asked one by one, each with its own seed, and the backend asks one by one from then on; with
     n_mode native the refusal is every sample's recorded error."""
-    store, q = _store(tmp_path / "refuse.db")
+    store, q = one_question_store(tmp_path / "refuse.db")
     ctx = HandlerContext(store=store, settings=Settings())
     with ThreadedFaultServer() as server:
         url = server.set("one", Scenario(max_n=1))
@@ -148,7 +136,7 @@ def test_a_server_that_refuses_n_is_asked_one_sample_at_a_time(tmp_path: Path) -
 
 
 def test_call_fields_out_of_range_are_the_requests_error(tmp_path: Path) -> None:
-    store, q = _store(tmp_path / "bad.db")
+    store, q = one_question_store(tmp_path / "bad.db")
     ctx = HandlerContext(store=store, settings=Settings())
     with ThreadedFaultServer() as server:
         url = server.set("bad", Scenario())
