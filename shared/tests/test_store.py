@@ -50,6 +50,20 @@ def test_stream_reads_a_result_a_chunk_at_a_time_with_the_columns_asked(store_ur
     assert list(store.stream(effects, ("id",), kind="none")) == []
     assert sorted(store.distinct(effects, "kind")) == ["even", "odd"]
     assert store.distinct(effects, "value", kind="even", id="e004") == ["4"]
+    ordered = [r["id"] for r in store.stream(effects, ("id", "kind"), chunk=4, order_by=("kind", "id"))]
+    assert ordered == [f"e{i:03d}" for i in range(0, 25, 2)] + [f"e{i:03d}" for i in range(1, 25, 2)]
+    store.close()
+
+
+def test_get_many_finds_every_key_asked_over_several_queries(store_url: str) -> None:
+    """Keys in chunks (an IN list on SQLite, one array parameter a query on PostgreSQL), duplicates and missing
+    keys among them."""
+    store = with_effects(open_store(store_url))
+    store.upsert(effects, [{"id": f"e{i:03d}", "kind": "k", "value": str(i)} for i in range(12)])
+    keys = [f"e{i:03d}" for i in range(0, 12, 2)] + ["e000", "missing", "e011"]
+    found = store.get_many(effects, keys, chunk=2)
+    assert sorted(found) == ["e000", "e002", "e004", "e006", "e008", "e010", "e011"]
+    assert found["e011"]["value"] == "11" and found["e004"] == {"id": "e004", "kind": "k", "value": "4"}
     store.close()
 
 
