@@ -163,3 +163,43 @@ def test_stream_is_select_read_once_and_distinct_comes_from_it(tmp_path: Path) -
     assert reads.selected(schema.questions, release="r") == rows
     assert sorted(reads.distinct(schema.questions, "table_id", release="r")) == ["t1"]
     assert counting.selects == 1
+
+
+def _judgments(store: Any, versions: dict[str, bytes]) -> None:
+    store.upsert(schema.judgments, [{"id": k, "request_id": "r" + k, "run_id": "run", "question_id": "q" + k[-1],
+                                     "model": "m", "judge": "rule", "family": "lookup", "verdict": "correct",
+                                     "score": 1.0, "payload": payload} for k, payload in versions.items()])
+
+
+def test_an_unkept_table_is_read_through_every_time_and_leaves_only_its_rows_digests(tmp_path: Path) -> None:
+    from livetab.store.read_once import CHANGED, payload_digest
+
+    store = Counting(_store(tmp_path))
+    _judgments(store, {"j1": b"one", "j2": b"two"})
+    reads = ReadOnce(store, unkept=(schema.judgments,))
+    columns = ("id", "question_id", "payload")
+    assert reads.streamed(schema.judgments, run_id="run") is None  # nothing read yet
+    partial = reads.stream(schema.judgments, columns, run_id="run")
+    next(partial)
+    partial.close()  # not read to the end: it says nothing of what files hold
+    assert reads.streamed(schema.judgments, run_id="run") is None
+    rows = list(reads.stream(schema.judgments, columns, order_by=("question_id",), run_id="run"))
+    assert [r["id"] for r in rows] == ["j1", "j2"]
+    assert reads.streamed(schema.judgments, run_id="run") == {"j1": payload_digest(b"one"), "j2": payload_digest(b"two")}
+    # nothing of it is kept: every read goes to the store
+    assert reads.known(schema.judgments) == [] and reads.selected(schema.judgments, run_id="run") is None
+    reads.select(schema.judgments, run_id="run")
+    reads.select(schema.judgments, run_id="run")
+    assert store.selects == 2
+    reads.get_many(schema.judgments, ["j1"])
+    reads.get_many(schema.judgments, ["j1"])
+    assert store.keys == ["j1", "j1"]
+    # a second reading that sees a row otherwise (changed, or new) marks it: files made of both hold neither for sure
+    _judgments(store, {"j2": b"two, judged again", "j3": b"three"})
+    assert len(list(reads.stream(schema.judgments, columns, run_id="run"))) == 3
+    assert reads.streamed(schema.judgments, run_id="run") == {"j1": payload_digest(b"one"), "j2": CHANGED,
+                                                              "j3": CHANGED}
+    # a kept table's stream is its kept select, sorted as asked
+    kept = ReadOnce(store)
+    assert [r["id"] for r in kept.stream(schema.questions, ("id",), order_by=("id",), release="r")] == ["q0", "q1", "q2"]
+    assert kept.streamed(schema.questions, release="r") is None
