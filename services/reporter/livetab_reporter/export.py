@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 import shutil
 from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,10 +42,10 @@ from livetab.settings import Settings
 from livetab.store import schema
 from livetab.v1 import question_pb2, table_pb2
 
-from livetab_reporter.answers import COLUMNS, SECRET, answer_records, public_view
+from livetab_reporter.answers import COLUMNS, SECRET, iter_answer_records, redacted
 
-__all__ = ["Exported", "export_release", "export_release_files", "question_from_row", "read_rows", "release_questions",
-           "table_from_row", "write_rows"]
+__all__ = ["Exported", "RowsWriter", "export_copies", "export_release", "export_release_files", "question_from_row",
+           "read_rows", "release_questions", "table_from_row", "write_rows"]
 
 HF_LICENCES = {"cc by-sa 4.0": "cc-by-sa-4.0", "cc-by-sa-4.0": "cc-by-sa-4.0", "cc by 4.0": "cc-by-4.0",
                "mit": "mit", "apache-2.0": "apache-2.0", "cc0": "cc0-1.0", "cc0 1.0": "cc0-1.0"}
@@ -80,18 +81,65 @@ def table_row(t: table_pb2.Table) -> dict[str, Any]:
     return row
 
 
-def write_rows(folder: Path, name: str, rows: list[dict[str, Any]], columns: tuple[str, ...] = ()) -> list[str]:
-    """`name`.jsonl and `name`.parquet; `columns` fixes the schema when there may be no rows."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+PARQUET_BATCH = 5000  # rows converted to Arrow at a time (`write_rows`): what an export holds at once
 
-    folder.mkdir(parents=True, exist_ok=True)
-    with (folder / f"{name}.jsonl").open("w", encoding="utf-8") as f:
+
+class RowsWriter:
+    """`name`.jsonl and `name`.parquet in `folder`, written as rows are added (`add`), `batch` rows converted to
+    Arrow at a time, each batch a row group with the first batch's schema: what this holds at once is a batch, so
+    the rows must keep their types (a later batch that cannot take the first's schema raises pyarrow's error).
+    `columns` fixes the schema when no row comes. `close` ends both files and gives their names."""
+
+    def __init__(self, folder: Path, name: str, columns: tuple[str, ...] = (), batch: int = PARQUET_BATCH) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        self.folder, self.name, self.columns, self.batch = folder, name, columns, max(1, batch)
+        self._jsonl = (folder / f"{name}.jsonl").open("w", encoding="utf-8")
+        self._rows: list[dict[str, Any]] = []
+        self._parquet: Any = None  # pyarrow.parquet.ParquetWriter, opened with the first batch
+
+    def add(self, row: dict[str, Any]) -> None:
+        self._jsonl.write(json.dumps(row, ensure_ascii=False) + "\n")
+        self._rows.append(row)
+        if len(self._rows) >= self.batch:
+            self._flush()
+
+    def _flush(self) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        table = pa.Table.from_pylist(self._rows, schema=self._parquet.schema if self._parquet is not None else None)
+        if self._parquet is None:
+            self._parquet = pq.ParquetWriter(self.folder / f"{self.name}.parquet", table.schema)
+        self._parquet.write_table(table)
+        self._rows.clear()
+
+    def close(self) -> list[str]:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        try:
+            self._jsonl.close()
+            if self._rows:
+                self._flush()
+        finally:
+            if self._parquet is not None:
+                self._parquet.close()
+        if self._parquet is None:
+            pq.write_table(pa.table({c: pa.array([], pa.string()) for c in self.columns}),
+                           self.folder / f"{self.name}.parquet")
+        return [f"{self.name}.jsonl", f"{self.name}.parquet"]
+
+
+def write_rows(folder: Path, name: str, rows: Iterable[dict[str, Any]], columns: tuple[str, ...] = ()) -> list[str]:
+    """`name`.jsonl and `name`.parquet; `columns` fixes the schema when there may be no rows. A list is written as
+    one table, its schema inferred from every row; any other iterable as its rows go by (`RowsWriter`)."""
+    writer = RowsWriter(folder, name, columns, batch=len(rows) if isinstance(rows, list) else PARQUET_BATCH)
+    try:
         for r in rows:
-            f.write(json.dumps(r, ensure_ascii=False) + "\n")
-    table = pa.Table.from_pylist(rows) if rows else pa.table({c: pa.array([], pa.string()) for c in columns})
-    pq.write_table(table, folder / f"{name}.parquet")
-    return [f"{name}.jsonl", f"{name}.parquet"]
+            writer.add(r)
+    finally:
+        names = writer.close()
+    return names
 
 
 def read_rows(path: Path) -> list[dict[str, Any]]:
@@ -175,13 +223,22 @@ def release_questions(store: Any, release: str) -> list[dict[str, Any]]:
 
 def export_release(store: Any, release: str, folder: Path, *, full: bool, run_ids: list[str] | None = None,
                    judge: str = "", only_tables: set[str] | None = None, note: str = "",
-                   calibration: dict[str, Any] | None = None, generation: dict[str, Any] | None = None) -> Exported:
+                   calibration: dict[str, Any] | None = None, generation: dict[str, Any] | None = None,
+                   observe: Callable[[dict[str, Any]], None] | None = None) -> Exported:
     """Write the release into `folder` (see the module docstring); `only_tables` keeps those tables and their
     questions (domain balancing), `note` goes into the card, `run_ids` (judged by `judge`) give results.*."""
-    folder.mkdir(parents=True, exist_ok=True)
-    for stale in ("questions", "tables", "results"):  # a live export must not keep an earlier full one's files
-        for ext in ("jsonl", "parquet"):
-            (folder / f"{stale}.{ext}").unlink(missing_ok=True)
+    (done,) = export_copies(store, release, [(folder, full)], run_ids=run_ids, judge=judge, only_tables=only_tables,
+                            note=note, calibration=calibration, generation=generation, observe=observe)
+    return done
+
+
+def export_copies(store: Any, release: str, copies: list[tuple[Path, bool]], *, run_ids: list[str] | None = None,
+                  judge: str = "", only_tables: set[str] | None = None, note: str = "",
+                  calibration: dict[str, Any] | None = None, generation: dict[str, Any] | None = None,
+                  observe: Callable[[dict[str, Any]], None] | None = None) -> list[Exported]:
+    """`export_release` into each (folder, full) of `copies` (a live release's public copy and the operator's full
+    one), reading the release once: the results of every copy are written in one pass over the answers
+    (`iter_answer_records`), each answer redacted for a copy that is not full, and handed whole to `observe`."""
     qrows = release_questions(store, release)
     trows = sorted(store.select(schema.tables, release=release), key=lambda r: r["id"])
     if only_tables is not None:
@@ -190,30 +247,51 @@ def export_release(store: Any, release: str, folder: Path, *, full: bool, run_id
     qs = [question_pb2.Question.FromString(r["payload"]) for r in qrows]
     ts = [table_pb2.Table.FromString(r["payload"]) for r in trows]
     by_id = {t.id: t for t in ts}
-    out = Exported(folder, full, families=dict(sorted(Counter(q.family for q in qs).items())))
-    if full:
-        out.files += write_rows(folder, "questions", [question_row(q, by_id.get(q.table_id)) for q in qs])
-        out.files += write_rows(folder, "tables", [table_row(t) for t in ts])
+    families = dict(sorted(Counter(q.family for q in qs).items()))
+    outs = [Exported(folder, full, families=dict(families)) for folder, full in copies]
+    for out in outs:
+        out.folder.mkdir(parents=True, exist_ok=True)
+        for stale in ("questions", "tables", "results"):  # a live export must not keep an earlier full one's files
+            for ext in ("jsonl", "parquet"):
+                (out.folder / f"{stale}.{ext}").unlink(missing_ok=True)
+        if out.full:
+            out.files += write_rows(out.folder, "questions", [question_row(q, by_id.get(q.table_id)) for q in qs])
+            out.files += write_rows(out.folder, "tables", [table_row(t) for t in ts])
     if run_ids:
-        answers = answer_records(store, run_ids, judge=judge)
-        rows = answers if full else public_view(answers)
-        cols = COLUMNS if full else tuple(c for c in COLUMNS if c not in SECRET)
-        out.files += write_rows(folder, "results", rows, cols)
-    card = _card(release, qs, ts, full=full, files=out.files, calibration=calibration, generation=generation,
-                 note=note, runs=len(run_ids or []))
-    (folder / "README.md").write_text(card, encoding="utf-8")
-    out.files.append("README.md")
-    return out
+        writers = [RowsWriter(out.folder, "results", COLUMNS if out.full else tuple(c for c in COLUMNS if c not in SECRET))
+                   for out in outs]
+        try:
+            for a in iter_answer_records(store, sorted(run_ids), judge=judge):
+                if observe is not None:
+                    observe(a)
+                public = None
+                for out, writer in zip(outs, writers, strict=True):
+                    if out.full:
+                        writer.add(a)
+                    else:
+                        public = redacted(a) if public is None else public
+                        writer.add(public)
+        finally:
+            for out, writer in zip(outs, writers, strict=True):
+                out.files += writer.close()
+    for out in outs:
+        card = _card(release, qs, ts, full=out.full, files=out.files, calibration=calibration, generation=generation,
+                     note=note, runs=len(run_ids or []))
+        (out.folder / "README.md").write_text(card, encoding="utf-8")
+        out.files.append("README.md")
+    return outs
 
 
 def export_release_files(store: Any, settings: Settings, folder: Path, *, release: str, public: bool | None = None,
                          balance: str | None = None, calibration: dict[str, Any] | None = None,
-                         run_ids: list[str] | None = None, private_only: bool = False) -> dict[str, int]:
+                         run_ids: list[str] | None = None, private_only: bool = False,
+                         observe: Callable[[dict[str, Any]], None] | None = None) -> dict[str, int]:
     """The release as files: in full into `folder` when the release is public (retired: `public`, default
     `files.release_public`); for a live release, counts and redacted results into `folder` and the full files
     into the operator's `private/release` beside it (`private_only`: only those). `balance` ("diverse", "lot")
     keeps only tables, and their questions, in that domain distribution. `run_ids` (the configured judge's
-    verdicts) give results.*. Returns the number of questions per task family."""
+    verdicts) give results.*; `observe` is handed each of their answers as it is written. Returns the number of
+    questions per task family."""
     from livetab.balance import balance_domains
     from livetab.records import load_table
 
@@ -234,13 +312,11 @@ def export_release_files(store: Any, settings: Settings, folder: Path, *, releas
                   "max_tokens": r.max_tokens, "max_rows": r.max_rows}
     full = release_public(store, settings, release) if public is None else public
     kw: dict[str, Any] = {"run_ids": run_ids, "judge": judge_name(settings.judge), "only_tables": only, "note": note,
-                          "calibration": calibration, "generation": generation}
+                          "calibration": calibration, "generation": generation, "observe": observe}
     private = report_dir(settings, release) / PRIVATE_DIR / "release"
     if private_only:
         return export_release(store, release, private, full=True, **kw).families
-    done = export_release(store, release, folder, full=full, **kw)
-    if not full:
-        export_release(store, release, private, full=True, **kw)
-    else:
+    if full:
         shutil.rmtree(private, ignore_errors=True)  # nothing to keep apart once the release is public
+    done, *_ = export_copies(store, release, [(folder, full)] + ([] if full else [(private, True)]), **kw)
     return done.families

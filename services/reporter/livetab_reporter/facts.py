@@ -314,7 +314,7 @@ def _question_labels(qids: list[str], families: dict[str, str], questions: Mappi
 
 
 # the columns of the store's rows that `facts_from_rows` reads (`read_facts` streams only these)
-JUDGMENT_COLUMNS = ("request_id", "run_id", "question_id", "model", "family", "verdict", "payload", "created_at")
+JUDGMENT_COLUMNS = ("id", "request_id", "run_id", "question_id", "model", "family", "verdict", "payload", "created_at")
 RESULT_COLUMNS = ("id", "payload")
 
 

@@ -15,10 +15,12 @@ Where, under the configured `out_dir` (relative to the working directory unless 
 from __future__ import annotations
 
 import html
+import itertools
 import json
 import os
 import re
 import threading
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -28,16 +30,16 @@ from livetab.publication import is_public
 from livetab.settings import Settings
 from livetab.store import schema
 
-from livetab_reporter.answers import answer_records, public_view
+from livetab_reporter.answers import iter_answer_records, public_view
 from livetab_reporter.document import leaderboard_doc
 from livetab_reporter.facts import slice_order
 from livetab_reporter.insight_section import insight_markdown
 from livetab_reporter.page import SAMPLE_LIMIT, page_html
-from livetab_reporter.plots import make_plots
+from livetab_reporter.plots import TokenAccuracy, make_plots
 
-__all__ = ["PRIVATE_DIR", "RELEASES_DIR", "RUNS_DIR", "calibration_html", "calibration_md", "calibration_summary",
-           "leaderboard_doc", "out_root", "release_public", "release_runs", "report_dir", "write_leaderboard",
-           "write_release_files", "write_reports", "write_run_files"]
+__all__ = ["PRIVATE_DIR", "RELEASES_DIR", "RUNS_DIR", "PageAnswers", "calibration_html", "calibration_md",
+           "calibration_summary", "leaderboard_doc", "out_root", "read_page_answers", "release_public", "release_runs",
+           "report_dir", "write_leaderboard", "write_release_files", "write_reports", "write_run_files"]
 
 PRIVATE_DIR = "private"  # under out_dir: the operator's files with a live release's questions and answers
 RELEASES_DIR = "releases"  # under out_dir: one folder per release other than the configured one
@@ -117,7 +119,8 @@ def _markdown(doc: dict[str, Any], failures: list[dict[str, Any]]) -> str:
 
 def write_reports(store: Any, run_ids: list[str], out_dir: Path, release: str = "", *, judge: str,
                   public: bool = False, split_date: str = "", calibration_dir: Path | None = None,
-                  figures: bool = True) -> dict[str, Any]:
+                  figures: bool = True, doc: dict[str, Any] | None = None,
+                  answers: PageAnswers | None = None) -> dict[str, Any]:
     """leaderboard.json, leaderboard.md, report.html and its figures (plots/*.svg, drawn
     inline on the page too) for these runs, from
     `judge`'s verdicts, and the operator's private/report.html.
@@ -126,9 +129,11 @@ def write_reports(store: Any, run_ids: list[str], out_dir: Path, release: str = 
     question texts, gold answers, responses and the judge's reasons. The private page always does; it lives
     in `private/`, which is never to be published while the release is live. `split_date` is the
     contamination view's split (see `stats.aggregate`). calibration.json is read from `calibration_dir`
-    (default `out_dir`). Without `figures` nothing is drawn (a run's own page: its release's page has them)."""
+    (default `out_dir`). Without `figures` nothing is drawn (a run's own page: its release's page has them). `doc`:
+    the leaderboard of these runs when the caller has it (`leaderboard_doc`); `answers`: what the pages show of
+    the answers when the caller took it from a pass of its own over them (`PageAnswers`), else it is read here."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    doc = leaderboard_doc(store, run_ids, judge=judge, split_date=split_date)
+    doc = leaderboard_doc(store, run_ids, judge=judge, split_date=split_date) if doc is None else doc
     failures = [f for f in store.select(schema.failures) if not release or f["release"] in (release, "")]
     failures.sort(key=lambda f: (f["stage"], f["entity"]))
     calibration = load_calibration(calibration_dir or out_dir)
@@ -136,9 +141,10 @@ def write_reports(store: Any, run_ids: list[str], out_dir: Path, release: str = 
     doc["public"] = public
     _write_text(out_dir / "leaderboard.json", json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     _write_text(out_dir / "leaderboard.md", _markdown(doc, failures) + calibration_md(calibration))
-    rank = {m["model"]: i for i, m in enumerate(doc["models"])}
-    answers = sorted(answer_records(store, run_ids, judge=judge), key=lambda a: rank.get(a["model"], len(rank)))
-    plots = make_plots(doc, answers) if figures else []
+    if answers is None:
+        answers = read_page_answers(store, doc, run_ids, judge=judge, figures=figures)
+    shown, total = answers.shown(), answers.total
+    plots = make_plots(doc, tokens=answers.tokens) if figures else []
     plot_dir = out_dir / "plots"
     if plots:
         plot_dir.mkdir(exist_ok=True)
@@ -148,23 +154,86 @@ def write_reports(store: Any, run_ids: list[str], out_dir: Path, release: str = 
         if p.drawn:
             (plot_dir / f"{p.name}.svg").write_text(p.svg, encoding="utf-8")
     cal = calibration_html(calibration)
-    # the public page of a live release redacts the answers it shows, not a copy of every one (a 100,000-answer run's
-    # would be ~0.1 GB more while its files are written)
-    shown = answers if public else public_view(answers[:SAMPLE_LIMIT])
-    _write_text(out_dir / "report.html", page_html(doc, shown, plots, failures, cal, public_release=public, private=False,
-                                                   answers_total=len(answers)))
+    _write_text(out_dir / "report.html", page_html(doc, shown if public else public_view(shown), plots, failures, cal,
+                                                   public_release=public, private=False, answers_total=total))
     private = out_dir / PRIVATE_DIR
     private.mkdir(exist_ok=True)
-    _write_text(private / "report.html",
-                page_html(doc, answers, plots, failures, cal, public_release=public, private=True, svg_dir="../plots"))
+    _write_text(private / "report.html", page_html(doc, shown, plots, failures, cal, public_release=public, private=True,
+                                                   svg_dir="../plots", answers_total=total))
     return doc
+
+
+class PageAnswers:
+    """What a report's pages show of its answers, taken as they go by (`add`, each run's in its records' order,
+    `iter_answer_records`), never all held: the first `SAMPLE_LIMIT` in the order the pages show them (`shown`: the
+    runs by their model's rank on the leaderboard `doc`, then by id), how many each run has, and (with `figures`)
+    each model's prompt tokens and verdicts for the complexity figure (`tokens`)."""
+
+    def __init__(self, doc: dict[str, Any], *, figures: bool) -> None:
+        rank = {m["model"]: i for i, m in enumerate(doc["models"])}  # a name's last entry, as the pages always ranked
+        self._place = {m["run_id"]: rank[m["model"]] for m in doc["models"] if m.get("run_id")}
+        self._last = len(rank)
+        self.first: dict[str, list[dict[str, Any]]] = {}  # run -> its first records that the pages may show
+        self.counts: Counter[str] = Counter()
+        self.tokens = TokenAccuracy() if figures else None
+        self._kept = 0
+
+    def add(self, a: dict[str, Any]) -> None:
+        run = a["run_id"]
+        self.counts[run] += 1
+        if self.tokens is not None:
+            self.tokens.add(a)
+        kept = self.first.setdefault(run, [])
+        if len(kept) < SAMPLE_LIMIT:
+            kept.append(a)
+            self._kept += 1
+            if self._kept > 2 * SAMPLE_LIMIT:
+                self._trim()
+
+    def _order(self) -> list[str]:
+        return sorted(self.first, key=lambda r: (self._place.get(r, self._last), r))
+
+    def _trim(self) -> None:
+        """Drop what the runs ranked before a run already outnumber: a run's first records only grow, so those it
+        drops would never be shown."""
+        room = SAMPLE_LIMIT
+        for run in self._order():
+            del self.first[run][room:]
+            room -= len(self.first[run])
+        self._kept = sum(len(v) for v in self.first.values())
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    def shown(self) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        for run in self._order():
+            out += self.first[run][:SAMPLE_LIMIT - len(out)]
+        return out
+
+
+def read_page_answers(store: Any, doc: dict[str, Any], run_ids: list[str], *, judge: str,
+                      figures: bool) -> PageAnswers:
+    """`PageAnswers` of these runs read from the store: every answer with `figures` (the complexity figure reads
+    them all), else each run's first `SAMPLE_LIMIT` and its count."""
+    answers = PageAnswers(doc, figures=figures)
+    if figures:
+        for a in iter_answer_records(store, sorted(run_ids), judge=judge):
+            answers.add(a)
+        return answers
+    for run_id in run_ids:
+        for a in itertools.islice(iter_answer_records(store, [run_id], judge=judge), SAMPLE_LIMIT):
+            answers.add(a)
+        answers.counts[run_id] = store.count(schema.judgments, run_id=run_id, judge=judge)
+    return answers
 
 
 # --- what the reporter service writes ----------------------------------------------------------------------
 
 def write_leaderboard(store: Any, settings: Settings, run_ids: list[str], out_dir: Path, release: str, *,
-                      auto: dict[str, Any] | None = None, public: bool | None = None,
-                      figures: bool = True) -> dict[str, Any]:
+                      auto: dict[str, Any] | None = None, public: bool | None = None, figures: bool = True,
+                      doc: dict[str, Any] | None = None, answers: PageAnswers | None = None) -> dict[str, Any]:
     """`write_reports` with what the settings say: the configured judge's verdicts, the contamination split,
     whether the release is public (`public`, default `release_public`), and calibration.json from `out_dir`'s root (the model-free figures
     computed when `livetab calibrate` has not run; `auto`: those figures, when the caller computed them already)."""
@@ -174,17 +243,21 @@ def write_leaderboard(store: Any, settings: Settings, run_ids: list[str], out_di
     ensure_calibration(settings, root, auto=auto)
     return write_reports(store, run_ids, out_dir, release, judge=judge_name(settings.judge),
                          public=release_public(store, settings, release) if public is None else public,
-                         split_date=settings.reporter.contamination_split, calibration_dir=root, figures=figures)
+                         split_date=settings.reporter.contamination_split, calibration_dir=root, figures=figures,
+                         doc=doc, answers=answers)
 
 
 def read_once(store: Any) -> Any:
     """`store` read through a `ReadOnce` (livetab.store.read_once) for one set of files: the leaderboard, the
-    answer records and the export each read the same judgments, results, questions and tables, and a live
-    release's public and private exports read them all twice. Nothing here writes to the store, and the files
-    of one call then come from one reading of it."""
+    answer records and the export each read the same questions, tables and runs, and a live release's public and
+    private exports read them twice. Nothing here writes to the store. The judgments and results are not kept
+    (`unkept`): each pass over them (the leaderboard's facts, the pages' answers, each export) streams them from
+    the store, so what a write holds is a chunk of them, not the run (a 100,000-answer run's are ~0.3 GB as rows);
+    the reporter asks the judgments' digests (`ReadOnce.streamed`). A `ReadOnce` handed in is used as it is (an
+    evaluation's report process keeps everything: its runs are read again at once)."""
     from livetab.store.read_once import ReadOnce
 
-    return store if isinstance(store, ReadOnce) else ReadOnce(store)
+    return store if isinstance(store, ReadOnce) else ReadOnce(store, unkept=(schema.judgments, schema.results))
 
 
 def write_run_files(store: Any, settings: Settings, run_id: str, *, auto: dict[str, Any] | None = None) -> Path:
@@ -209,10 +282,15 @@ def write_release_files(store: Any, settings: Settings, release: str, *, auto: d
     store.prefetch_release(release)  # a frozen release's rows by key: its manifest hash is computed once
     folder = report_dir(settings, release)
     run_ids = release_runs(store, release)
-    doc = write_leaderboard(store, settings, run_ids, folder, release, auto=auto, public=public)
+    doc = leaderboard_doc(store, run_ids, judge=judge_name(settings.judge),
+                          split_date=settings.reporter.contamination_split)
+    # the pages' answers are taken from the export's pass over them: the release's answers are read twice in all
+    # (the leaderboard's facts, then the export), never held
+    answers = PageAnswers(doc, figures=True)
     export_release_files(store, settings, folder / "release", release=release, run_ids=run_ids, public=public,
-                         calibration=load_calibration(out_root(settings)))
-    return doc
+                         calibration=load_calibration(out_root(settings)), observe=answers.add)
+    return write_leaderboard(store, settings, run_ids, folder, release, auto=auto, public=public, doc=doc,
+                             answers=answers)
 
 
 # --- judge calibration (`livetab calibrate`: calibration.json beside these files) ----------------------

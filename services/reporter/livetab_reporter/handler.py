@@ -52,7 +52,6 @@ everything. Refused commands' events and the other states write nothing.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import threading
 import time
@@ -66,6 +65,7 @@ from livetab.ids import content_id, judge_name
 from livetab.runs import judging_progress
 from livetab.settings import JudgeSettings, ReporterSettings, Settings
 from livetab.store import schema
+from livetab.store.read_once import payload_digest
 from livetab.v1 import judgment_pb2, release_pb2, report_pb2
 
 from livetab_reporter.leaderboard import compute_rows
@@ -345,8 +345,7 @@ class ReporterHandler:
                 continue
             log.info("reporter wrote run %s's files into %s in %.1f s", run_id, folder, time.perf_counter() - t0)
             # the judgments the files were made of, as the write read them (None: it read them some other way)
-            rows = reads.selected(schema.judgments, run_id=run_id, judge=judge)
-            included = None if rows is None else {row["id"]: _digest(row["payload"]) for row in rows}
+            included = reads.streamed(schema.judgments, run_id=run_id, judge=judge)
             run = ctx.store.get(schema.runs, run_id)
             with self._lock:
                 self._done_writing(run_id, stale=False, included=included)
@@ -529,13 +528,10 @@ class ReporterHandler:
         return Outgoing(topic_names.REPORTS, update, key=run_id, message_id=update.id)
 
 
-def _digest(payload: bytes) -> bytes:
-    """A judgment's stored bytes in 16 (its id and verdict, all of it: any change gives another digest)."""
-    return hashlib.blake2b(payload, digest_size=16).digest()
-
-
 def _digests(judgments: list[judgment_pb2.Judgment]) -> dict[str, bytes]:
-    return {j.id: _digest(j.SerializeToString()) for j in judgments}
+    """Each judgment's stored bytes in 16 (`payload_digest`: its id and verdict, all of it), as the files' reading
+    of the store digests them (`ReadOnce.streamed`)."""
+    return {j.id: payload_digest(j.SerializeToString()) for j in judgments}
 
 
 def _holds(included: dict[str, bytes] | None, seen: dict[str, bytes]) -> bool:

@@ -18,6 +18,7 @@ saying why. Figures show counts and labels only, never a question or an answer."
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +27,7 @@ from livetab.metrics import wilson_interval
 from livetab_reporter.facts import slice_order
 from livetab_reporter.svg import Bar, Series, grouped_bars, hbars, lines
 
-__all__ = ["WANTED", "Plot", "complexity_bins", "make_plots", "model_colours"]
+__all__ = ["WANTED", "Plot", "TokenAccuracy", "complexity_bins", "make_plots", "model_colours"]
 
 # Slices the issue asks to see drawn, in this order; every other slice of leaderboard.json follows them.
 WANTED = ("skill", "format", "freshness", "domain")
@@ -119,36 +120,57 @@ def _by_slice(doc: dict[str, Any], key: str, colours: dict[str, str]) -> Plot:
     return plot
 
 
-def complexity_bins(answers: list[dict[str, Any]], bins: int = 5) -> dict[str, list[dict[str, Any]]]:
+class TokenAccuracy:
+    """Each model's QA answers as (prompt tokens, correct), taken from the answer records as they go by (`add`):
+    what the complexity figure needs of every answer, ~0.1 KB each, not the records. Answers without a token
+    count are left out."""
+
+    def __init__(self) -> None:
+        self.pairs: dict[str, list[tuple[int, bool]]] = {}
+
+    @classmethod
+    def of(cls, answers: Iterable[dict[str, Any]]) -> TokenAccuracy:
+        tally = cls()
+        for a in answers:
+            tally.add(a)
+        return tally
+
+    def add(self, a: dict[str, Any]) -> None:
+        if a["prompt_tokens"] > 0 and a["family"] != "insight":
+            self.pairs.setdefault(a["model"], []).append((a["prompt_tokens"], a["verdict"] == "correct"))
+
+    def bins(self, bins: int = 5) -> dict[str, list[dict[str, Any]]]:
+        """model -> bins of its answers by prompt tokens (about equal counts per bin): each
+        {lo, hi, n, correct, accuracy, ci_low, ci_high}."""
+        out: dict[str, list[dict[str, Any]]] = {}
+        for model in sorted(self.pairs):
+            mine = sorted(self.pairs[model])
+            k = max(1, min(bins, len(mine) // 3 or 1))
+            edges = [round(i * len(mine) / k) for i in range(k + 1)]
+            rows = []
+            for a, b in itertools.pairwise(edges):
+                chunk = mine[a:b]
+                if not chunk:
+                    continue
+                correct = sum(c for _, c in chunk)
+                lo, hi = wilson_interval(correct, len(chunk))
+                rows.append({"lo": chunk[0][0], "hi": chunk[-1][0], "n": len(chunk), "correct": correct,
+                             "accuracy": correct / len(chunk), "ci_low": lo, "ci_high": hi})
+            out[model] = rows
+        return out
+
+
+def complexity_bins(answers: Iterable[dict[str, Any]], bins: int = 5) -> dict[str, list[dict[str, Any]]]:
     """model -> bins of its QA answers by prompt tokens (about equal counts per bin): each
     {lo, hi, n, correct, accuracy, ci_low, ci_high}. Answers without a token count are left out."""
-    out: dict[str, list[dict[str, Any]]] = {}
-    models = sorted({a["model"] for a in answers})
-    for model in models:
-        mine = sorted((a["prompt_tokens"], a["verdict"] == "correct") for a in answers
-                      if a["model"] == model and a["prompt_tokens"] > 0 and a["family"] != "insight")
-        if not mine:
-            continue
-        k = max(1, min(bins, len(mine) // 3 or 1))
-        edges = [round(i * len(mine) / k) for i in range(k + 1)]
-        rows = []
-        for a, b in itertools.pairwise(edges):
-            chunk = mine[a:b]
-            if not chunk:
-                continue
-            correct = sum(c for _, c in chunk)
-            lo, hi = wilson_interval(correct, len(chunk))
-            rows.append({"lo": chunk[0][0], "hi": chunk[-1][0], "n": len(chunk), "correct": correct,
-                         "accuracy": correct / len(chunk), "ci_low": lo, "ci_high": hi})
-        out[model] = rows
-    return out
+    return TokenAccuracy.of(answers).bins(bins)
 
 
-def _complexity(answers: list[dict[str, Any]], colours: dict[str, str]) -> Plot:
+def _complexity(tokens: TokenAccuracy, colours: dict[str, str]) -> Plot:
     plot = Plot("complexity", "Accuracy vs table complexity",
                 "QA accuracy against the prompt tokens of the rendered table and question (bins of about equal "
                 "size, marked at their median); error bars are Wilson 95% intervals.")
-    data = complexity_bins(answers)
+    data = tokens.bins()
     if not data or all(len(rows) < 2 for rows in data.values()):
         plot.note = "too few answers with prompt-token counts to bin (fewer than 6 per model)"
         return plot
@@ -160,10 +182,13 @@ def _complexity(answers: list[dict[str, Any]], colours: dict[str, str]) -> Plot:
     return plot
 
 
-def make_plots(doc: dict[str, Any], answers: list[dict[str, Any]]) -> list[Plot]:
-    """Every figure of the report, drawn or skipped with a note, in reading order."""
+def make_plots(doc: dict[str, Any], answers: Iterable[dict[str, Any]] = (), *,
+               tokens: TokenAccuracy | None = None) -> list[Plot]:
+    """Every figure of the report, drawn or skipped with a note, in reading order. The complexity figure reads
+    the answer records (`answers`) or, when given instead, what they were reduced to (`tokens`)."""
     keys = sorted({k for m in doc["models"] for k in m.get("slices", {})})
     ordered = [k for k in WANTED] + [k for k in keys if k not in WANTED]
     colours = model_colours(doc)
     return [_ranking(doc, colours), _by_slice(doc, "family", colours), *[_by_slice(doc, k, colours) for k in ordered[:2]],
-            _complexity(answers, colours), *[_by_slice(doc, k, colours) for k in ordered[2:]]]
+            _complexity(tokens if tokens is not None else TokenAccuracy.of(answers), colours),
+            *[_by_slice(doc, k, colours) for k in ordered[2:]]]
