@@ -174,6 +174,7 @@ class PageAnswers:
         self._place = {m["run_id"]: rank[m["model"]] for m in doc["models"] if m.get("run_id")}
         self._last = len(rank)
         self.first: dict[str, list[dict[str, Any]]] = {}  # run -> its first records that the pages may show
+        self._cap: dict[str, int] = {}  # run -> how many of its first records may still be shown (`_trim`)
         self.counts: Counter[str] = Counter()
         self.tokens = TokenAccuracy() if figures else None
         self._kept = 0
@@ -184,7 +185,7 @@ class PageAnswers:
         if self.tokens is not None:
             self.tokens.add(a)
         kept = self.first.setdefault(run, [])
-        if len(kept) < SAMPLE_LIMIT:
+        if len(kept) < self._cap.get(run, SAMPLE_LIMIT):
             kept.append(a)
             self._kept += 1
             if self._kept > 2 * SAMPLE_LIMIT:
@@ -199,6 +200,7 @@ class PageAnswers:
         room = SAMPLE_LIMIT
         for run in self._order():
             del self.first[run][room:]
+            self._cap[run] = room
             room -= len(self.first[run])
         self._kept = sum(len(v) for v in self.first.values())
 

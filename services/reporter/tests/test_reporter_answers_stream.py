@@ -64,6 +64,8 @@ def test_the_pages_show_the_first_answers_of_the_runs_by_rank_without_holding_th
         for a in every:  # the export's order: run by run, by id
             answers.add(a)
             assert sum(len(v) for v in answers.first.values()) <= 2 * 7 + 1  # trimmed as it goes
+            run = a["run_id"]  # what a run keeps is always its first records
+            assert answers.first[run] == [b for b in every if b["run_id"] == run][:len(answers.first[run])]
         expected = sorted(every, key=lambda a: order.index(a["model"]))[:7]  # as the pages always ordered them
         assert answers.shown() == expected and answers.total == len(every)
         assert answers.tokens is not None and sum(len(v) for v in answers.tokens.pairs.values()) == len(every)
