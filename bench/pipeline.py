@@ -407,9 +407,9 @@ def main(argv: list[str] | None = None) -> None:
                 time.sleep(2)
                 lag = _lag(bootstrap)
             drain_s = round(time.perf_counter() - t_drain, 1)
-            # the reporter's peak comes after that: its writer thread writes the run's files, then its release's
-            # (every run on it), each read whole from the store (~0.6 GB at completion, ~1 GB once written, on
-            # 6 December 2026), so the peak counted is the one once those are written
+            # the reporter's peak may come after that: its writer thread writes the run's files, then its release's
+            # (every run on it), so the peak counted is the one once those are written (~1 GB while those files
+            # held a run's answers, 371 MB since they stream them, 6 December 2026)
             files_s = pipe.files_written(burst["run_id"], timeout_s=900)
             written = pipe.memory()
             burst |= {"vm_hwm_before_mb": {k: round(v.get("VmHWM", 0), 1) for k, v in before.items()},
