@@ -139,20 +139,9 @@ def test_payloads_come_from_an_earlier_select_or_the_payload_column_alone(tmp_pa
     assert counting.selects == 1 and counted["payloads"] == 2  # the selected query answered from its rows
 
 
-def test_selected_gives_an_earlier_selects_rows_and_reads_nothing(tmp_path: Path) -> None:
-    store = Counting(_store(tmp_path))
-    reads = ReadOnce(store)
-    assert reads.selected(schema.questions, release="r") is None and store.selects == 0
-    reads.select(schema.questions, release="r")
-    store.store.upsert(schema.questions, [question_row(question_pb2.Question(id="q9", table_id="t1", release="r"))])
-    rows = reads.selected(schema.questions, release="r")  # what that select read, not what is stored now
-    assert rows is not None and sorted(r["id"] for r in rows) == ["q0", "q1", "q2"] and store.selects == 1
-    assert reads.selected(schema.questions, release="other") is None
-
-
 def test_stream_is_select_read_once_and_distinct_comes_from_it(tmp_path: Path) -> None:
-    """Through `ReadOnce` a stream is the kept `select` (every column; `selected` sees it), and `distinct` is
-    answered from what was read when it was, else from the store."""
+    """Through `ReadOnce` a stream is the kept `select` (every column), and `distinct` is answered from what was
+    read when it was, else from the store."""
     counting = Counting(_store(tmp_path))
     reads = ReadOnce(counting)
     assert sorted(reads.distinct(schema.questions, "id", release="r")) == ["q0", "q1", "q2"]  # from the store
@@ -160,7 +149,6 @@ def test_stream_is_select_read_once_and_distinct_comes_from_it(tmp_path: Path) -
     rows = list(reads.stream(schema.questions, ("id",), release="r"))
     assert sorted(r["id"] for r in rows) == ["q0", "q1", "q2"] and all("payload" in r for r in rows)
     assert list(reads.stream(schema.questions, ("id",), release="r")) == rows and counting.selects == 1
-    assert reads.selected(schema.questions, release="r") == rows
     assert sorted(reads.distinct(schema.questions, "table_id", release="r")) == ["t1"]
     assert counting.selects == 1
 
@@ -187,7 +175,7 @@ def test_an_unkept_table_is_read_through_every_time_and_leaves_only_its_rows_dig
     assert [r["id"] for r in rows] == ["j1", "j2"]
     assert reads.streamed(schema.judgments, run_id="run") == {"j1": payload_digest(b"one"), "j2": payload_digest(b"two")}
     # nothing of it is kept: every read goes to the store
-    assert reads.known(schema.judgments) == [] and reads.selected(schema.judgments, run_id="run") is None
+    assert reads.known(schema.judgments) == []
     reads.select(schema.judgments, run_id="run")
     reads.select(schema.judgments, run_id="run")
     assert store.selects == 2

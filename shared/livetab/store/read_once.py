@@ -80,9 +80,9 @@ class ReadOnce:
     def stream(self, table: Table, columns: Sequence[str], *, chunk: int = 2000, order_by: Sequence[str] = (),
                **where: Any) -> Iterator[dict[str, Any]]:
         """`select`'s rows, read once and kept like them (each with every column, `columns` among them), sorted by
-        `order_by`'s columns: the files of one write read the same rows more than once, and the reporter asks which
-        judgments they were made of (`selected`). For an unkept table, the store's stream, read anew, whose rows
-        leave their payload's digest (`streamed`) once it has been read to the end."""
+        `order_by`'s columns: the files of one write read the same rows more than once. For an unkept table, the
+        store's stream, read anew, whose rows leave their payload's digest (`streamed`: which rows the files were
+        made of) once it has been read to the end."""
         if table.name in self.unkept:
             return self._through(table, columns, chunk, order_by, where)
         rows = self.select(table, **where)
@@ -122,12 +122,6 @@ class ReadOnce:
         if rows is None:
             return self.store.distinct(table, column, **where)  # type: ignore[no-any-return]
         return list(dict.fromkeys(row[column] for row in rows))
-
-    def selected(self, table: Table, **where: Any) -> list[dict[str, Any]] | None:
-        """The rows an earlier `select` with these arguments read, or None when none did (nothing is read; always
-        None for an unkept table: see `streamed`)."""
-        rows = self._selects.get(_query(table, where))
-        return None if rows is None else list(rows)
 
     def payloads(self, table: Table, **where: Any) -> list[bytes]:
         """The payloads of `select`'s rows: from a `select` made earlier when there is one, else the payload
