@@ -164,7 +164,7 @@ def test_an_unkept_table_is_read_through_every_time_and_leaves_only_its_rows_dig
 
     store = Counting(_store(tmp_path))
     _judgments(store, {"j1": b"one", "j2": b"two"})
-    reads = ReadOnce(store, unkept=(schema.judgments,))
+    reads = ReadOnce(store, unkept=(schema.judgments,), digested=(schema.judgments,))
     columns = ("id", "question_id", "payload")
     assert reads.streamed(schema.judgments, run_id="run") is None  # nothing read yet
     partial = reads.stream(schema.judgments, columns, run_id="run")
@@ -187,6 +187,10 @@ def test_an_unkept_table_is_read_through_every_time_and_leaves_only_its_rows_dig
     assert len(list(reads.stream(schema.judgments, columns, run_id="run"))) == 3
     assert reads.streamed(schema.judgments, run_id="run") == {"j1": payload_digest(b"one"), "j2": CHANGED,
                                                               "j3": CHANGED}
+    # an unkept table that is not digested leaves nothing behind its streams
+    plain = ReadOnce(store, unkept=(schema.judgments,))
+    assert len(list(plain.stream(schema.judgments, columns, run_id="run"))) == 3
+    assert plain.streamed(schema.judgments, run_id="run") is None
     # a kept table's stream is its kept select, sorted as asked
     kept = ReadOnce(store)
     assert [r["id"] for r in kept.stream(schema.questions, ("id",), order_by=("id",), release="r")] == ["q0", "q1", "q2"]

@@ -259,7 +259,8 @@ def read_once(store: Any) -> Any:
     evaluation's report process keeps everything: its runs are read again at once)."""
     from livetab.store.read_once import ReadOnce
 
-    return store if isinstance(store, ReadOnce) else ReadOnce(store, unkept=(schema.judgments, schema.results))
+    return store if isinstance(store, ReadOnce) else ReadOnce(store, unkept=(schema.judgments, schema.results),
+                                                              digested=(schema.judgments,))
 
 
 def write_run_files(store: Any, settings: Settings, run_id: str, *, auto: dict[str, Any] | None = None) -> Path:

@@ -14,9 +14,10 @@ nothing is written meanwhile).
 
 Tables named `unkept` are read through to the store every time and none of their rows is kept: the judgments and
 results of a large run (the reporter service's files of a 100,000-answer run held ~0.3 GB of them). Each pass over
-them then reads the store again, a chunk at a time (`stream`). What a stream of such a table leaves behind is a
-digest of each row's payload by key (`streamed`), so a caller still knows which rows its files were made of; a row
-that a later stream of the same query saw otherwise (changed, or new) is marked `CHANGED`.
+them then reads the store again, a chunk at a time (`stream`). What a stream of one named `digested` leaves behind
+is a digest of each row's payload by key (`streamed`), so a caller still knows which rows its files were made of; a
+row that a later stream of the same query saw otherwise (changed, or new) is marked `CHANGED`. Nothing is left by the
+others' streams (a run's results: nobody asks which of them files hold).
 """
 
 from __future__ import annotations
@@ -46,9 +47,10 @@ def _query(table: Table, where: dict[str, Any]) -> Query:
 class ReadOnce:
     """`store`'s reads, each made once (see the module docstring)."""
 
-    def __init__(self, store: Any, *, unkept: Iterable[Table] = ()) -> None:
+    def __init__(self, store: Any, *, unkept: Iterable[Table] = (), digested: Iterable[Table] = ()) -> None:
         self.store = store
         self.unkept = frozenset(t.name for t in unkept)  # read through every time, never kept
+        self.digested = frozenset(t.name for t in digested)  # of those, the ones whose streams leave digests
         self._streamed: dict[Query, dict[str, bytes]] = {}  # of a stream of an unkept table: key -> payload digest
         self._selects: dict[Query, list[dict[str, Any]]] = {}
         self._rows: dict[str, dict[str, dict[str, Any] | None]] = {}  # table -> key -> row (None: not stored)
@@ -93,7 +95,7 @@ class ReadOnce:
     def _through(self, table: Table, columns: Sequence[str], chunk: int, order_by: Sequence[str],
                  where: dict[str, Any]) -> Iterator[dict[str, Any]]:
         key = self._key_column(table)
-        digests = key is not None and key in columns and "payload" in columns
+        digests = table.name in self.digested and key is not None and key in columns and "payload" in columns
         seen: dict[str, bytes] = {}
         for row in self.store.stream(table, columns, chunk=chunk, order_by=order_by, **where):
             if digests:
@@ -111,7 +113,7 @@ class ReadOnce:
                 earlier[k] = CHANGED
 
     def streamed(self, table: Table, **where: Any) -> dict[str, bytes] | None:
-        """Of an unkept table: the digest (`payload_digest`) of each row, by key, that the streams with these
+        """Of a digested table: the digest (`payload_digest`) of each row, by key, that the streams with these
         arguments read to the end gave (`CHANGED` for one they gave differently); None when none was read to the end."""
         seen = self._streamed.get(_query(table, where))
         return None if seen is None else dict(seen)
