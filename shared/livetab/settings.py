@@ -340,8 +340,9 @@ class HealthSettings(_Strict):
 class InferenceSettings(_Strict):
     """The inference service's in-flight worker (livetab.bus.inflight)."""
 
-    # Requests in flight at once across polls, the samples of one model call a slot each (as many more requests read
-    # ahead and prepared); each endpoint's own bound on calls is its backend's concurrency.
+    # Model calls in flight at once across polls (as many more read ahead and prepared): the samples of one call
+    # (`InferenceRequest.call_size`) share a slot, as they share one call at the endpoint; a request of its own takes
+    # one. Each endpoint's own bound on calls is its backend's concurrency.
     max_in_flight: int = Field(default=64, ge=1, le=100000)
     # The same bound in embedded mode, where local models answer one request at a time in this process: a
     # small window keeps queued requests from waiting past their timeout behind each other.

@@ -18,7 +18,7 @@ from google.protobuf.message import Message
 from livetab.aioloop import BackgroundLoop
 from livetab.bus import HandlerContext, InProcBus, Outgoing
 from livetab.bus.base import Record
-from livetab.bus.inflight import InFlightWorker, OffsetTracker
+from livetab.bus.inflight import Begun, InFlightWorker, OffsetTracker, _Share
 from livetab.store import open_store, schema
 from livetab.v1 import inference_pb2, judgment_pb2
 
@@ -340,6 +340,88 @@ def test_a_second_ctrl_c_ends_the_wait_and_keeps_what_came_back(tmp_path: Path) 
     except KeyboardInterrupt:
         pass
     assert _published(bus) == ["r0"] and worker.running == 1
+
+
+class Grouped(Gated):
+    """Gated, but the messages of one begin with the same `setting` share a slot (as a model call's samples do)."""
+
+    def begin(self, messages: list[Message], ctx: HandlerContext) -> list[Coroutine[Any, Any, Any]]:
+        return Begun(super().begin(messages, ctx), [m.setting or None for m in messages])
+
+
+def test_requests_that_share_a_call_take_one_slot_between_them(tmp_path: Path) -> None:
+    """One slot and one unit read ahead: the three samples of call a (taken by two polls) run together on the one
+    slot; b's first sample, taken and prepared, waits until the last of a's is done; b's others, taken later, join
+    b's slot at once; a request of its own (r6) waits for a slot of its own. (Before, every sample held a slot:
+    max_in_flight samples were max_in_flight / 16 model calls of 16.)"""
+    bus = InProcBus()
+    for i in range(7):
+        bus.publish(Outgoing(IN, inference_pb2.InferenceResult(id=f"r{i}", run_id="run-1",
+                                                               setting="ab"[i // 3] if i < 6 else "")))
+    handler = Grouped()
+    worker = InFlightWorker(handler, bus, HandlerContext(store=None, settings=None), max_in_flight=1,
+                            poll_timeout_s=0, read_ahead=1)
+    deadline = time.monotonic() + 10
+
+    def until(cond: Callable[[], bool], what: str) -> None:
+        while not cond():
+            assert time.monotonic() < deadline, f"{what}: taken {handler.started}, running {handler.entered}"
+            worker.advance(wait_s=0.01)
+
+    until(lambda: len(handler.started) == 4 and len(handler.entered) == 3, "a's three running, r3 read ahead")
+    time.sleep(0.1)
+    worker.advance()
+    assert handler.entered == ["r0", "r1", "r2"] and handler.started == ["r0", "r1", "r2", "r3"]  # two units
+    handler.release("r0", "r1")
+    until(lambda: sorted(_published(bus)) == ["r0", "r1"], "r0 and r1 finished")
+    time.sleep(0.1)
+    worker.advance()
+    assert handler.entered == ["r0", "r1", "r2"] and len(handler.started) == 4  # r2 still holds a's slot
+    handler.release("r2")
+    until(lambda: len(handler.started) == 7 and len(handler.entered) == 6, "b's three running, r6 taken")
+    time.sleep(0.1)
+    worker.advance()
+    assert handler.entered == [f"r{i}" for i in range(6)]  # r6 waits for a slot of its own
+    handler.release("r3", "r4", "r5", "r6")
+    until(lambda: _committed(bus, worker) == 7, "everything committed")
+    assert sorted(_published(bus)) == [f"r{i}" for i in range(7)] and handler.entered[-1] == "r6"
+    assert not worker.busy and worker._units == 0 and not worker._groups
+    assert worker._slots is not None and worker._slots._value == 1  # the slot given back
+
+
+def test_a_shared_slot_is_taken_over_when_its_taker_is_cancelled_and_given_back_by_the_last() -> None:
+    async def go() -> None:
+        slots = asyncio.Semaphore(1)
+        await slots.acquire()  # the one slot busy: the group waits for it
+        share, order = _Share("call"), []
+
+        async def member(name: str) -> None:
+            await share.enter(slots)
+            try:
+                order.append(name)
+                await asyncio.sleep(0.01)
+            finally:
+                share.leave(slots)
+
+        async def cancelled_member() -> None:
+            try:
+                await share.enter(slots)
+            except asyncio.CancelledError:
+                share.leave(slots)
+                raise
+
+        taker = asyncio.ensure_future(cancelled_member())
+        others = [asyncio.ensure_future(member(n)) for n in ("m1", "m2")]
+        await asyncio.sleep(0.01)
+        taker.cancel()  # cancelled while it waits for the slot: m1 or m2 takes over the taking
+        await asyncio.sleep(0.01)
+        assert order == [] and share.inside == 2
+        slots.release()
+        await asyncio.gather(*others)
+        assert sorted(order) == ["m1", "m2"] and share.inside == 0 and not share.held
+        assert slots._value == 1  # given back once, by the last member out
+
+    asyncio.run(go())
 
 
 def test_offset_tracker_commits_only_the_contiguous_finished_prefix() -> None:

@@ -92,6 +92,40 @@ def test_a_call_split_over_polls_gives_each_sample_the_same_answer(tmp_path: Pat
     split_store.close()
 
 
+def test_a_later_polls_samples_join_their_call_in_flight_and_share_its_slot(tmp_path: Path) -> None:
+    """Samples 0-9 taken by one poll and 10-15 by the next while the call is still in flight (the in-flight worker
+    begins the next poll before the first completes): the second poll's samples join the call, so the endpoint is
+    asked once; every sample of the call names the call as the slot it shares (`Begun.shares`: one of the worker's
+    `max_in_flight` slots for the call, as it is one call at the endpoint); a request of its own names none. Once
+    stored, the call is forgotten: the cache answers from then on."""
+    store, q = one_question_store(tmp_path / "join.db")
+    ctx = HandlerContext(store=store, settings=Settings())
+    with ThreadedFaultServer() as server:
+        url = server.set("join", Scenario())
+        reqs = _requests(_spec(url), q)
+        handler = InferenceHandler(timeout_s=10)
+        first, second = handler.begin(reqs[:10], ctx), handler.begin(reqs[10:], ctx)
+        key = cache_key(reqs[0].model, [], reqs[0].sampling, prompt_digest="", call=(16, 0))
+        assert len(set(first.shares + second.shares)) == 1 and first.shares[0] not in (None, key)
+
+        async def both() -> list[object]:
+            import asyncio
+
+            return list(await asyncio.gather(*first, *second))
+
+        answers = handler._loop.run(both())
+        outs = [o.message for group in handler.finish(answers, ctx) for o in group]  # type: ignore[arg-type]
+        assert server.count("join") == 1 and not any(a.error or a.cached for a in outs)
+        assert [a.response.split()[:2] for a in outs] == [["seed=100", f"choice={i}"] for i in range(16)]
+        assert handler._calls == {} and len(store.select(schema.response_cache)) == 1
+
+        lone = handler.begin(_requests(_spec(url), q, size=1, run="lone"), ctx)
+        assert lone.shares == [None]  # a call of its own: a slot of its own
+        for coro in lone:
+            coro.close()
+    store.close()
+
+
 def test_a_server_that_ignores_n_still_answers_every_sample(tmp_path: Path) -> None:
     """`auto`: the call returns one choice, the backend asks the rest one by one (seed + i each) and from then on
     loops; `native`: the server's one choice is sample 0's answer, the others get the reason as their error."""

@@ -1,13 +1,16 @@
 """The in-flight worker: many records' work pending at once, across polls, each published as it completes.
 
 For a handler whose work is mostly waiting (model calls), a batch loop waits for the slowest record of
-each batch before it takes the next one. This loop instead keeps up to `max_in_flight` records' work
-running, and up to `read_ahead` more taken and prepared, waiting for a slot:
+each batch before it takes the next one. This loop instead keeps up to `max_in_flight` slots' work running
+(a slot: one record's work, or a group's that shares one), and up to `read_ahead` more taken and prepared,
+waiting for a slot:
 
-  poll while fewer than `max_in_flight + read_ahead` are pending → `handler.begin(messages)` gives one
-  coroutine per message (its synchronous preparation, e.g. store reads, batched) → the coroutines are
+  poll while fewer than `max_in_flight + read_ahead` slots' work is pending → `handler.begin(messages)` gives
+  one coroutine per message (its synchronous preparation, e.g. store reads, batched) → the coroutines are
   started together on the handler's event loop, each taking one of `max_in_flight` slots first (so a slot
-  freed by a completion is taken by a prepared coroutine on the loop at once, as in a plain asyncio loop)
+  freed by a completion is taken by a prepared coroutine on the loop at once, as in a plain asyncio loop;
+  coroutines that `begin` says share a slot, `Begun.shares`, e.g. the samples of one model call, take one
+  between them: the first to start takes it, the last to end gives it back)
   → whatever completed is handed to `handler.finish(values)` (store effects, batched) and its outputs
   published → at most every `commit_interval_s`, the producer flushed (every published output
   acknowledged) and then offsets committed per partition up to, never past, the oldest record still
@@ -31,7 +34,7 @@ import logging
 import queue
 import time
 from collections import deque
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Hashable
 from typing import Any, Protocol
 
 from google.protobuf.message import Message
@@ -39,9 +42,10 @@ from google.protobuf.message import Message
 from livetab.bus.base import Bus, Outgoing, PoisonMessage, Record, Retryable, decode, producer_headers
 from livetab.bus.worker import HandlerContext, Worker, WorkerStats, run_of
 
-__all__ = ["InFlightHandler", "InFlightWorker", "OffsetTracker"]
+__all__ = ["Begun", "InFlightHandler", "InFlightWorker", "OffsetTracker"]
 
 log = logging.getLogger(__name__)
+MAX_SHARE = 256  # the most records a poll asks for per slot's work (a model call's most samples)
 LOG_EVERY_S = 5.0  # one progress line per this many seconds (a line per completion would flood the log)
 
 
@@ -50,7 +54,8 @@ class InFlightHandler(Protocol):
     topics: list[str]
 
     def begin(self, messages: list[Message], ctx: HandlerContext) -> list[Coroutine[Any, Any, Any]]:
-        """One coroutine per message, in order; raise PoisonMessage for a message that cannot be handled."""
+        """One coroutine per message, in order (a `Begun` where some share a slot); raise PoisonMessage for a
+        message that cannot be handled."""
 
     def finish(self, values: list[Any], ctx: HandlerContext) -> list[list[Outgoing]]:
         """Store the effects of completed coroutines' values; the outputs of each, in order."""
@@ -58,6 +63,65 @@ class InFlightHandler(Protocol):
     def submit(self, coro: Coroutine[Any, Any, Any]) -> cf.Future[Any]:
         """Run `coro` on the handler's event loop (where its clients live). A handler may also have
         `submit_many(coros) -> futures`, which the worker then uses to start a poll's coroutines together."""
+
+
+class Begun(list):  # type: ignore[type-arg]
+    """What `InFlightHandler.begin` may return instead of a plain list: the coroutines, in order, and for each the
+    key of the slot it shares (`shares`; None: a slot of its own). Pending coroutines with the same key (from one
+    poll or several) take one of the worker's `max_in_flight` slots between them, and count once against its
+    read-ahead: a model call that answers several requests (the samples of one question) is one unit of work in
+    flight, as it is one call at the endpoint."""
+
+    def __init__(self, coros: list[Coroutine[Any, Any, Any]], shares: list[Hashable | None]) -> None:
+        if len(shares) != len(coros):
+            raise ValueError(f"{len(coros)} coroutines, {len(shares)} slot keys")
+        super().__init__(coros)
+        self.shares = shares
+
+
+class _Share:
+    """One slot shared by the coroutines of one group. On the handler's loop: `enter` (each member, as it starts)
+    takes the slot for the group, the first member in taking it and the others waiting until it is taken (one of
+    them takes over if the taker is cancelled while it waits); `leave` (each member that entered, once, whatever
+    became of it) gives it back with the last member inside, so a member cancelled before it ever started holds
+    nothing. On the worker's thread: `pending`, the members not yet collected."""
+
+    __slots__ = ("_ready", "_taking", "held", "inside", "key", "pending")
+
+    def __init__(self, key: Hashable) -> None:
+        self.key = key
+        self.inside = 0
+        self.pending = 0
+        self.held = False
+        self._taking = False
+        self._ready: asyncio.Event | None = None
+
+    async def enter(self, slots: asyncio.Semaphore) -> None:
+        self.inside += 1
+        while not self.held:
+            if not self._taking:
+                self._taking = True
+                try:
+                    await slots.acquire()
+                finally:
+                    self._taking = False
+                    self._wake()  # the others go on, or one of them takes over
+                self.held = True
+                return
+            if self._ready is None:
+                self._ready = asyncio.Event()
+            await self._ready.wait()
+
+    def _wake(self) -> None:
+        if self._ready is not None:
+            self._ready.set()
+            self._ready = None
+
+    def leave(self, slots: asyncio.Semaphore) -> None:
+        self.inside -= 1
+        if self.inside == 0 and self.held:
+            self.held = False
+            slots.release()
 
 
 class NotStarted(Exception):
@@ -116,7 +180,8 @@ class InFlightWorker(Worker):
                          poll_timeout_s=poll_timeout_s)
         self.max_in_flight = max_in_flight
         self.read_ahead = read_ahead
-        self.capacity = max_in_flight + read_ahead  # records taken and not finished, at most
+        # slots' work taken and not finished, at most: a record of its own, or a group sharing a slot (`Begun`)
+        self.capacity = max_in_flight + read_ahead
         # With every slot busy, the read-ahead is topped up only once this much of it is free: a poll and a
         # `begin` (store reads) cost about the same for one record as for sixteen.
         self._refill_at = max(1, read_ahead // 4)
@@ -132,6 +197,11 @@ class InFlightWorker(Worker):
         self._unflushed = False
         self.offsets = OffsetTracker()
         self._pending: dict[cf.Future[Any], Record] = {}
+        self._share_of: dict[cf.Future[Any], _Share] = {}  # the pending whose coroutine shares a slot
+        # the groups with members pending, by key: a member that a later poll takes joins its group's slot
+        self._groups: dict[Hashable, _Share] = {}
+        self._units = 0  # slots' work pending: each pending record of its own slot, each group once
+        self._per_unit = 1.0  # records per unit of work lately (a poll asks for about as many records as units)
         self._done: queue.SimpleQueue[cf.Future[Any]] = queue.SimpleQueue()
         self._ready: list[tuple[Record, list[Outgoing]]] = []  # finished without a coroutine (dead letters)
         self._window = WorkerStats()
@@ -143,7 +213,7 @@ class InFlightWorker(Worker):
 
     def run_once(self) -> int:
         """Poll once and wait for all it took (embedded mode drives its stages with this)."""
-        records = self.consumer.poll(self.capacity - len(self._pending), self.poll_timeout_s)
+        records = self.consumer.poll(self._records_for(self.capacity - self._units), self.poll_timeout_s)
         if records:
             self._start(records)
         while self._pending or self._ready or self._held:
@@ -219,11 +289,11 @@ class InFlightWorker(Worker):
                 self._idle()
             self._commit()
             return n
-        wait = 0.0 if n else (self.busy_wait_s if len(self._pending) < self.capacity else self.poll_timeout_s)
+        wait = 0.0 if n else (self.busy_wait_s if self._units < self.capacity else self.poll_timeout_s)
         if self._held:
             wait = min(wait, max(0.0, self._held_at + self.finish_interval_s - time.monotonic()))
         waited_from = time.monotonic()  # they may have completed as soon as the wait began: timed from then
-        if self._collect(self._wait(wait, gather=len(self._pending) > self.max_in_flight), since=waited_from):
+        if self._collect(self._wait(wait, gather=self._units > self.max_in_flight), since=waited_from):
             n += self._fill(block=False)  # refill the freed slots before the finishing work
         # Finishing (store, publish, flush) costs about the same for one result as for fifty: completions
         # are gathered for up to `finish_interval_s` (their slots are already refilled) and finished together.
@@ -234,13 +304,18 @@ class InFlightWorker(Worker):
         return n
 
     def _fill(self, *, block: bool) -> int:
-        room = self.capacity - len(self._pending)
-        if room <= 0 or (len(self._pending) >= self.max_in_flight and room < self._refill_at):
+        room = self.capacity - self._units
+        if room <= 0 or (self._units >= self.max_in_flight and room < self._refill_at):
             return 0  # every slot busy and the read-ahead nearly full: take records in larger polls
-        records = self.consumer.poll(room, self.poll_timeout_s if block else 0)
+        records = self.consumer.poll(self._records_for(room), self.poll_timeout_s if block else 0)
         if records:
             self._start(records)
         return len(records)
+
+    def _records_for(self, units: int) -> int:
+        """How many records to poll for `units` more slots' work: as many as units held lately (at least one
+        each, at most `MAX_SHARE`)."""
+        return max(1, round(units * min(max(self._per_unit, 1.0), MAX_SHARE)))
 
     def _wait(self, timeout_s: float, *, gather: bool = False) -> list[cf.Future[Any]]:
         """The pending futures that completed, waiting up to `timeout_s` for the first. Completions arrive on
@@ -265,24 +340,67 @@ class InFlightWorker(Worker):
                 break
         return [f for f in done if f in self._pending]  # an abandoned one may still report in
 
-    def _submit(self, started: list[tuple[Record, Coroutine[Any, Any, Any]]]) -> None:
-        """Start the coroutines on the handler's loop: all at once where the handler can (`submit_many`)."""
+    def _submit(self, started: list[tuple[Record, Coroutine[Any, Any, Any], Hashable | None]]) -> None:
+        """Start the coroutines on the handler's loop: all at once where the handler can (`submit_many`);
+        those given the same slot key share a slot (`Begun`)."""
         if not started:
             return
+        shares: list[_Share | None] = []
+        for _, _, key in started:
+            share = None
+            if key is not None:
+                share = self._groups.get(key)
+                if share is None:
+                    share = self._groups[key] = _Share(key)
+            shares.append(share)
+        units = len({id(share) for share in shares if share is not None}) + sum(1 for sh in shares if sh is None)
+        self._per_unit = 0.5 * self._per_unit + 0.5 * len(started) / units
         submit_many = getattr(self.handler, "submit_many", None)
-        coros = [self._gated(c, id(rec)) for rec, c in started]
+        coros = [self._gated(c, id(rec), share) for (rec, c, _), share in zip(started, shares, strict=True)]
         futures = submit_many(coros) if submit_many is not None else [self.handler.submit(c) for c in coros]
-        for (rec, _), fut in zip(started, futures, strict=True):
+        for (rec, _, _), share, fut in zip(started, shares, futures, strict=True):
             self._pending[fut] = rec
+            if share is None:
+                self._units += 1
+            else:
+                self._share_of[fut] = share
+                if not share.pending:
+                    self._units += 1
+                share.pending += 1
             fut.add_done_callback(self._done.put)
 
-    async def _gated(self, coro: Coroutine[Any, Any, Any], token: int) -> Any:
-        """Run `coro` once one of the `max_in_flight` slots is free. Read-ahead records wait here, prepared,
-        so a slot freed by a completion is taken on the loop at once, not after a trip through this thread.
-        Once the worker is stopping, a waiting one does not start (`NotStarted`): it stays uncommitted."""
+    def _forget(self, fut: cf.Future[Any]) -> Record:
+        """Take `fut` off the pending (its slot's work counted off with the last of its group); its record."""
+        rec = self._pending.pop(fut)
+        share = self._share_of.pop(fut, None)
+        if share is None:
+            self._units -= 1
+        else:
+            share.pending -= 1
+            if not share.pending:
+                self._units -= 1
+                del self._groups[share.key]
+        return rec
+
+    async def _gated(self, coro: Coroutine[Any, Any, Any], token: int, share: _Share | None = None) -> Any:
+        """Run `coro` once one of the `max_in_flight` slots is free (or its group's slot is taken). Read-ahead
+        records wait here, prepared, so a slot freed by a completion is taken on the loop at once, not after a
+        trip through this thread. Once the worker is stopping, a waiting one does not start (`NotStarted`): it
+        stays uncommitted."""
         if self._slots is None:
             self._slots = asyncio.Semaphore(self.max_in_flight)
-        async with self._slots:
+        slots = self._slots
+        try:
+            if share is None:
+                await slots.acquire()
+            else:
+                await share.enter(slots)
+        except BaseException:
+            coro.close()
+            if share is not None:
+                share.leave(slots)
+            raise
+        try:
             if self._stopping:
                 coro.close()
                 raise NotStarted
@@ -291,6 +409,11 @@ class InFlightWorker(Worker):
                 return await coro
             finally:
                 self._running.discard(token)
+        finally:
+            if share is None:
+                slots.release()
+            else:
+                share.leave(slots)
 
     def _start(self, records: list[Record]) -> None:
         good: list[tuple[Record, Message]] = []
@@ -307,10 +430,11 @@ class InFlightWorker(Worker):
             return
         try:
             coros = self.handler.begin([m for _, m in good], self.ctx)
+            shares: list[Hashable | None] = getattr(coros, "shares", None) or [None] * len(coros)
         except Retryable:
             raise
         except Exception:  # isolate the message that cannot begin
-            started: list[tuple[Record, Coroutine[Any, Any, Any]]] = []
+            started: list[tuple[Record, Coroutine[Any, Any, Any], Hashable | None]] = []
             for rec, message in good:
                 try:
                     (coro,) = self.handler.begin([message], self.ctx)
@@ -319,10 +443,10 @@ class InFlightWorker(Worker):
                 except Exception as e:
                     self._ready.append((rec, [self._letter(rec, f"{type(e).__name__}: {e}", message)]))
                     continue
-                started.append((rec, coro))
+                started.append((rec, coro, None))
             self._submit(started)
             return
-        self._submit([(rec, coro) for (rec, _), coro in zip(good, coros, strict=True)])
+        self._submit([(rec, coro, key) for (rec, _), coro, key in zip(good, coros, shares, strict=True)])
 
     def _collect(self, done: list[cf.Future[Any]], since: float | None = None) -> int:
         """Move the completed from the pending set (their slots are free from here on) to the held list, how many.
@@ -338,7 +462,7 @@ class InFlightWorker(Worker):
         for fut in done:
             if id(fut) not in held:
                 self._held.append((self._pending[fut], fut))
-            del self._pending[fut]
+            self._forget(fut)
         return len(fresh)
 
     def _complete(self, done: list[tuple[Record, cf.Future[Any]]], *, force_commit: bool = False) -> int:
@@ -444,7 +568,7 @@ class InFlightWorker(Worker):
         for fut, rec in list(self._pending.items()):  # read ahead, not started: they never will (uncommitted)
             if id(rec) not in self._running:
                 fut.cancel()
-                del self._pending[fut]
+                self._forget(fut)
         self._complete_held(force_commit=True)
         while (self._pending or self._ready) and time.monotonic() < deadline:
             self._collect(self._wait(max(0.0, deadline - time.monotonic())))
@@ -458,6 +582,9 @@ class InFlightWorker(Worker):
         for fut in self._pending:
             fut.cancel()
         self._pending.clear()
+        self._share_of.clear()
+        self._groups.clear()
+        self._units = 0
         self._ready.clear()
         self._held.clear()
         self.offsets.clear()
