@@ -290,7 +290,9 @@ def main(argv: list[str] | None = None) -> None:
                         help="the fake model server: tests/fakes/lean_server.py (default; the same answers as the "
                              "fault server at a fraction of its CPU, which the pipeline shares) or the aiohttp "
                              "tests/fakes/fault_server.py")
-    parser.add_argument("--concurrency", type=int, default=64)
+    parser.add_argument("--concurrency", type=int, default=64,
+                        help="the model's `concurrency` param and `inference.max_in_flight`: model calls in flight "
+                             "(a call asks a question's 16 samples at once)")
     parser.add_argument("--kafka", default=os.environ.get("LIVETAB_BENCH_KAFKA", ""),
                         help="a running broker (default: start one under .state/bench-kafka)")
     parser.add_argument("--store", default=os.environ.get("LIVETAB_BENCH_STORE", ""),
