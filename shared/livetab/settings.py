@@ -65,7 +65,12 @@ class KafkaSettings(_Strict):
     bootstrap_servers: str = "127.0.0.1:9092"
     session_timeout_ms: int = 10000
     heartbeat_interval_ms: int = 2000
-    max_poll_records: int = 200
+    max_poll_records: int = 200  # messages a batch worker takes per poll (but those of `batch_records`)
+    # The same by service, for the services whose messages are cheap: the judge and the reporter spend ~0.1 ms a
+    # message and a fixed cost a batch (a store round trip, a flush, an offset commit), so a larger batch costs less
+    # an answer (docs/capacity.md, fifteenth measurement). qagen's messages may take seconds each, and a batch must
+    # end well within the consumer's poll interval: it keeps `max_poll_records`.
+    batch_records: dict[str, int] = {"judge": 600, "reporter": 600}
     poll_timeout_ms: int = 500
     request_timeout_ms: int = 15000
     connect_timeout_s: float = 10.0
@@ -83,6 +88,19 @@ class KafkaSettings(_Strict):
     # a quarter of them goes alone.
     frame_max_records: int = Field(default=256, ge=1, le=10_000)
     frame_max_bytes: int = Field(default=262144, ge=1024, le=900_000)
+
+
+    @field_validator("batch_records")
+    @classmethod
+    def _known_services(cls, v: dict[str, int]) -> dict[str, int]:
+        from livetab.topics import SERVICES as services  # here: livetab.topics loads the protobuf modules
+
+        for name, n in v.items():
+            if name not in services:
+                raise ValueError(f"batch_records: {name!r} is not a service ({', '.join(services)})")
+            if not 1 <= n <= 10_000:
+                raise ValueError(f"batch_records: {name} {n} is not within 1-10000")
+        return v
 
 
 class StoreSettings(_Strict):

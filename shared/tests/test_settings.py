@@ -28,6 +28,32 @@ def test_knowledge_cutoff_is_an_iso_date_carried_on_the_model_spec(tmp_path: Pat
         load_settings(cfg, env={})
 
 
+def test_the_judge_and_the_reporter_take_larger_batches_than_the_other_batch_workers(tmp_path: Path) -> None:
+    """`kafka.batch_records`: the messages a batch worker takes per poll, by service; the others take
+    `max_poll_records`. A name that is no service, or a size out of bounds, is refused at start-up."""
+    from livetab.bus import HandlerContext, InProcBus
+    from livetab.runtime.workers import worker_for
+
+    class Batch:
+        topics = ["livetab.inference.results.v1"]
+
+        def __init__(self, service: str) -> None:
+            self.service = service
+
+        def handle_batch(self, messages: list[object], ctx: HandlerContext) -> list[object]:
+            return []
+
+    s = load_settings(None, env={"LIVETAB_KAFKA__MAX_POLL_RECORDS": "150"})
+    sizes = {svc: worker_for(Batch(svc), InProcBus(), HandlerContext(store=None, settings=s), s).max_records
+             for svc in ("judge", "reporter", "qagen", "scraper")}
+    assert sizes == {"judge": 600, "reporter": 600, "qagen": 150, "scraper": 150}
+    s = load_settings(None, env={"LIVETAB_KAFKA__BATCH_RECORDS": "{judge: 40}"})
+    assert worker_for(Batch("reporter"), InProcBus(), HandlerContext(store=None, settings=s), s).max_records == 200
+    for bad, needle in (("{jugde: 5}", "'jugde' is not a service"), ("{judge: 0}", "judge 0 is not within")):
+        with pytest.raises(ConfigError, match=needle):
+            load_settings(None, env={"LIVETAB_KAFKA__BATCH_RECORDS": bad})
+
+
 @pytest.mark.parametrize("text, needle", [
     ("runn:\n  release: x\n", "unknown setting 'runn'"),
     ("run:\n  samples: many\n", "setting 'run.samples'"),

@@ -30,5 +30,6 @@ def worker_for(handler: AnyHandler, bus: Bus, ctx: HandlerContext, settings: Set
                               max_in_flight=(settings.inference.embedded_max_in_flight if embedded
                                              else settings.inference.max_in_flight), poll_timeout_s=poll_s,
                               drain_timeout_s=settings.inference.drain_timeout_s)
-    return Worker(handler, bus, ctx, max_records=100 if embedded else k.max_poll_records, poll_timeout_s=poll_s,
+    batch = k.batch_records.get(handler.service, k.max_poll_records)
+    return Worker(handler, bus, ctx, max_records=100 if embedded else batch, poll_timeout_s=poll_s,
                   publish_slice=EMBEDDED_PUBLISH_SLICE if embedded else 0)
