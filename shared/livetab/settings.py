@@ -89,7 +89,6 @@ class KafkaSettings(_Strict):
     frame_max_records: int = Field(default=256, ge=1, le=10_000)
     frame_max_bytes: int = Field(default=262144, ge=1024, le=900_000)
 
-
     @field_validator("batch_records")
     @classmethod
     def _known_services(cls, v: dict[str, int]) -> dict[str, int]:

@@ -200,12 +200,16 @@ class InFlightWorker(Worker):
         self._share_of: dict[cf.Future[Any], _Share] = {}  # the pending whose coroutine shares a slot
         # the groups with members pending, by key: a member that a later poll takes joins its group's slot
         self._groups: dict[Hashable, _Share] = {}
-        self._units = 0  # slots' work pending: each pending record of its own slot, each group once
         self._per_unit = 1.0  # records per unit of work lately (a poll asks for about as many records as units)
         self._done: queue.SimpleQueue[cf.Future[Any]] = queue.SimpleQueue()
         self._ready: list[tuple[Record, list[Outgoing]]] = []  # finished without a coroutine (dead letters)
         self._window = WorkerStats()
         self._window_at = time.monotonic()
+
+    @property
+    def _units(self) -> int:
+        """Slots' work pending: each pending record of a slot of its own, each group with members pending once."""
+        return len(self._pending) - len(self._share_of) + len(self._groups)
 
     @property
     def in_flight(self) -> int:
@@ -360,25 +364,18 @@ class InFlightWorker(Worker):
         futures = submit_many(coros) if submit_many is not None else [self.handler.submit(c) for c in coros]
         for (rec, _, _), share, fut in zip(started, shares, futures, strict=True):
             self._pending[fut] = rec
-            if share is None:
-                self._units += 1
-            else:
+            if share is not None:
                 self._share_of[fut] = share
-                if not share.pending:
-                    self._units += 1
                 share.pending += 1
             fut.add_done_callback(self._done.put)
 
     def _forget(self, fut: cf.Future[Any]) -> Record:
-        """Take `fut` off the pending (its slot's work counted off with the last of its group); its record."""
+        """Take `fut` off the pending (its group forgotten with its last member); its record."""
         rec = self._pending.pop(fut)
         share = self._share_of.pop(fut, None)
-        if share is None:
-            self._units -= 1
-        else:
+        if share is not None:
             share.pending -= 1
             if not share.pending:
-                self._units -= 1
                 del self._groups[share.key]
         return rec
 
@@ -584,7 +581,6 @@ class InFlightWorker(Worker):
         self._pending.clear()
         self._share_of.clear()
         self._groups.clear()
-        self._units = 0
         self._ready.clear()
         self._held.clear()
         self.offsets.clear()
