@@ -9,7 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from bench.pipeline import bus_ceiling, cost_ceiling, percentile, proc_memory_mb, tree_cpu_s
+from bench.pipeline import (
+    POLL_S,
+    SINGLE_POLL_S,
+    bus_ceiling,
+    cost_ceiling,
+    next_poll_s,
+    percentile,
+    proc_memory_mb,
+    tree_cpu_s,
+)
 
 _spec = importlib.util.spec_from_file_location("capacity", Path(__file__).resolve().parents[1] / "deploy" / "capacity.py")
 assert _spec is not None and _spec.loader is not None
@@ -22,6 +31,20 @@ def test_percentile_is_nearest_rank() -> None:
     assert percentile(xs, 50) == 50.0
     assert percentile(xs, 95) == 95.0
     assert percentile([3.0], 95) == 3.0
+
+
+def test_a_round_is_polled_more_often_as_it_nears_its_end() -> None:
+    # nothing judged yet, or no status: the round's poll
+    assert next_poll_s(POLL_S, 0.2, {}) == POLL_S
+    assert next_poll_s(POLL_S, 0.2, {"planned": 2000, "judged": 0}) == POLL_S
+    # 200 of 2,000 judged in 0.4 s: 3.6 s left, a tenth of it is more than the round's poll
+    assert next_poll_s(POLL_S, 0.4, {"planned": 2000, "judged": 200}) == POLL_S
+    assert next_poll_s(POLL_S, 0.4, {"planned": 2000, "judged": 400}) == pytest.approx(0.16)
+    # 1,800 judged in 0.6 s: ~0.067 s left, polled at a tenth of that but never faster than a single run's poll
+    assert next_poll_s(POLL_S, 0.6, {"planned": 2000, "judged": 1800}) == SINGLE_POLL_S
+    assert next_poll_s(POLL_S, 1.0, {"planned": 2000, "judged": 1000}) == pytest.approx(0.1)
+    # every request judged, failed or dead-lettered: only the leaderboard's recompute is left
+    assert next_poll_s(POLL_S, 0.7, {"planned": 2000, "judged": 1990, "failed": 6, "dead_lettered": 4}) == SINGLE_POLL_S
 
 
 def test_peak_memory_comes_from_proc_and_is_at_least_the_current() -> None:
