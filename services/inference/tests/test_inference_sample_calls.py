@@ -6,7 +6,9 @@ give, or call fields out of range, are that request's recorded error."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
+from typing import Any
 
 from livetab.bus import HandlerContext
 from livetab.questions import Question
@@ -204,3 +206,52 @@ def test_the_cache_key_names_the_call_a_sample_was_drawn_from() -> None:
     assert len(drawn) == 3 and alone not in drawn
     first = common_pb2.Sampling(temperature=0.7, top_p=0.9, max_tokens=32, seed=100)
     assert cache_key(model, messages, first, call=(16, 0)) == cache_key(model, messages, at, call=(16, 5))
+
+
+def test_a_sample_cancelled_while_its_call_runs_leaves_the_call_to_the_others() -> None:
+    """The samples of a call wait on it together (`_SharedCall.answers`): one whose coroutine is cancelled (the
+    worker stopping, a deadline) stops waiting, and the call goes on for the others, asked once; a call that fails
+    with an exception raises it in every sample still waiting, and one cancelled cancels them."""
+    from livetab.models.base import Completion
+    from livetab_inference.calls import CallOutcome
+    from livetab_inference.handler import _SharedCall
+
+    asked: list[int] = []
+
+    async def main() -> None:
+        release = asyncio.Event()
+
+        async def call(model: Any, request: Any) -> CallOutcome:
+            asked.append(1)
+            await release.wait()
+            return CallOutcome([Completion(text=f"a{i}") for i in range(3)])
+
+        shared = _SharedCall(call, common_pb2.ModelSpec(name="m"), None, "k")  # type: ignore[arg-type]
+        waiting = [asyncio.ensure_future(shared.answers()) for _ in range(3)]
+        await asyncio.sleep(0)
+        waiting[1].cancel()
+        await asyncio.sleep(0)
+        assert waiting[1].cancelled() and not waiting[0].done()
+        release.set()
+        firsts = [await waiting[0], await waiting[2]]
+        assert [[a.response for a in f] for f in firsts] == [["a0", "a1", "a2"]] * 2
+        assert asked == [1] and (await shared.answers())[2].response == "a2"  # a late sample: no second call
+
+        async def broken(model: Any, request: Any) -> CallOutcome:
+            await asyncio.sleep(0.01)
+            raise RuntimeError("backend bug")
+
+        failing = _SharedCall(broken, common_pb2.ModelSpec(name="m"), None, "k2")  # type: ignore[arg-type]
+        results = await asyncio.gather(*(failing.answers() for _ in range(2)), return_exceptions=True)
+        assert [str(r) for r in results] == ["backend bug", "backend bug"]
+
+        stuck = _SharedCall(call, common_pb2.ModelSpec(name="m"), None, "k3")  # type: ignore[arg-type]
+        release.clear()
+        waiters = [asyncio.ensure_future(stuck.answers()) for _ in range(2)]
+        await asyncio.sleep(0)
+        assert stuck._task is not None
+        stuck._task.cancel()
+        results = await asyncio.gather(*waiters, return_exceptions=True)
+        assert all(isinstance(r, asyncio.CancelledError) for r in results)
+
+    asyncio.run(main())
