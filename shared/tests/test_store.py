@@ -131,6 +131,30 @@ def test_every_table_takes_every_column_type_and_the_last_of_a_key_wins(store_ur
     store.close()
 
 
+def test_rows_of_plain_columns_go_to_the_postgres_driver_as_they_are_and_read_back_the_same(store_url: str) -> None:
+    """Results and judgments as the services write them (no timestamp: the database sets it) skip SQLAlchemy's
+    per-row parameter processing on PostgreSQL (`Store._driver_upsert`: the same statement, as the driver's SQL);
+    a row set with a column of another type (a timestamp), and every SQLite store, go through SQLAlchemy. Either
+    way an upsert replaces the non-key columns and what is read back is what was written."""
+    store = open_store(store_url)
+    rows = [{"id": f"j{i}", "request_id": f"r{i}", "run_id": "run", "question_id": "q", "model": "m", "judge": "rubric",
+             "family": "lookup", "verdict": "correct", "score": i, "payload": bytes([i]) * 5} for i in range(3)]
+    columns = tuple(rows[0])
+    driver = store._driver_upsert(schema.judgments, columns)
+    if store.dialect == "postgresql":
+        assert driver is not None and driver.startswith("INSERT INTO judgments") and "ON CONFLICT (id)" in driver
+    else:
+        assert driver is None
+    assert store._driver_upsert(schema.judgments, (*columns, "created_at")) is None
+    store.upsert(schema.judgments, rows)
+    store.upsert_all([(schema.judgments, [rows[1] | {"verdict": "incorrect", "score": 0.5}])])
+    got = {r["id"]: r for r in store.select(schema.judgments, run_id="run")}
+    assert sorted(got) == ["j0", "j1", "j2"]
+    assert (got["j1"]["verdict"], got["j1"]["score"], bytes(got["j1"]["payload"])) == ("incorrect", 0.5, b"\x01" * 5)
+    assert (got["j2"]["score"], bytes(got["j2"]["payload"])) == (2.0, b"\x02" * 5)
+    store.close()
+
+
 def test_migrations_match_schema(store_url: str) -> None:
     store = open_store(store_url)
     with store.engine.connect() as conn:

@@ -9,7 +9,22 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, Table, any_, bindparam, create_engine, event, func, select, text
+from sqlalchemy import (
+    Boolean,
+    Engine,
+    Float,
+    Integer,
+    LargeBinary,
+    String,
+    Table,
+    any_,
+    bindparam,
+    create_engine,
+    event,
+    func,
+    select,
+    text,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, OperationalError
 
@@ -17,6 +32,8 @@ __all__ = ["Store", "StoreError", "open_store", "stored_revisions"]
 
 log = logging.getLogger(__name__)
 MIGRATIONS = Path(__file__).parent / "migrations"
+# column types whose values the PostgreSQL driver takes as SQLAlchemy would hand them to it (`Store._driver_upsert`)
+_DRIVER_TYPES = (String, Integer, Float, LargeBinary, Boolean)
 ARRAY_CHUNK = 5000  # keys a query of `get_many` asks on PostgreSQL, where they are one array parameter
 
 
@@ -38,6 +55,7 @@ class Store:
         self.engine = engine
         self.dialect = engine.dialect.name
         self._upserts: dict[tuple[str, tuple[str, ...]], Any] = {}
+        self._driver_sql: dict[tuple[str, tuple[str, ...]], str | None] = {}  # `_driver_upsert`'s, by table, columns
         self._by_key_stmts: dict[tuple[str, bool], Any] = {}  # (table, whole rows or the key alone) -> statement
 
     # -- writes -----------------------------------------------------------------------------------------
@@ -59,7 +77,12 @@ class Store:
             return
         with self.engine.begin() as conn:
             for table, rows in writes:
-                conn.execute(self._upsert_statement(table, tuple(rows[0])), list(rows))
+                columns = tuple(rows[0])
+                sql = self._driver_upsert(table, columns)
+                if sql is None:
+                    conn.execute(self._upsert_statement(table, columns), list(rows))
+                else:
+                    conn.exec_driver_sql(sql, list(rows))
 
     def _upsert_statement(self, table: Table, columns: tuple[str, ...]) -> Any:
         key = (table.name, columns)
@@ -71,6 +94,25 @@ class Store:
             stmt = self._upserts[key] = (insert.on_conflict_do_update(index_elements=pk, set_=cols) if cols
                                          else insert.on_conflict_do_nothing(index_elements=pk))
         return stmt
+
+    def _driver_upsert(self, table: Table, columns: tuple[str, ...]) -> str | None:
+        """On PostgreSQL, the upsert statement of `_upsert_statement` as the driver's SQL with a named parameter
+        per column, when every column is of a type the driver adapts as SQLAlchemy would (text, numbers, bytes):
+        the rows then go to the driver's `executemany` as they are, without SQLAlchemy processing each row's
+        parameters (~12 % of the judge service's time, ~5 % of the inference service's, in `python -m bench
+        pipeline`). None: the statement goes through SQLAlchemy (SQLite, or a column of another type)."""
+        key = (table.name, columns)
+        if key in self._driver_sql:
+            return self._driver_sql[key]
+        sql = None
+        if self.dialect == "postgresql" and all(
+                c in table.c and isinstance(table.c[c].type, _DRIVER_TYPES) for c in columns):
+            compiled = self._upsert_statement(table, columns).compile(dialect=self.engine.dialect,
+                                                                      column_keys=list(columns))
+            if compiled.positiontup is None and sorted(compiled.bind_names.values()) == sorted(columns):
+                sql = compiled.string
+        self._driver_sql[key] = sql
+        return sql
 
     def insert_new(self, table: Table, rows: Sequence[Mapping[str, Any]]) -> None:
         """Insert rows whose key is not there yet; existing rows stay as they are."""
