@@ -34,7 +34,7 @@ from typing import Any, TypeVar
 
 from google.protobuf.message import Message
 from livetab import topics as topic_names
-from livetab.aioloop import BackgroundLoop
+from livetab.aioloop import BackgroundLoop, Handoff
 from livetab.bus import HandlerContext, Outgoing, PoisonMessage
 from livetab.bus.inflight import Begun
 from livetab.models.base import GenerateRequest, ModelBackend, SamplingParams
@@ -172,7 +172,7 @@ class InferenceHandler:
         """Run one request's coroutine on this handler's loop, where its backends' clients live."""
         return self._loop.submit(coro)
 
-    def submit_many(self, coros: list[Coroutine[Any, Any, T]]) -> list[concurrent.futures.Future[T]]:
+    def submit_many(self, coros: list[Coroutine[Any, Any, T]]) -> list[Handoff[T]]:
         """Run a poll's coroutines on this handler's loop, started together (one wake-up of its thread)."""
         return self._loop.submit_many(coros)
 

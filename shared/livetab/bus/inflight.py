@@ -34,7 +34,7 @@ import logging
 import queue
 import time
 from collections import deque
-from collections.abc import Coroutine, Hashable
+from collections.abc import Callable, Coroutine, Hashable
 from typing import Any, Protocol
 
 from google.protobuf.message import Message
@@ -63,6 +63,19 @@ class InFlightHandler(Protocol):
     def submit(self, coro: Coroutine[Any, Any, Any]) -> cf.Future[Any]:
         """Run `coro` on the handler's event loop (where its clients live). A handler may also have
         `submit_many(coros) -> futures`, which the worker then uses to start a poll's coroutines together."""
+
+
+class Outcome(Protocol):
+    """What the worker holds for a started coroutine: a `concurrent.futures.Future` (`handler.submit`) or what
+    `submit_many` gives (`livetab.aioloop.Handoff`): settled on the handler's loop, read on the worker's thread."""
+
+    def done(self) -> bool: ...
+
+    def result(self, timeout: float | None = None) -> Any: ...
+
+    def cancel(self) -> bool: ...
+
+    def add_done_callback(self, fn: Callable[[Any], object]) -> None: ...
 
 
 class Begun(list):  # type: ignore[type-arg]
@@ -191,17 +204,17 @@ class InFlightWorker(Worker):
         self.busy_wait_s = busy_wait_s  # how long to wait for a completion before polling again, when there is room
         self.commit_interval_s = commit_interval_s
         self.finish_interval_s = finish_interval_s
-        self._held: list[tuple[Record, cf.Future[Any]]] = []  # completed, not yet finished
+        self._held: list[tuple[Record, Outcome]] = []  # completed, not yet finished
         self._held_at = 0.0
         self._committed_at = 0.0
         self._unflushed = False
         self.offsets = OffsetTracker()
-        self._pending: dict[cf.Future[Any], Record] = {}
-        self._share_of: dict[cf.Future[Any], _Share] = {}  # the pending whose coroutine shares a slot
+        self._pending: dict[Outcome, Record] = {}
+        self._share_of: dict[Outcome, _Share] = {}  # the pending whose coroutine shares a slot
         # the groups with members pending, by key: a member that a later poll takes joins its group's slot
         self._groups: dict[Hashable, _Share] = {}
         self._per_unit = 1.0  # records per unit of work lately (a poll asks for about as many records as units)
-        self._done: queue.SimpleQueue[cf.Future[Any]] = queue.SimpleQueue()
+        self._done: queue.SimpleQueue[Outcome] = queue.SimpleQueue()
         self._ready: list[tuple[Record, list[Outgoing]]] = []  # finished without a coroutine (dead letters)
         self._window = WorkerStats()
         self._window_at = time.monotonic()
@@ -321,7 +334,7 @@ class InFlightWorker(Worker):
         each, at most `MAX_SHARE`)."""
         return max(1, round(units * min(max(self._per_unit, 1.0), MAX_SHARE)))
 
-    def _wait(self, timeout_s: float, *, gather: bool = False) -> list[cf.Future[Any]]:
+    def _wait(self, timeout_s: float, *, gather: bool = False) -> list[Outcome]:
         """The pending futures that completed, waiting up to `timeout_s` for the first. Completions arrive on
         a queue (one callback per future), so a wait costs the same however many are pending. With `gather`
         (prepared records are waiting for slots, so no slot idles while this thread sleeps) it waits the
@@ -369,7 +382,7 @@ class InFlightWorker(Worker):
                 share.pending += 1
             fut.add_done_callback(self._done.put)
 
-    def _forget(self, fut: cf.Future[Any]) -> Record:
+    def _forget(self, fut: Outcome) -> Record:
         """Take `fut` off the pending (its group forgotten with its last member); its record."""
         rec = self._pending.pop(fut)
         share = self._share_of.pop(fut, None)
@@ -445,7 +458,7 @@ class InFlightWorker(Worker):
             return
         self._submit([(rec, coro, key) for (rec, _), coro, key in zip(good, coros, shares, strict=True)])
 
-    def _collect(self, done: list[cf.Future[Any]], since: float | None = None) -> int:
+    def _collect(self, done: list[Outcome], since: float | None = None) -> int:
         """Move the completed from the pending set (their slots are free from here on) to the held list, how many.
         Each is held before it leaves the pending set, and nothing else runs between the two: an interrupt
         (Ctrl-C in embedded mode) finds a completed request in one of them, where `finish_completed` takes it.
@@ -462,7 +475,7 @@ class InFlightWorker(Worker):
             self._forget(fut)
         return len(fresh)
 
-    def _complete(self, done: list[tuple[Record, cf.Future[Any]]], *, force_commit: bool = False) -> int:
+    def _complete(self, done: list[tuple[Record, Outcome]], *, force_commit: bool = False) -> int:
         """Finish the completed: store, publish, flush, then commit each partition's finished prefix."""
         finished, self._ready = self._ready, []
         values: list[tuple[Record, Any]] = []
