@@ -52,7 +52,7 @@ class BackgroundLoop:
                     continue
                 task = loop.create_task(coro)
                 task.add_done_callback(fut._settle)
-                fut._started(loop, task)
+                fut._started(task)
 
         loop.call_soon_threadsafe(start)
         return futures
@@ -71,7 +71,7 @@ class Handoff(Generic[T]):
     thread that settled it, or at once in the caller's when it is already settled. `result` and `exception`
     of a cancelled one raise `concurrent.futures.CancelledError`, as a `concurrent.futures.Future` does."""
 
-    __slots__ = ("_callbacks", "_exception", "_lock", "_loop", "_result", "_state", "_task")
+    __slots__ = ("_callbacks", "_exception", "_lock", "_result", "_state", "_task")
 
     def __init__(self) -> None:
         self._state = _PENDING
@@ -79,7 +79,6 @@ class Handoff(Generic[T]):
         self._exception: BaseException | None = None
         self._callbacks: list[Callable[[Handoff[T]], object]] = []
         self._lock = threading.Lock()
-        self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task[T] | None = None
 
     def done(self) -> bool:
@@ -98,9 +97,9 @@ class Handoff(Generic[T]):
                 return True
             self._state = _CANCELLED
             callbacks, self._callbacks = self._callbacks, []
-            loop, task = self._loop, self._task
-        if loop is not None and task is not None:
-            loop.call_soon_threadsafe(task.cancel)
+            task = self._task
+        if task is not None:
+            task.get_loop().call_soon_threadsafe(task.cancel)
         self._run(callbacks)
         return True
 
@@ -130,10 +129,10 @@ class Handoff(Generic[T]):
         if self._state == _CANCELLED:
             raise concurrent.futures.CancelledError()
 
-    def _started(self, loop: asyncio.AbstractEventLoop, task: asyncio.Task[T]) -> None:
+    def _started(self, task: asyncio.Task[T]) -> None:
         """On the loop: its task is running; one cancelled meanwhile has its task cancelled here."""
         with self._lock:
-            self._loop, self._task = loop, task
+            self._task = task
             cancelled = self._state == _CANCELLED
         if cancelled:
             task.cancel()

@@ -370,7 +370,7 @@ class InFlightWorker(Worker):
                 if share is None:
                     share = self._groups[key] = _Share(key)
             shares.append(share)
-        units = len({id(share) for share in shares if share is not None}) + sum(1 for sh in shares if sh is None)
+        units = len({id(share) for share in shares if share is not None}) + shares.count(None)
         self._per_unit = 0.5 * self._per_unit + 0.5 * len(started) / units
         submit_many = getattr(self.handler, "submit_many", None)
         coros = [self._gated(c, id(rec), share) for (rec, c, _), share in zip(started, shares, strict=True)]
