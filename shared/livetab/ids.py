@@ -12,10 +12,23 @@ if TYPE_CHECKING:
 __all__ = ["content_id", "judgment_id", "question_id", "request_id", "run_id", "table_id"]
 
 
+_json_str = json.encoder.encode_basestring  # a str as json.dumps(..., ensure_ascii=False) writes it
+
+
+def canonical_json(parts: tuple[Any, ...]) -> str:
+    """`parts` as compact JSON with sorted keys, non-ASCII kept, a value JSON cannot write as its str.
+
+    Parts that are all plain str and int (not bool) — a request's, a judgment's, a table's id — are written
+    here directly, the same text json.dumps writes (`test_ids`), without the encoder json.dumps builds per call:
+    9.7 of a request id's 12.6 µs went to that, once per planned request and once per judged answer."""
+    if all(type(p) is str or type(p) is int for p in parts):
+        return "[" + ",".join(_json_str(p) if type(p) is str else str(p) for p in parts) + "]"
+    return json.dumps(parts, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
 def content_id(prefix: str, *parts: Any) -> str:
-    """`prefix_` + 20 hex chars of sha256 over the canonical JSON of `parts`."""
-    blob = json.dumps(parts, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
-    return f"{prefix}_{hashlib.sha256(blob.encode()).hexdigest()[:20]}"
+    """`prefix_` + 20 hex chars of sha256 over the canonical JSON of `parts` (`canonical_json`)."""
+    return f"{prefix}_{hashlib.sha256(canonical_json(parts).encode()).hexdigest()[:20]}"
 
 
 def table_id(source_uri: str, revision: str, table_index: int) -> str:

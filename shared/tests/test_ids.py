@@ -82,3 +82,31 @@ def test_judge_name_names_the_rule_judge_or_the_cascade_with_its_temperatures() 
     assert judge_name(JudgeSettings(llm_judges=two, llm_temperatures=[0.5])) == "cascade:a@0.5+b@0.0"
     assert judge_name(JudgeSettings(llm_judges=two, llm_temperatures=[0.5, 1.0])) == "cascade:a@0.5+b@1.0"
     assert judge_name(JudgeSettings(llm_judges=two[:1], llm_temperatures=[0.5, 1.0])) == "cascade:a@0.5"
+
+
+def test_plain_parts_are_written_as_json_dumps_writes_them() -> None:
+    """The direct path for str and int parts gives the text, and so the ids, json.dumps gives: every
+    character that JSON escapes, non-ASCII and astral ones, big and negative ints; anything else (a bool, a
+    float, a dict, a str subclass) goes to json.dumps itself."""
+    import random
+
+    from livetab.ids import canonical_json
+
+    class Tag(str):
+        pass
+
+    rng = random.Random(7)
+    every_escape = "".join(chr(c) for c in range(0x80)) + "é\u2028\u2029\ufeff😀\ud800"
+    samples: list[tuple[object, ...]] = [(), ("",), (every_escape,), (0, -1, 10**40), ("run_1", "q_1", "md", "x", 15),
+                                         ("a", True), (False,), (1.5, "a"), ({"b": 1, "a": "é"},), (Tag("t"), 1),
+                                         (None, "a"), (["x", 1],)]
+    for _ in range(300):
+        samples.append(tuple(rng.choice([rng.randrange(-10**6, 10**6),
+                                         "".join(chr(rng.randrange(0, 0x2FFFF)) for _ in range(rng.randrange(8)))])
+                             for _ in range(rng.randrange(1, 6))))
+    for parts in samples:
+        expected = json.dumps(parts, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+        assert canonical_json(parts) == expected, parts
+    assert request_id("run_1", "q_1", "markdown", "with_table", 3) == "req_" + hashlib.sha256(
+        json.dumps(["run_1", "q_1", "markdown", "with_table", 3], ensure_ascii=False,
+                   separators=(",", ":")).encode()).hexdigest()[:20]

@@ -93,16 +93,19 @@ def _requests(run: run_pb2.Run, questions: list[_Asked]) -> Iterator[inference_p
     s = run.settings
     samples = max(1, s.samples)
     calls = [sample_call(run.model, samples, i) for i in range(samples)]  # the same for every question
+    samplings = []  # ... and so is each sample's sampling (the request copies it in)
+    for i in range(samples):
+        sampling = common_pb2.Sampling()
+        sampling.CopyFrom(s.sampling)
+        sampling.seed = s.sampling.seed + i
+        sampling.n = 1
+        samplings.append(sampling)
     for q in questions:
         for fmt, setting in _asks(run, q):
             for i in range(samples):
-                sampling = common_pb2.Sampling()
-                sampling.CopyFrom(s.sampling)
-                sampling.seed = s.sampling.seed + i
-                sampling.n = 1
                 yield inference_pb2.InferenceRequest(
                     id=request_id(run.id, q.id, fmt, setting, i), run_id=run.id, question_id=q.id,
-                    model=run.model, format=fmt, setting=setting, sample_index=i, sampling=sampling,
+                    model=run.model, format=fmt, setting=setting, sample_index=i, sampling=samplings[i],
                     max_rows=s.max_rows or 40, call_size=calls[i][0], call_choice=calls[i][1],
                 )
 
