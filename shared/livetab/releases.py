@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -126,12 +126,23 @@ def frozen_questions(store: Store, name: str) -> list[str]:
         return sorted(str(r[0]) for r in conn.execute(select(m.c.question_id).where(m.c.release == name)))
 
 
-def frozen_question_labels(store: Store, name: str) -> list[tuple[str, str, str]]:
+def frozen_question_labels(store: Store, name: str, *, status: str | None = None,
+                           families: Collection[str] = (), limit: int = 0) -> list[tuple[str, str, str]]:
     """(id, family, status) of each of a release's frozen questions that is stored, sorted by id: one query over
     the membership and the questions' own columns, no payload read (what a planner filters on). The columns are
-    written from the payload with it (`records.question_row`)."""
+    written from the payload with it (`records.question_row`).
+
+    `status`, `families` (none: every family) and `limit` (0: no limit) filter and cut in the query itself, after
+    sorting by id (by code point, as Python sorts): a run of 125 questions on a release of 6,251 read 6,251 rows
+    to keep 125 (~21 ms of a 2,000-request round's planning in `python -m bench pipeline`, against ~1 ms)."""
     m, q = schema.release_members, schema.questions
     stmt = select(q.c.id, q.c.family, q.c.status).join(m, m.c.question_id == q.c.id).where(m.c.release == name)
+    if status is not None:
+        stmt = stmt.where(q.c.status == status)
+    if families:
+        stmt = stmt.where(q.c.family.in_(sorted(families)))
+    if limit:  # the database sorts, by code point as `sorted` does below (PostgreSQL's default collation may not)
+        stmt = stmt.order_by(q.c.id.collate("C") if store.dialect == "postgresql" else q.c.id).limit(limit)
     with store.engine.connect() as conn:
         return sorted((str(i), str(f), str(st)) for i, f, st in conn.execute(stmt))
 
