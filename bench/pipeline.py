@@ -302,6 +302,8 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--requests", type=int, default=2000, help="requests per throughput round")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--warmup-rounds", type=int, default=1,
+                        help="whole rounds of each side run first and not counted (the broker's JIT warms up)")
     parser.add_argument("--burst", type=int, default=100_000, help="requests of the backpressure burst (0: none)")
     parser.add_argument("--latency-ms", type=float, default=5.0, help="the fake model server's fixed latency")
     parser.add_argument("--server", choices=["lean", "aiohttp"], default="lean",
@@ -367,6 +369,7 @@ def main(argv: list[str] | None = None) -> None:
     raw: list[float] = []
     raw_cpu: list[dict[str, float]] = []  # each raw round's CPU: the bench process's and the broker's
     single: list[dict[str, Any]] = []
+    warmup: list[dict[str, Any]] = []  # the uncounted whole rounds' rates, reported beside the counted ones
     burst: dict[str, Any] = {}
     pipe: _Pipeline | None = None
     try:
@@ -396,6 +399,15 @@ def main(argv: list[str] | None = None) -> None:
         # a round started meanwhile would share the cores with that (seconds of CPU on a large release); how long
         # those files take after the leaderboard is complete is a figure of its own (`files_s_after_complete`).
         pipe.files_written(warm["run_id"])
+        # Then whole rounds of each, not counted either: a fresh broker compiles its hot paths (the JIT) through
+        # its first seconds of work, and a round that pays for that measures the compiler, not the broker
+        # (its CPU an answer fell from ~0.15 ms in a bench's first 2,000-request round to ~0.08 in its sixth, 6
+        # December 2026); both sides run on the same broker, so both are warmed, the same way, before either counts.
+        for _ in range(args.warmup_rounds):
+            w = pipe.run(per_round, SAMPLES, 1200, poll_s=args.poll_s)
+            pipe.files_written(w["run_id"])
+            warmup.append({"judged_per_s": w["judged_per_s"],
+                           "raw_msgs_per_s": round(bench_raw(bootstrap, n=per_round * SAMPLES), 1)})
         for r in range(args.rounds):  # pipeline and raw alternate, the order rotated, so load hits both alike
             steps = ["pipe", "raw"] if r % 2 == 0 else ["raw", "pipe"]
             for step in steps:
@@ -468,6 +480,7 @@ def main(argv: list[str] | None = None) -> None:
                                f"fixed latency {args.latency_ms:g} ms, separate process",
                      "concurrency": args.concurrency, "samples_per_question": SAMPLES,
                      "requests_per_round": rounds[0]["planned"] if rounds else 0, "rounds": len(rounds),
+                     "warmup_rounds_not_counted": warmup,
                      "judged_per_s_median": round(statistics.median(rates), 2) if rates else None,
                      "judged_per_s_rounds": rates,
                      "raw_msgs_per_s_rounds": [round(x, 1) for x in raw],
