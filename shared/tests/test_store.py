@@ -155,6 +155,36 @@ def test_rows_of_plain_columns_go_to_the_postgres_driver_as_they_are_and_read_ba
     store.close()
 
 
+def test_reads_built_once_bind_each_calls_values_and_none_still_means_null(store_url: str) -> None:
+    """`get`, `select`, `count`, `count_by`, `distinct` and `payloads` reuse one statement per table and set of
+    columns (`Store._equal`): each call's values are its own (a statement that kept the first call's value would
+    answer the second call with the first's rows), several columns combine, and a None value still selects
+    the rows where the column IS NULL, as a statement built for that call did."""
+    store = open_store(store_url)
+    runs = [{"id": f"run{i}", "team": "ab"[i % 2], "model": "m", "release": "r", "planned": i,
+             "payload": bytes([i]), "refused": "", "cancelled_at": 1.5 if i == 3 else None,
+             "published": None if i < 2 else i} for i in range(5)]
+    store.upsert(schema.runs, runs)
+    for _ in range(2):  # the second time round, every statement comes from the cache
+        assert store.get(schema.runs, "run1")["planned"] == 1  # type: ignore[index]
+        assert store.get(schema.runs, "run4")["planned"] == 4  # type: ignore[index]
+        assert store.get(schema.runs, "nope") is None
+        assert sorted(r["id"] for r in store.select(schema.runs, team="a")) == ["run0", "run2", "run4"]
+        assert sorted(r["id"] for r in store.select(schema.runs, team="b")) == ["run1", "run3"]
+        assert [r["id"] for r in store.select(schema.runs, team="b", planned=3)] == ["run3"]
+        assert store.count(schema.runs, team="a") == 3 and store.count(schema.runs, team="b") == 2
+        assert store.count(schema.runs) == 5 and store.count(schema.runs, team="c") == 0
+        assert store.count(schema.runs, published=None) == 2 and store.count(schema.runs, published=3) == 1
+        assert store.count(schema.runs, cancelled_at=None, team="b") == 1
+        assert sorted(r["id"] for r in store.select(schema.runs, published=None)) == ["run0", "run1"]
+        assert store.count_by(schema.runs, "team", release="r") == {"a": 3, "b": 2}
+        assert store.count_by(schema.runs, "team", team="b") == {"b": 2}
+        assert sorted(store.distinct(schema.runs, "team")) == ["a", "b"]
+        assert store.distinct(schema.runs, "planned", team="b", published=3) == [3]
+        assert sorted(store.payloads(schema.runs, team="b")) == [b"\x01", b"\x03"]
+    store.close()
+
+
 def test_migrations_match_schema(store_url: str) -> None:
     store = open_store(store_url)
     with store.engine.connect() as conn:
