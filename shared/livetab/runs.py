@@ -87,11 +87,12 @@ def judging_progress(store: Any, run: str, judge: str, planned: int | None = Non
     """How far judging has got on `run` (by `judge`'s verdicts): a few count queries, so a reporter can ask
     on every batch. `planned` and `cancelled` (its `cancelled_at` is set) when the caller has the run's row
     already; a run not cancelled costs no count of cancelled results."""
-    if planned is None or cancelled is None:
-        row = store.get(schema.runs, run)
-        planned = planned if planned is not None else int(row["planned"]) if row is not None else 0
-        cancelled = row is not None and row.get("cancelled_at") is not None
-    judged = int(store.count(schema.judgments, run_id=run, judge=judge))
-    letters = sum(_settles(d) for d in store.select(schema.dead_letters, run_id=run))
-    unasked = int(store.count(schema.results, run_id=run, error=CANCELLED)) if cancelled else 0
+    with store.reading():  # one connection for these reads
+        if planned is None or cancelled is None:
+            row = store.get(schema.runs, run)
+            planned = planned if planned is not None else int(row["planned"]) if row is not None else 0
+            cancelled = row is not None and row.get("cancelled_at") is not None
+        judged = int(store.count(schema.judgments, run_id=run, judge=judge))
+        letters = sum(_settles(d) for d in store.select(schema.dead_letters, run_id=run))
+        unasked = int(store.count(schema.results, run_id=run, error=CANCELLED)) if cancelled else 0
     return JudgingProgress(planned=planned, judged=judged, dead_lettered=letters, cancelled=unasked)

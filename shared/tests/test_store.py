@@ -185,6 +185,41 @@ def test_reads_built_once_bind_each_calls_values_and_none_still_means_null(store
     store.close()
 
 
+def test_reads_within_reading_share_one_connection_and_see_what_is_written_meanwhile(store_url: str) -> None:
+    """`Store.reading()`: this thread's reads inside it take one connection from the pool (one checkout, not one a
+    read), nested blocks share the outer one, a write inside keeps its own transaction and the reads after it see
+    it, and reads outside (or on another thread meanwhile) take their own connection as before."""
+    import threading
+
+    from sqlalchemy import event
+
+    store = open_store(store_url)
+    checkouts: list[int] = []
+    event.listen(store.engine, "checkout", lambda *a: checkouts.append(threading.get_ident()))
+    store.upsert(schema.runs, [{"id": "run0", "team": "a", "model": "m", "release": "r", "planned": 1,
+                                "payload": b"", "refused": ""}])
+    checkouts.clear()
+    with store.reading():
+        assert store.get(schema.runs, "run0")["planned"] == 1  # type: ignore[index]
+        with store.reading():
+            assert store.count(schema.runs, team="a") == 1
+        assert [r["id"] for r in store.select(schema.runs)] == ["run0"]
+        assert store.count_by(schema.runs, "team") == {"a": 1} and store.distinct(schema.runs, "team") == ["a"]
+        assert store.get_many(schema.runs, ["run0", "x"]).keys() == {"run0"}
+        assert len(checkouts) == 1
+        other: list[int] = []
+        t = threading.Thread(target=lambda: other.append(store.count(schema.runs)))
+        t.start()
+        t.join()
+        assert other == [1] and len(checkouts) == 2  # another thread: a connection of its own
+        store.upsert(schema.runs, [{"id": "run1", "team": "a", "model": "m", "release": "r", "planned": 2,
+                                    "payload": b"", "refused": ""}])
+        assert len(checkouts) == 3  # the write's own transaction
+        assert store.count(schema.runs, team="a") == 2 and len(checkouts) == 3
+    assert store.get(schema.runs, "run1")["planned"] == 2 and len(checkouts) == 4  # type: ignore[index]
+    store.close()
+
+
 def test_migrations_match_schema(store_url: str) -> None:
     store = open_store(store_url)
     with store.engine.connect() as conn:

@@ -419,9 +419,10 @@ def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, work
     @app.get("/runs/{rid}")
     def run_status(rid: str, who: Principal = reader) -> dict[str, Any]:
         _path(rid)
-        row = store.get(schema.runs, rid)
-        mine = who.is_admin or (row is not None and row["team"] == who.team)
-        progress = run_progress(store, rid) if mine else None  # another team's run: as if it did not exist
+        with store.reading():  # one connection for its eight reads
+            row = store.get(schema.runs, rid)
+            mine = who.is_admin or (row is not None and row["team"] == who.team)
+            progress = run_progress(store, rid) if mine else None  # another team's run: as if it did not exist
         if progress is None:
             raise HTTPException(404, f"run {_excerpt(rid, limits.error_excerpt_chars)} is not planned (yet)")
         return progress

@@ -144,6 +144,12 @@ def verify_token(store: Store, token: str, *, now: float | None = None,
     if parsed is None:
         return None, "malformed token"
     token_id, secret = parsed
+    with store.reading():  # the token and its member on one connection
+        return _verify(store, token, token_id, secret, now, checked)
+
+
+def _verify(store: Store, token: str, token_id: str, secret: str, now: float | None,
+            checked: dict[str, tuple[str, str]] | None) -> tuple[Principal | None, str]:
     row = store.get(schema.api_tokens, token_id)
     if row is None:
         return None, "unknown token"
