@@ -163,24 +163,103 @@ def test_a_poison_record_is_dead_lettered_before_the_batch_is_committed(handler_
     assert letters[0].headers["message-id"] == f"{TOPIC}:0:1"
 
 
+class _Coordinator:
+    """What `KafkaBusConsumer` asks of kafka-python's consumer for its commits, answering each sent commit when
+    the test says so (`answer`): a success, or the error a broker would give."""
+
+    def __init__(self, assigned: set[object] | None = None) -> None:
+        import kafka.future
+
+        self.future_type = kafka.future.Future
+        self.sent: list[tuple[dict[object, object], object]] = []  # (offsets, future) of each async commit
+        self.waited: list[dict[object, object]] = []  # offsets of each commit waited for
+        self.assigned = assigned
+
+    def commit_async(self, offsets: dict[object, object]) -> object:
+        future = self.future_type()
+        self.sent.append((dict(offsets), future))
+        return future
+
+    def commit(self, offsets: dict[object, object]) -> None:
+        self.waited.append(dict(offsets))
+
+    def assignment(self) -> set[object]:
+        return self.assigned if self.assigned is not None else {tp for o, _ in self.sent for tp in o}
+
+    def close(self, autocommit: bool = False) -> None:
+        pass
+
+
+def _consumer(coordinator: _Coordinator) -> object:
+    from livetab.bus.kafka import KafkaBusConsumer
+
+    consumer = object.__new__(KafkaBusConsumer)
+    consumer._c = coordinator  # type: ignore[attr-defined]
+    consumer._sent, consumer._last, consumer._confirmed = None, {}, True  # type: ignore[attr-defined]
+    consumer._commit_wait_s = 5.0  # type: ignore[attr-defined]
+    return consumer
+
+
+def _rec(offset: int, partition: int = 0) -> Record:
+    return Record("livetab.tables.v1", partition, offset, b"k", b"v", {})
+
+
 @pytest.mark.parametrize("error", ["RebalanceInProgressError", "CommitFailedError", "IllegalGenerationError",
                                    "UnknownMemberIdError"])
 def test_a_kafka_commit_refused_by_a_rebalance_is_retryable(error: str) -> None:
     """Found by the pipeline bench on a loaded machine: the inference service exited when the broker refused
     its commit during a rebalance (a member joined or timed out). That refusal is passing: `Retryable`, so the
-    worker rewinds and reads the records again, never a stopped service. The broker's refusal is injected."""
+    worker rewinds and reads the records again, never a stopped service. Commits are sent without waiting for
+    the answer, so the refusal comes out of the next commit, before that one is sent. The broker's refusal is
+    injected."""
     import kafka.errors
-    from livetab.bus.kafka import KafkaBusConsumer
 
-    class Refusing:
-        def commit(self, offsets: object) -> None:
-            raise getattr(kafka.errors, error)("the group is rebalancing")
-
-    consumer = object.__new__(KafkaBusConsumer)
-    consumer._c = Refusing()  # type: ignore[assignment]
+    broker = _Coordinator()
+    consumer = _consumer(broker)
+    consumer.commit([_rec(7)])  # type: ignore[attr-defined]
+    broker.sent[0][1].failure(getattr(kafka.errors, error)("the group is rebalancing"))
     with pytest.raises(Retryable, match="rebalance"):
-        consumer.commit([Record("livetab.tables.v1", 0, 7, b"k", b"v", {})])
-    consumer.commit([])  # nothing to commit: the broker is not asked
+        consumer.commit([_rec(8)])  # type: ignore[attr-defined]
+    assert len(broker.sent) == 1  # the next commit was not sent
+    consumer.commit([])  # type: ignore[attr-defined]  # nothing to commit: the broker is not asked
+    assert len(broker.sent) == 1
+    consumer.close()  # type: ignore[attr-defined]
+    assert broker.waited == []  # after a refusal nothing is committed again on the way out
+
+
+def test_commits_go_one_at_a_time_in_order_and_close_commits_the_last_unless_the_broker_took_it() -> None:
+    """A commit does not wait for the broker; the next one waits for it first (at most one outstanding, so
+    they apply in order). A passing failure (a timeout) is left to the next commit, which covers its offsets;
+    if none comes, `close` commits the last offsets and waits, for the partitions still assigned only. Once the
+    broker took the last commit, `close` sends nothing more."""
+    import threading
+
+    import kafka.errors
+    from kafka import TopicPartition
+
+    broker = _Coordinator()
+    consumer = _consumer(broker)
+    consumer.commit([_rec(3), _rec(5), _rec(2, partition=1)])  # type: ignore[attr-defined]
+    assert [o for o, _ in broker.sent] == [{TopicPartition("livetab.tables.v1", 0): (6, "", -1),
+                                            TopicPartition("livetab.tables.v1", 1): (3, "", -1)}]
+    # the next commit waits for the first's answer, however late it comes
+    threading.Timer(0.2, lambda: broker.sent[0][1].success(None)).start()
+    consumer.commit([_rec(9)])  # type: ignore[attr-defined]
+    assert len(broker.sent) == 2 and broker.sent[0][1].succeeded()
+    broker.sent[1][1].failure(kafka.errors.RequestTimedOutError("slow broker"))
+    consumer.commit([_rec(10, partition=1)])  # type: ignore[attr-defined]  # a passing failure: no error
+    assert len(broker.sent) == 3
+    broker.assigned = {TopicPartition("livetab.tables.v1", 1)}  # partition 0 went to another member
+    consumer._commit_wait_s = 0.2  # type: ignore[attr-defined]
+    consumer.close()  # type: ignore[attr-defined]  # the third is never answered: close waits, then commits again
+    assert broker.waited == [{TopicPartition("livetab.tables.v1", 1): (11, "", -1)}]
+
+    broker = _Coordinator()
+    consumer = _consumer(broker)
+    consumer.commit([_rec(1)])  # type: ignore[attr-defined]
+    broker.sent[0][1].success(None)
+    consumer.close()  # type: ignore[attr-defined]
+    assert broker.waited == []  # the broker took the last one: nothing more to commit
 
 
 class Fanout(Cleaner):
