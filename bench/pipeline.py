@@ -5,6 +5,10 @@ one, tests/fakes/lean_server.py: on one machine the model server's CPU is taken 
 deployment it runs on machines of its own; `--server aiohttp` for the fault server), judged by the
 judge service and counted by the reporter into the leaderboard that `GET /runs/{id}` shows.
 
+Before anything is counted: a small run (groups joined, connections open) and `--warmup-rounds` whole rounds of
+each side (default 1), so neither side's counted rounds pay for the fresh broker's JIT compiling; their rates are
+in the JSON (`warmup_rounds_not_counted`).
+
 Measured, in the same run:
 - judged answers per second: a run's planned requests / seconds from `POST /runs` until the leaderboard's
   "all" row counts every one of them;
