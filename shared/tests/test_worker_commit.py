@@ -5,6 +5,7 @@ records come again. The bus is the real in-process one; a thin recorder around i
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterator
 
 import pytest
@@ -189,6 +190,9 @@ class _Coordinator:
     def close(self, autocommit: bool = False) -> None:
         pass
 
+    def poll(self, timeout_ms: int = 0, max_records: int | None = None) -> dict[object, list[object]]:
+        return {}  # nothing new on the topic
+
 
 def _consumer(coordinator: _Coordinator) -> object:
     from livetab.bus.kafka import KafkaBusConsumer
@@ -197,6 +201,8 @@ def _consumer(coordinator: _Coordinator) -> object:
     consumer._c = coordinator  # type: ignore[attr-defined]
     consumer._sent, consumer._last, consumer._confirmed = None, {}, True  # type: ignore[attr-defined]
     consumer._commit_wait_s = 5.0  # type: ignore[attr-defined]
+    consumer._polled, consumer._unpacked = deque(), deque()  # type: ignore[attr-defined]
+    consumer._per_record, consumer._max_poll_records = 1.0, 200  # type: ignore[attr-defined]
     return consumer
 
 
@@ -260,6 +266,26 @@ def test_commits_go_one_at_a_time_in_order_and_close_commits_the_last_unless_the
     broker.sent[0][1].success(None)
     consumer.close()  # type: ignore[attr-defined]
     assert broker.waited == []  # the broker took the last one: nothing more to commit
+
+
+def test_an_idle_consumer_sends_again_a_last_commit_that_failed_for_a_passing_reason() -> None:
+    """No later commit covers the last one of a consumer that goes idle: once it is answered with a passing
+    failure, the next poll sends it again (else its group's lag would stay until the next record); once the
+    broker took it, polls send nothing; one still unanswered is not waited for by a poll."""
+    import kafka.errors
+    from kafka import TopicPartition
+
+    broker = _Coordinator()
+    consumer = _consumer(broker)
+    consumer.commit([_rec(4)])  # type: ignore[attr-defined]
+    assert consumer.poll(10, 0.0) == [] and len(broker.sent) == 1  # type: ignore[attr-defined]  # unanswered
+    broker.sent[0][1].failure(kafka.errors.RequestTimedOutError("slow broker"))
+    consumer.poll(10, 0.0)  # type: ignore[attr-defined]
+    assert [o for o, _ in broker.sent] == [{TopicPartition("livetab.tables.v1", 0): (5, "", -1)}] * 2
+    broker.sent[1][1].success(None)
+    consumer.poll(10, 0.0)  # type: ignore[attr-defined]
+    consumer.poll(10, 0.0)  # type: ignore[attr-defined]
+    assert len(broker.sent) == 2
 
 
 class Fanout(Cleaner):

@@ -322,6 +322,7 @@ class KafkaBusConsumer:
         """Up to `max_records` messages: those read earlier first, else a poll of about as many messages
         (records asked for by how many messages a record held lately), frames unpacked in turn."""
         if not (self._polled or self._unpacked):
+            self._recommit()
             want = max(1, min(self._max_poll_records, math.ceil(max_records / self._per_record)))
             batches = self._c.poll(timeout_ms=int(timeout_s * 1000), max_records=want)
             append = self._polled.append
@@ -369,12 +370,28 @@ class KafkaBusConsumer:
         if not offsets:
             return
         self._settle()
+        self._send_commit(offsets)
+        self._last = {**self._last, **offsets}
+
+    def _send_commit(self, offsets: dict[TopicPartition, OffsetAndMetadata]) -> None:
         done = threading.Event()
         future = self._c.commit_async(offsets)
         future.add_both(lambda _: done.set())
         self._sent = (future, done)
-        self._last = {**self._last, **offsets}
         self._confirmed = False
+
+    def _recommit(self) -> None:
+        """Before a poll that reads from the broker: once the last commit is answered, send it again if it failed
+        for a passing reason, since no later commit may come to cover it (an idle consumer's lag would stay)."""
+        if self._sent is not None:
+            if not self._sent[1].is_set():
+                return
+            self._settle()  # a refusal by a rebalance raises Retryable here, as at the next commit
+        if not self._confirmed and self._last:
+            mine = self._c.assignment()
+            last = {tp: o for tp, o in self._last.items() if tp in mine}
+            if last:
+                self._send_commit(last)
 
     def _settle(self, *, refusal: bool = True) -> None:
         """Wait for the outstanding commit (if any); its refusal by a rebalance raises `Retryable` (unless
