@@ -160,11 +160,16 @@ def run_from_request(req: RunRequest, team: str = "") -> run_pb2.Run:
     return build_run(team or req.team or "local", req.release, model_spec(req.model), **req.settings.model_dump())
 
 
-def run_progress(store: Store, rid: str) -> dict[str, Any] | None:
+_UNREAD: Any = object()
+
+
+def run_progress(store: Store, rid: str, run: dict[str, Any] | None = _UNREAD) -> dict[str, Any] | None:
     """A run's progress: planned requests, how many are answered, failed (with reasons) or dead-lettered
     (with reasons), judged, and whether it is complete (every planned request has one of those outcomes).
-    None when the run is neither planned nor dead-lettered."""
-    run = store.get(schema.runs, rid)
+    None when the run is neither planned nor dead-lettered. `run`: its row (None: not stored) when the caller
+    has just read it."""
+    if run is _UNREAD:
+        run = store.get(schema.runs, rid)
     letters = store.select(schema.dead_letters, run_id=rid)
     if run is None and not letters:
         return None
@@ -422,7 +427,7 @@ def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, work
         with store.reading():  # one connection for its eight reads
             row = store.get(schema.runs, rid)
             mine = who.is_admin or (row is not None and row["team"] == who.team)
-            progress = run_progress(store, rid) if mine else None  # another team's run: as if it did not exist
+            progress = run_progress(store, rid, row) if mine else None  # another team's run: as if it were not
         if progress is None:
             raise HTTPException(404, f"run {_excerpt(rid, limits.error_excerpt_chars)} is not planned (yet)")
         return progress
