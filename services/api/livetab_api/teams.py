@@ -145,25 +145,20 @@ def verify_token(store: Store, token: str, *, now: float | None = None,
         return None, "malformed token"
     token_id, secret = parsed
     with store.reading():  # the token and its member on one connection
-        return _verify(store, token, token_id, secret, now, checked)
-
-
-def _verify(store: Store, token: str, token_id: str, secret: str, now: float | None,
-            checked: dict[str, tuple[str, str]] | None) -> tuple[Principal | None, str]:
-    row = store.get(schema.api_tokens, token_id)
-    if row is None:
-        return None, "unknown token"
-    digest = hashlib.sha256(token.encode()).hexdigest()
-    if checked is None or checked.get(digest) != (token_id, row["hash"]):
-        if not hmac.compare_digest(_hash(secret, bytes.fromhex(row["salt"])), row["hash"]):
+        row = store.get(schema.api_tokens, token_id)
+        if row is None:
             return None, "unknown token"
-        if checked is not None:
-            checked[digest] = (token_id, row["hash"])
-    if row["revoked_at"] is not None:
-        return None, "token revoked"
-    if (now or time.time()) >= row["expires_at"]:
-        return None, "token expired"
-    member = store.get(schema.members, row["member"])
+        digest = hashlib.sha256(token.encode()).hexdigest()
+        if checked is None or checked.get(digest) != (token_id, row["hash"]):
+            if not hmac.compare_digest(_hash(secret, bytes.fromhex(row["salt"])), row["hash"]):
+                return None, "unknown token"
+            if checked is not None:
+                checked[digest] = (token_id, row["hash"])
+        if row["revoked_at"] is not None:
+            return None, "token revoked"
+        if (now or time.time()) >= row["expires_at"]:
+            return None, "token expired"
+        member = store.get(schema.members, row["member"])
     if member is None:
         return None, "the token's member is gone"
     scopes = frozenset(row["scopes"].split(",")) & ROLE_SCOPES.get(member["role"], frozenset())

@@ -387,11 +387,14 @@ class KafkaBusConsumer:
             if not self._sent[1].is_set():
                 return
             self._settle()  # a refusal by a rebalance raises Retryable here, as at the next commit
-        if not self._confirmed and self._last:
-            mine = self._c.assignment()
-            last = {tp: o for tp, o in self._last.items() if tp in mine}
-            if last:
-                self._send_commit(last)
+        if not self._confirmed and (last := self._last_assigned()):
+            self._send_commit(last)
+
+    def _last_assigned(self) -> dict[TopicPartition, OffsetAndMetadata]:
+        """The last offsets committed of the partitions still assigned: never another member's, whose offsets a
+        commit of ours would move back."""
+        mine = self._c.assignment()
+        return {tp: o for tp, o in self._last.items() if tp in mine}
 
     def _settle(self, *, refusal: bool = True) -> None:
         """Wait for the outstanding commit (if any); its refusal by a rebalance raises `Retryable` (unless
@@ -433,9 +436,7 @@ class KafkaBusConsumer:
         reason was left to a next that never came), then leave the group."""
         try:
             self._settle(refusal=False)
-            mine = self._c.assignment()  # never another member's partitions: that would move its offsets back
-            last = {tp: o for tp, o in self._last.items() if tp in mine}
-            if last and not self._confirmed:
+            if not self._confirmed and (last := self._last_assigned()):
                 self._c.commit(last)
         except KafkaError as e:  # the group moved on: a later member reads from what was committed
             log.warning("the last offset commit on close failed (%s: %s)", type(e).__name__, e)
