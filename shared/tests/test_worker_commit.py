@@ -203,6 +203,7 @@ def _consumer(coordinator: _Coordinator) -> object:
     consumer._commit_wait_s = 5.0  # type: ignore[attr-defined]
     consumer._polled, consumer._unpacked = deque(), deque()  # type: ignore[attr-defined]
     consumer._per_record, consumer._max_poll_records = 1.0, 200  # type: ignore[attr-defined]
+    consumer._group, consumer._rewind_due = "g", False  # type: ignore[attr-defined]
     return consumer
 
 
@@ -339,3 +340,58 @@ def test_a_retryable_failure_in_a_sliced_batch_publishes_it_again_from_its_start
     # all ten out, the six before the failure twice: the same message ids, which consumers deduplicate
     assert sorted(r.headers["message-id"] for r in bus.records(OUT)) == sorted([f"a{k}" for k in range(6)]
                                                                                 + [f"a{k}" for k in range(10)])
+
+
+def test_a_broker_away_is_a_passing_failure_and_no_record_is_read_before_the_committed_offset_is_sought() -> None:
+    """During a broker restart kafka-python's poll raises (it cannot find the group's coordinator): that is
+    `Retryable`, so the worker backs off and rewinds instead of stopping. A rewind that cannot read the committed
+    offsets either leaves the seek due, and the next poll makes it before reading anything (or fails as passing
+    again), so nothing after a committed offset is skipped. An error a retry cannot mend still stops the worker."""
+    import kafka.errors
+    from kafka import TopicPartition
+
+    tp = TopicPartition("livetab.tables.v1", 0)
+
+    class Away(_Coordinator):
+        def __init__(self) -> None:
+            super().__init__(assigned={tp})
+            self.down = True
+            self.sought: list[int] = []
+            self.polls = 0
+
+        def poll(self, timeout_ms: int = 0, max_records: int | None = None) -> dict[object, list[object]]:
+            if self.down:
+                raise kafka.errors.KafkaConnectionError("111 ECONNREFUSED")
+            self.polls += 1
+            return {}
+
+        def committed(self, partition: object) -> int:
+            if self.down:
+                raise kafka.errors.KafkaTimeoutError("no coordinator")
+            return 7
+
+        def seek(self, partition: object, offset: int) -> None:
+            self.sought.append(offset)
+
+    broker = Away()
+    consumer = _consumer(broker)
+    with pytest.raises(Retryable, match="KafkaConnectionError"):
+        consumer.poll(10, 0.0)  # type: ignore[attr-defined]
+    consumer.rewind()  # type: ignore[attr-defined]  # what the worker does next: the broker is still away
+    assert broker.sought == []
+    with pytest.raises(Retryable, match="committed offsets"):
+        consumer.poll(10, 0.0)  # type: ignore[attr-defined]  # the seek comes first, and fails as passing
+    assert broker.polls == 0
+    broker.down = False
+    assert consumer.poll(10, 0.0) == []  # type: ignore[attr-defined]
+    assert broker.sought == [7] and broker.polls == 1
+    consumer.poll(10, 0.0)  # type: ignore[attr-defined]
+    assert broker.sought == [7]  # sought once
+
+    class Broken(Away):
+        def poll(self, timeout_ms: int = 0, max_records: int | None = None) -> dict[object, list[object]]:
+            raise kafka.errors.IllegalStateError("no subscription")
+
+    consumer = _consumer(Broken())
+    with pytest.raises(kafka.errors.IllegalStateError):
+        consumer.poll(10, 0.0)  # type: ignore[attr-defined]

@@ -47,6 +47,11 @@ log = logging.getLogger(__name__)
 _MEMBERSHIP = (CommitFailedError, RebalanceInProgressError, IllegalGenerationError, UnknownMemberIdError)
 
 
+def _passing(e: KafkaError) -> bool:
+    """Whether kafka-python's error is one a later try may not meet (the broker unreachable or restarting)."""
+    return bool(getattr(e, "retriable", False))
+
+
 def check_broker(bootstrap: str, timeout_s: float = 10.0) -> None:
     """Fail fast, with the address in the message, when nothing listens at `bootstrap`."""
     for addr in bootstrap.split(","):
@@ -292,6 +297,7 @@ class KafkaBusConsumer:
         self._sent: tuple[Any, threading.Event] | None = None  # the commit sent and not yet answered (`commit`)
         self._last: dict[TopicPartition, OffsetAndMetadata] = {}  # the offsets committed last, by partition
         self._confirmed = True  # the broker took the last commit sent
+        self._rewind_due = False  # a rewind could not read the committed offsets: seek before the next poll
         self._commit_wait_s = max(settings.request_timeout_ms, settings.session_timeout_ms + 5000) / 1000
         # Read and not handed out yet (a poll hands out at most `max_records` messages): records, a frame unpacked
         # only when its turn comes, so what is held as messages stays near `max_records` whatever the frames' size
@@ -322,9 +328,18 @@ class KafkaBusConsumer:
         """Up to `max_records` messages: those read earlier first, else a poll of about as many messages
         (records asked for by how many messages a record held lately), frames unpacked in turn."""
         if not (self._polled or self._unpacked):
+            if self._rewind_due:
+                self._seek_committed()
             self._recommit()
             want = max(1, min(self._max_poll_records, math.ceil(max_records / self._per_record)))
-            batches = self._c.poll(timeout_ms=int(timeout_s * 1000), max_records=want)
+            try:
+                batches = self._c.poll(timeout_ms=int(timeout_s * 1000), max_records=want)
+            except KafkaError as e:
+                if not _passing(e):
+                    raise
+                # the broker away (a restart): kafka-python raises from a poll that must find the group's
+                # coordinator again; the worker backs off and rewinds, as for any passing failure
+                raise Retryable(f"polling for group {self._group}: {type(e).__name__}: {e}") from e
             append = self._polled.append
             for tp, recs in batches.items():
                 topic, partition = tp.topic, tp.partition
@@ -421,15 +436,31 @@ class KafkaBusConsumer:
                             type(e).__name__, e)
 
     def rewind(self) -> None:
+        """Drop what was read and not handed out, and go back to the committed offsets. With the broker away the
+        committed offsets cannot be read: the seek is then due, and the next poll makes it (or fails as passing)
+        before it reads anything, so nothing after a committed offset is skipped."""
         self._settle(refusal=False)  # what is committed is what the seek below reads
         self._polled.clear()
         self._unpacked.clear()
-        for tp in self._c.assignment():
-            committed = self._c.committed(tp)
-            if committed is None:
-                self._c.seek_to_beginning(tp)
-            else:
-                self._c.seek(tp, committed)
+        self._rewind_due = True
+        try:
+            self._seek_committed()
+        except Retryable as e:
+            log.warning("%s; the seek is made before the next poll", e)
+
+    def _seek_committed(self) -> None:
+        try:
+            for tp in self._c.assignment():
+                committed = self._c.committed(tp)
+                if committed is None:
+                    self._c.seek_to_beginning(tp)
+                else:
+                    self._c.seek(tp, committed)
+        except KafkaError as e:
+            if not _passing(e):
+                raise
+            raise Retryable(f"reading the committed offsets of group {self._group}: {type(e).__name__}: {e}") from e
+        self._rewind_due = False
 
     def close(self) -> None:
         """Wait for the outstanding commit, commit the last offsets once more (one that failed for a passing
