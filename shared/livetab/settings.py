@@ -67,10 +67,11 @@ class KafkaSettings(_Strict):
     heartbeat_interval_ms: int = 2000
     max_poll_records: int = 200  # messages a batch worker takes per poll (but those of `batch_records`)
     # The same by service, for the services whose messages are cheap: the judge and the reporter spend ~0.1 ms a
-    # message and a fixed cost a batch (a store round trip, a flush, an offset commit), so a larger batch costs less
-    # an answer (docs/capacity.md, fifteenth measurement). qagen's messages may take seconds each, and a batch must
-    # end well within the consumer's poll interval: it keeps `max_poll_records`.
-    batch_records: dict[str, int] = {"judge": 600, "reporter": 600}
+    # message and a fixed cost a batch (a store round trip, a flush, an offset commit, a log line), so a larger
+    # batch costs less an answer (docs/capacity.md, fifteenth and eighteenth measurements). A judge that asks a model
+    # (LLM or insight judges) takes at most `judge.llm_batch_records`. qagen's messages may take seconds each, and a
+    # batch must end well within the consumer's poll interval: it keeps `max_poll_records`.
+    batch_records: dict[str, int] = {"judge": 2000, "reporter": 2000}
     poll_timeout_ms: int = 500
     request_timeout_ms: int = 15000
     connect_timeout_s: float = 10.0
@@ -265,6 +266,14 @@ class JudgeSettings(_Strict):
     insight_judge: ModelSettings | None = None
     insight_max_rows: int = Field(default=40, ge=1)  # table rows shown to the insight judge (AraTable: 40)
     insight_max_per_answer: int = Field(default=8, ge=1)  # insights judged per answer; any more stay undecided
+    # The most answers the judge service takes in one batch when a model judges (LLM judges, or an insight judge):
+    # an answer may then cost model calls, and a batch must end well within the consumer's poll interval. The rule
+    # judge alone takes `kafka.batch_records` (~0.1 ms an answer).
+    llm_batch_records: int = Field(default=600, ge=1, le=10_000)
+
+    def asks_models(self) -> bool:
+        """Whether any answer may be judged by a model: LLM judges, or an insight judge."""
+        return bool(self.llm_judges) or self.insight_judge is not None
 
     def insight_model(self) -> tuple[ModelSettings, float] | None:
         """The insight judge's model and temperature, or None when no insight judge is configured."""

@@ -5,7 +5,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from livetab.settings import ConfigError, load_settings
+from livetab.settings import ConfigError, JudgeSettings, KafkaSettings, ModelSettings, Settings, load_settings
 
 
 def test_yaml_and_environment_overrides(tmp_path: Path) -> None:
@@ -46,7 +46,18 @@ def test_the_judge_and_the_reporter_take_larger_batches_than_the_other_batch_wor
     s = load_settings(None, env={"LIVETAB_KAFKA__MAX_POLL_RECORDS": "150"})
     sizes = {svc: worker_for(Batch(svc), InProcBus(), HandlerContext(store=None, settings=s), s).max_records
              for svc in ("judge", "reporter", "qagen", "scraper")}
-    assert sizes == {"judge": 600, "reporter": 600, "qagen": 150, "scraper": 150}
+    assert sizes == {"judge": 2000, "reporter": 2000, "qagen": 150, "scraper": 150}
+    # a judge that asks a model (LLM judges, an insight judge) takes at most `judge.llm_batch_records`: an answer may
+    # cost model calls, and a batch must end within the consumer's poll interval; a smaller batch stays the smaller
+    llm = ModelSettings(name="a", backend="openai", base_url="http://127.0.0.1:9")
+    for judge in (JudgeSettings(llm_judges=[llm]), JudgeSettings(insight_judge=llm)):
+        for over, want in (({}, 600), ({"llm_batch_records": 50}, 50)):
+            s = Settings(judge=judge.model_copy(update=over))
+            assert worker_for(Batch("judge"), InProcBus(), HandlerContext(store=None, settings=s), s).max_records == want
+            assert worker_for(Batch("reporter"), InProcBus(), HandlerContext(store=None, settings=s), s).max_records == 2000
+        s = Settings(judge=judge, kafka=KafkaSettings(batch_records={"judge": 300}))
+        assert worker_for(Batch("judge"), InProcBus(), HandlerContext(store=None, settings=s), s).max_records == 300
+    assert not JudgeSettings().asks_models()
     s = load_settings(None, env={"LIVETAB_KAFKA__BATCH_RECORDS": "{judge: 40}"})
     assert worker_for(Batch("reporter"), InProcBus(), HandlerContext(store=None, settings=s), s).max_records == 200
     for bad, needle in (("{jugde: 5}", "'jugde' is not a service"), ("{judge: 0}", "judge 0 is not within")):

@@ -31,5 +31,7 @@ def worker_for(handler: AnyHandler, bus: Bus, ctx: HandlerContext, settings: Set
                                              else settings.inference.max_in_flight), poll_timeout_s=poll_s,
                               drain_timeout_s=settings.inference.drain_timeout_s)
     batch = k.batch_records.get(handler.service, k.max_poll_records)
+    if handler.service == "judge" and settings.judge.asks_models():
+        batch = min(batch, settings.judge.llm_batch_records)  # an answer may cost model calls
     return Worker(handler, bus, ctx, max_records=100 if embedded else batch, poll_timeout_s=poll_s,
                   publish_slice=EMBEDDED_PUBLISH_SLICE if embedded else 0)
