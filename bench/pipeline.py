@@ -15,10 +15,11 @@ Measured, in the same run:
 - `ratio`: that rate over raw kafka-python produce->consume of the same number of ~1 KB messages on the same
   broker (bench/bus.py's `bench_raw`: acks=all, otherwise its defaults, manual commit), rounds interleaved;
 - latency from request to leaderboard: each answer's latency is the time from `POST /runs` until the bench's
-  poll of `GET /runs/{id}` first saw the leaderboard count it (p50/p95 over the run's answers), for a burst
-  run (every request submitted at once; polls every 0.2 s, more often as the run nears its end: `next_poll_s`)
-  and for single-question runs on an idle pipeline (polls every 0.02 s: at 0.2 s the poll's wait was most of
-  what such a run measured);
+  `GET /runs/{id}` first saw the leaderboard count it (p50/p95 over the run's answers), for a burst run (every
+  request submitted at once) and for single-question runs on an idle pipeline. The bench long-polls (`?wait_s=`
+  with the ETag it last got: the api answers once the status changes, woken by the run's leaderboard updates);
+  `--no-wait` polls instead, every `--poll-s` (0.2 s), more often as the run nears its end (`next_poll_s`), and
+  every 0.02 s in a single run (at 0.2 s the poll's wait was most of what such a run measured);
 - what bounds the ratio: the CPU per answer of each service, of the model server and (when this bench started
   them) of the broker and PostgreSQL (`infra_cpu_ms_per_judged`); the records a round put on livetab's topics per
   answer (`records_per_judged`: Kafka records, each a frame of many messages — livetab.v1.Frame — so far below
@@ -58,6 +59,9 @@ POLL_S = 0.2  # between two polls of GET /runs/{id} in a throughput or burst rou
 # ... and in a one-request latency run: at POLL_S the poll's own wait was most of what it measured (0.52 s p50,
 # where the pipeline took ~0.12 s, 6 December 2026), so those poll fifty times a second
 SINGLE_POLL_S = 0.02
+# A long poll's wait (`GET /runs/{id}?wait_s=`): the api answers as soon as the run's status changes, so this bounds
+# only how long a quiet run goes unasked (the burst samples the services' memory between two polls).
+WAIT_S = 1.0
 SINGLE_RUNS = 10
 SEED_STEP = 1000  # between two runs' seeds: more than a run's samples, so no two runs ask with the same seed
 
@@ -245,9 +249,11 @@ class _Pipeline:
         return None
 
     def run(self, questions: int, samples: int, timeout_s: float, sample_memory: bool = False,
-            poll_s: float = POLL_S) -> dict[str, Any]:
+            poll_s: float = POLL_S, wait: bool = True) -> dict[str, Any]:
         """Submit one run over the first `questions` questions x `samples`; wait until the leaderboard counts
-        every planned request, asking every `poll_s` seconds. Returns its figures."""
+        every planned request: with `wait`, long polls of its status (`GET /runs/{id}?wait_s=` with the ETag last
+        seen: the api answers when the status changes, woken by the run's leaderboard updates), else asking every
+        `poll_s` seconds (`next_poll_s`). Returns its figures."""
         self.seed += SEED_STEP
         body = {"team": "bench", "release": self.release, "model": self.spec,
                 "settings": {"max_tokens": 8, "temperature": 0.0, "seed": self.seed, "samples": samples,
@@ -266,10 +272,16 @@ class _Pipeline:
         planned = None
         deadline = time.monotonic() + timeout_s
         status: dict[str, Any] = {}
+        etag = ""
+        gets = 0
         while True:
-            resp = self.http.get(f"{self.api}/runs/{rid}")
+            waiting = wait and bool(etag)
+            gets += 1
+            resp = self.http.get(f"{self.api}/runs/{rid}", params={"wait_s": WAIT_S} if waiting else None,
+                                 headers={"If-None-Match": etag} if waiting else None)
             now = time.perf_counter() - t0
             if resp.status_code == 200:
+                etag = resp.headers.get("etag", "")
                 status = resp.json()
                 planned = status["planned"] or None
                 n = next((row["n"] for row in status["leaderboard"] if row["slice"] == "all"), 0)
@@ -284,7 +296,8 @@ class _Pipeline:
             self.check_alive()
             if time.monotonic() > deadline:
                 raise RuntimeError(f"run {rid} incomplete after {timeout_s:.0f}s: {str(status)[:1500]}")
-            time.sleep(next_poll_s(poll_s, now, status))
+            if not (waiting or (wait and etag)):  # a long poll waits at the api; a 404 (not yet planned) does not
+                time.sleep(next_poll_s(poll_s, now, status))
         seconds = time.perf_counter() - t0
         cpu = {svc: round(1000 * (c - cpu0[svc]) / max(1, seen), 3) for svc, c in self.cpu().items()}
         server_ms = cpu.pop("model_server", None)  # the stand-in's, apart from the services' (deploy/capacity.py)
@@ -294,7 +307,7 @@ class _Pipeline:
         return {"cpu_ms_per_judged": cpu, "model_server_cpu_ms_per_judged": server_ms,
                 "infra_cpu_ms_per_judged": infra_ms,
                 "records_per_judged": round(records, 3) if records is not None else None,
-                "run_id": rid, "started_at": round(started_at, 3), "planned": planned, "judged": seen, "failed": status["failed"],
+                "run_id": rid, "status_requests": gets, "started_at": round(started_at, 3), "planned": planned, "judged": seen, "failed": status["failed"],
                 "dead_lettered": status["dead_lettered"], "seconds": round(seconds, 3),
                 "judged_per_s": round(seen / seconds, 2), "latency_p50_s": round(percentile(latencies, 50), 3),
                 "latency_p95_s": round(percentile(latencies, 95), 3),
@@ -323,6 +336,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="a PostgreSQL URL (default: start one under .state/bench-postgres)")
     parser.add_argument("--poll-s", type=float, default=POLL_S,
                         help="seconds between two polls of GET /runs/{id} in a throughput or burst round")
+    parser.add_argument("--no-wait", action="store_true",
+                        help="poll GET /runs/{id} (every --poll-s, more often near a run's end) instead of long polls")
     parser.add_argument("--out-name", default="pipeline")
     args = parser.parse_args(sys.argv[1:] if argv is None and __name__ == "__main__" else (argv or []))
 
@@ -408,7 +423,7 @@ def main(argv: list[str] | None = None) -> None:
         # (its CPU an answer fell from ~0.15 ms in a bench's first 2,000-request round to ~0.08 in its sixth, 6
         # December 2026); both sides run on the same broker, so both are warmed, the same way, before either counts.
         for _ in range(args.warmup_rounds):
-            w = pipe.run(per_round, SAMPLES, 1200, poll_s=args.poll_s)
+            w = pipe.run(per_round, SAMPLES, 1200, poll_s=args.poll_s, wait=not args.no_wait)
             pipe.files_written(w["run_id"])
             warmup.append({"judged_per_s": w["judged_per_s"],
                            "raw_msgs_per_s": round(bench_raw(bootstrap, n=per_round * SAMPLES), 1)})
@@ -416,7 +431,7 @@ def main(argv: list[str] | None = None) -> None:
             steps = ["pipe", "raw"] if r % 2 == 0 else ["raw", "pipe"]
             for step in steps:
                 if step == "pipe":
-                    rounds.append(pipe.run(per_round, SAMPLES, 1200, poll_s=args.poll_s))
+                    rounds.append(pipe.run(per_round, SAMPLES, 1200, poll_s=args.poll_s, wait=not args.no_wait))
                     rounds[-1]["cached"] = cached_answers(store_url, rounds[-1]["run_id"])
                     rounds[-1]["files_s_after_complete"] = pipe.files_written(rounds[-1]["run_id"])
                 else:
@@ -427,13 +442,14 @@ def main(argv: list[str] | None = None) -> None:
                     raw_cpu.append(measured | {"n": per_round * SAMPLES})
             print(f"pipeline round {r}: {rounds[-1]} raw {raw[-1]:.1f} msg/s", flush=True)
         for _ in range(SINGLE_RUNS):  # one question, one sample, on an idle pipeline
-            single.append(pipe.run(1, 1, 120, poll_s=SINGLE_POLL_S))
+            single.append(pipe.run(1, 1, 120, poll_s=SINGLE_POLL_S, wait=not args.no_wait))
             # idle for the next: the reporter's writer writes each run's files and then its release's (every run
             # on it: a second of CPU here), which the next run's single request would otherwise share the cores with
             pipe.files_written(single[-1]["run_id"])
         if args.burst:
             before = pipe.memory()
-            burst = pipe.run(args.burst // SAMPLES, SAMPLES, 7200, sample_memory=True, poll_s=args.poll_s)
+            burst = pipe.run(args.burst // SAMPLES, SAMPLES, 7200, sample_memory=True, poll_s=args.poll_s,
+                             wait=not args.no_wait)
             burst["cached"] = cached_answers(store_url, burst["run_id"])
             after = pipe.memory()
             lag = _lag(bootstrap)
@@ -492,9 +508,13 @@ def main(argv: list[str] | None = None) -> None:
                      "latency_burst_p50_s": statistics.median(r["latency_p50_s"] for r in rounds) if rounds else None,
                      "latency_burst_p95_s": statistics.median(r["latency_p95_s"] for r in rounds) if rounds else None,
                      "latency_note": "from POST /runs until GET /runs/{id} first shows the answer counted on the "
-                                     f"leaderboard (polled every {args.poll_s:g} s in a round or the burst, down to every "
-                                     f"{SINGLE_POLL_S:g} s as it nears its end, every "
-                                     f"{SINGLE_POLL_S:g} s in a single run); burst: every request of a round "
+                                     + ("leaderboard (long polls: GET /runs/{id}?wait_s= with the ETag last seen, "
+                                        "answered when the run's status changes, woken by its leaderboard updates)"
+                                        if not args.no_wait else
+                                        f"leaderboard (polled every {args.poll_s:g} s in a round or the burst, down to "
+                                        f"every {SINGLE_POLL_S:g} s as it nears its end, every {SINGLE_POLL_S:g} s in a "
+                                        "single run)")
+                                     + "; burst: every request of a round "
                                      f"submitted at once; single: a one-request run on an idle pipeline "
                                      f"({SINGLE_RUNS} of them)",
                      "files_s_after_complete_rounds": [r.get("files_s_after_complete") for r in rounds],

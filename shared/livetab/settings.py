@@ -353,6 +353,8 @@ class ApiSettings(_Strict):
     # (livetab_api.planner). 0: a run's requests are published all at once (embedded mode, single-team setups).
     team_window: int = Field(default=0, ge=0)
     probe_timeout_s: float = Field(default=10.0, gt=0, le=60)
+    # A long poll of a run's status (GET /runs/{id}?wait_s=S with If-None-Match) waits at most this long.
+    max_wait_s: float = Field(default=30.0, ge=0, le=300)
 
 
 class HealthSettings(_Strict):

@@ -84,6 +84,8 @@ TOPICS: tuple[Topic, ...] = (
           partitions=6),
     Topic("livetab.inference.results.v1", inference_pb2.InferenceResult, producer="inference", consumer="judge"),
     Topic("livetab.judgments.v1", judgment_pb2.Judgment, producer="judge", consumer="reporter"),
+    # no consumer group reads it; each api process tails it from its end (`Bus.tail`) to wake the long polls of a
+    # run's status (livetab_api.watch)
     Topic("livetab.reports.v1", report_pb2.LeaderboardUpdate, producer="reporter", consumer=None, partitions=1),
     Topic("livetab.dlq.v1", dlq_pb2.DeadLetter, producer="*", consumer=None, partitions=1),
 )

@@ -111,3 +111,29 @@ def test_a_message_too_large_to_share_a_frame_goes_alone(kafka_bootstrap: str) -
         assert len(message_values(frame.value, frame.headers)) == 5
     finally:
         bus.close()
+
+
+def test_a_tail_reads_only_what_is_published_after_it_every_partition_unpacked(kafka_bootstrap: str) -> None:
+    """`Bus.tail`: no group, every partition from its end; frames come back as their messages."""
+    topic = _topic(kafka_bootstrap)
+    bus = KafkaBus(_settings(kafka_bootstrap))
+    try:
+        _publish(bus, topic, 30, keys=10)  # before the tail: never read by it
+        tail = bus.tail([topic])
+        try:
+            for i in range(100, 160):
+                bus.publish(Outgoing(topic, _request(i, f"q{i % 12}"), key=f"q{i % 12}", message_id=f"m{i:04d}"))
+            bus.flush()
+            got: list = []  # type: ignore[type-arg]
+            deadline = time.monotonic() + 30
+            while len(got) < 60 and time.monotonic() < deadline:
+                got += tail.poll(100, 0.5)
+            assert sorted(r.headers["message-id"] for r in got) == [f"m{i:04d}" for i in range(100, 160)]
+            assert len({r.partition for r in got}) > 1 and any(r.count > 1 for r in got)  # partitions, frames
+            tail.commit(got)  # nothing to commit: a second tail starts at the end again
+            tail.rewind()
+            assert tail.poll(100, 1.0) == []
+        finally:
+            tail.close()
+    finally:
+        bus.close()

@@ -26,6 +26,8 @@ Every non-GET request, allowed or not, is written to the audit log.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable, MutableMapping, Sequence
@@ -57,12 +59,14 @@ from livetab.store import Store, schema
 from livetab.topics import INFERENCE_REQUESTS, requests_topic
 from livetab.v1 import run_pb2, table_pb2
 from pydantic import Field, field_validator
+from starlette.concurrency import run_in_threadpool
 
 from livetab_api import guard as door
 from livetab_api import submissions
 from livetab_api.auth import Authenticator, require
 from livetab_api.releases import ACTIONS, release_command
 from livetab_api.teams import Principal, audit
+from livetab_api.watch import RunWatch, etag_of
 
 __all__ = ["BodyLimit", "RunRequest", "ScrapeRequest", "create_app", "run_progress"]
 
@@ -212,10 +216,12 @@ def run_progress(store: Store, rid: str, run: dict[str, Any] | None = _UNREAD) -
 
 
 def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, workers: Sequence[Any] = (),
-               guard: GuardSettings | None = None) -> FastAPI:
+               guard: GuardSettings | None = None, watch: RunWatch | None = None) -> FastAPI:
     """`workers`: the service's worker loops (objects with `alive`, `failure`, `group`) that /readyz reports;
-    `guard`: endpoint, secret and scrape-location safety (livetab_api.guard)."""
+    `guard`: endpoint, secret and scrape-location safety (livetab_api.guard); `watch`: what wakes the long polls of
+    a run's status (livetab_api.watch; without one, a long poll re-reads the run every second)."""
     limits = settings or ApiSettings()
+    watch = watch or RunWatch()
     safety = guard or GuardSettings()
     app = FastAPI(title="livetab", version="0.1.0", responses=door.ERROR_RESPONSES)
     app.add_middleware(BodyLimit, limit=limits.max_body_bytes)
@@ -421,9 +427,7 @@ def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, work
         return {"count": len(rows), "dead_letters": [{k: r[k] for k in keep} | {"at": str(r["created_at"])}
                                                      for r in rows[:max(0, min(limit, 1000))]]}
 
-    @app.get("/runs/{rid}")
-    def run_status(rid: str, who: Principal = reader) -> dict[str, Any]:
-        _path(rid)
+    def status_of(rid: str, who: Principal) -> dict[str, Any]:
         with store.reading():  # one connection for its eight reads
             row = store.get(schema.runs, rid)
             mine = who.is_admin or (row is not None and row["team"] == who.team)
@@ -431,6 +435,36 @@ def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, work
         if progress is None:
             raise HTTPException(404, f"run {_excerpt(rid, limits.error_excerpt_chars)} is not planned (yet)")
         return progress
+
+    @app.get("/runs/{rid}", responses={
+        200: {"description": "The run's progress (its ETag in the `ETag` header)"},
+        304: {"description": "Not modified: the status is still the one `If-None-Match` names (after waiting up to "
+                             "`wait_s` seconds for it to change)"}})
+    async def run_status(rid: str, request: Request, wait_s: float = 0.0, who: Principal = reader) -> Response:
+        """The run's progress, with its ETag. With `If-None-Match` naming the ETag the caller has: 304 while the
+        status is still that one; with `wait_s` too, a long poll: it answers once the status differs (woken by the
+        run's leaderboard updates, livetab_api.watch), or 304 after `wait_s` seconds (at most `api.max_wait_s`)."""
+        _path(rid)
+        if not 0 <= wait_s <= limits.max_wait_s:
+            raise HTTPException(422, f"wait_s must be within 0-{limits.max_wait_s:g} seconds")
+        have = {t.strip().removeprefix("W/") for t in request.headers.get("if-none-match", "").split(",") if t.strip()}
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + wait_s
+        while True:
+            woken = watch.waiter(rid) if have and wait_s else None
+            try:
+                doc = await run_in_threadpool(status_of, rid, who)
+                tag = etag_of(doc)
+                if tag not in have:
+                    return JSONResponse(doc, headers={"ETag": tag})
+                left = deadline - loop.time()
+                if left <= 0 or woken is None:
+                    return Response(status_code=304, headers={"ETag": tag})
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(woken, min(left, watch.recheck_s))
+            finally:
+                if woken is not None:
+                    watch.forget(rid, woken)
 
     @app.post("/runs/{rid}/cancel")
     def cancel_run(rid: str, request: Request, who: Principal = submitter) -> dict[str, Any]:

@@ -17,8 +17,12 @@ def _handlers(build: Build) -> list[AnyHandler]:
 
 def _http(parts: HttpParts) -> Any:
     from livetab_api.app import create_app
+    from livetab_api.watch import RunWatch
 
-    return create_app(parts.bus, parts.store, parts.settings.api, workers=parts.workers, guard=parts.settings.guard)
+    watch = RunWatch()
+    watch.start(parts.bus)  # long polls of a run's status hear of its leaderboard updates
+    return create_app(parts.bus, parts.store, parts.settings.api, workers=parts.workers, guard=parts.settings.guard,
+                      watch=watch)
 
 
 SERVICE = Service("api", _handlers, http=_http, description="HTTP API, admission, releases and run planning")

@@ -213,4 +213,9 @@ class Bus(Protocol):
 
     def consumer(self, group: str, topic_names: list[str]) -> Consumer: ...
 
+    def tail(self, topic_names: list[str]) -> Consumer:
+        """A reader of what is published to `topic_names` from now on, for this process alone: no consumer group
+        (every partition, from its end), nothing committed (`commit` and `rewind` do nothing). For watchers that
+        only need to hear of changes, e.g. the api's long polls hearing of leaderboard updates."""
+
     def close(self) -> None: ...

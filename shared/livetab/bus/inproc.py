@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections import defaultdict
 
 from livetab.bus.base import Outgoing, Record, producer_headers
@@ -51,6 +52,9 @@ class InProcBus:
     def consumer(self, group: str, topic_names: list[str]) -> InProcConsumer:
         return InProcConsumer(self, group, topic_names)
 
+    def tail(self, topic_names: list[str]) -> InProcTail:
+        return InProcTail(self, topic_names)
+
     def close(self) -> None:
         return None
 
@@ -83,6 +87,36 @@ class InProcConsumer:
     def rewind(self) -> None:
         with self._bus._lock:
             self._pos = {t: self._bus._committed[(self._group, t)] for t in self._topics}
+
+    def close(self) -> None:
+        return None
+
+
+class InProcTail:
+    """What is published from now on (`Bus.tail`): no group, nothing committed."""
+
+    def __init__(self, bus: InProcBus, topic_names: list[str]) -> None:
+        self._bus = bus
+        self._topics = topic_names
+        with bus._lock:
+            self._pos = {t: len(bus._logs[t]) for t in topic_names}
+
+    def poll(self, max_records: int, timeout_s: float) -> list[Record]:
+        out: list[Record] = []
+        with self._bus._lock:
+            for t in self._topics:
+                take = self._bus._logs[t][self._pos[t]: self._pos[t] + max_records - len(out)]
+                self._pos[t] += len(take)
+                out.extend(take)
+        if not out and timeout_s > 0:
+            time.sleep(min(timeout_s, 0.01))  # a watcher's loop polls again; the in-process log has no wait
+        return out
+
+    def commit(self, records: list[Record]) -> None:
+        return None
+
+    def rewind(self) -> None:
+        return None
 
     def close(self) -> None:
         return None

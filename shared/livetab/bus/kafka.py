@@ -240,6 +240,9 @@ class KafkaBus:
     def consumer(self, group: str, topic_names: list[str]) -> KafkaBusConsumer:
         return KafkaBusConsumer(self.settings, group, topic_names)
 
+    def tail(self, topic_names: list[str]) -> KafkaTail:
+        return KafkaTail(self.settings, topic_names)
+
     def close(self) -> None:
         try:
             self.flush(10)
@@ -278,6 +281,52 @@ def _assignment_text(assigned: set[TopicPartition]) -> str:
     for tp in assigned:
         by_topic.setdefault(tp.topic, []).append(tp.partition)
     return "; ".join(f"{t} {sorted(ps)}" for t, ps in sorted(by_topic.items())) or "no partitions"
+
+
+class KafkaTail:
+    """What is published to `topic_names` from now on (`Bus.tail`): no consumer group, every partition assigned
+    from its end, nothing committed; frames unpacked into their messages."""
+
+    def __init__(self, settings: KafkaSettings, topic_names: list[str]) -> None:
+        self._c = KafkaConsumer(bootstrap_servers=settings.bootstrap_servers, group_id=None,
+                                enable_auto_commit=False, auto_offset_reset="latest",
+                                request_timeout_ms=settings.request_timeout_ms)
+        parts: list[TopicPartition] = []
+        deadline = time.monotonic() + METADATA_WAIT_S
+        for name in topic_names:
+            while not (known := self._c.partitions_for_topic(name)) and time.monotonic() < deadline:
+                time.sleep(0.2)
+            if not known:
+                self._c.close()
+                raise Retryable(f"no partitions known for {name} after {METADATA_WAIT_S:.0f} s")
+            parts += [TopicPartition(name, p) for p in sorted(known)]
+        self._c.assign(parts)
+        self._c.seek_to_end(*parts)
+        for tp in parts:
+            self._c.position(tp)  # the end, now: what is published from here on is read
+
+    def poll(self, max_records: int, timeout_s: float) -> list[Record]:
+        try:
+            batches = self._c.poll(timeout_ms=int(timeout_s * 1000), max_records=max_records)
+        except KafkaError as e:
+            if not _passing(e):
+                raise
+            raise Retryable(f"tailing: {type(e).__name__}: {e}") from e
+        out: list[Record] = []
+        for tp, recs in batches.items():
+            for r in recs:
+                headers = {k: (v.decode("utf-8", "replace") if v is not None else "") for k, v in r.headers or ()}
+                out += unpack(Record(tp.topic, tp.partition, r.offset, r.key, r.value or b"", headers))
+        return out
+
+    def commit(self, records: list[Record]) -> None:
+        return None
+
+    def rewind(self) -> None:
+        return None
+
+    def close(self) -> None:
+        self._c.close()
 
 
 class KafkaBusConsumer:
