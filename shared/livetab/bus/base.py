@@ -17,7 +17,8 @@ from opentelemetry.trace import SpanKind
 from livetab import topics
 from livetab.telemetry import recording, traceparent, tracer
 
-__all__ = ["BrokerUnreachable", "Bus", "Consumer", "Outgoing", "OutgoingStream", "PoisonMessage", "Record", "Retryable", "decode", "make_headers",
+__all__ = ["BrokerUnreachable", "Bus", "Consumer", "Outgoing", "OutgoingStream", "PoisonMessage", "Record", "Retryable", "Uncommitted", "decode",
+           "make_headers",
            "producer_headers"]
 
 H_TYPE = "message-type"
@@ -196,6 +197,16 @@ class Consumer(Protocol):
         """Go back to the last committed position (after a retryable failure)."""
 
     def close(self) -> None: ...
+
+
+class Uncommitted:
+    """For a reader that commits nothing (`Bus.tail`): `commit` and `rewind` do nothing."""
+
+    def commit(self, records: list[Record]) -> None:
+        return None
+
+    def rewind(self) -> None:
+        return None
 
 
 class Bus(Protocol):

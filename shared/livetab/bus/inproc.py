@@ -6,7 +6,7 @@ import threading
 import time
 from collections import defaultdict
 
-from livetab.bus.base import Outgoing, Record, producer_headers
+from livetab.bus.base import Outgoing, Record, Uncommitted, producer_headers
 
 __all__ = ["InProcBus"]
 
@@ -92,7 +92,7 @@ class InProcConsumer:
         return None
 
 
-class InProcTail:
+class InProcTail(Uncommitted):
     """What is published from now on (`Bus.tail`): no group, nothing committed."""
 
     def __init__(self, bus: InProcBus, topic_names: list[str]) -> None:
@@ -111,12 +111,6 @@ class InProcTail:
         if not out and timeout_s > 0:
             time.sleep(min(timeout_s, 0.01))  # a watcher's loop polls again; the in-process log has no wait
         return out
-
-    def commit(self, records: list[Record]) -> None:
-        return None
-
-    def rewind(self) -> None:
-        return None
 
     def close(self) -> None:
         return None

@@ -36,7 +36,7 @@ from kafka.partitioner import murmur2
 from kafka.structs import OffsetAndMetadata
 
 from livetab import topics
-from livetab.bus.base import BrokerUnreachable, Outgoing, Record, Retryable, producer_headers
+from livetab.bus.base import BrokerUnreachable, Outgoing, Record, Retryable, Uncommitted, producer_headers
 from livetab.bus.frames import FrameBuffer, unpack
 from livetab.settings import KafkaSettings
 
@@ -283,7 +283,18 @@ def _assignment_text(assigned: set[TopicPartition]) -> str:
     return "; ".join(f"{t} {sorted(ps)}" for t, ps in sorted(by_topic.items())) or "no partitions"
 
 
-class KafkaTail:
+def _polled(consumer: KafkaConsumer, timeout_s: float, max_records: int, what: str) -> dict[Any, Any]:
+    """kafka-python's poll; a passing failure is `Retryable`: the broker away (a restart), from which kafka-python
+    raises in a poll that must find the group's coordinator again (the worker backs off and rewinds)."""
+    try:
+        return consumer.poll(timeout_ms=int(timeout_s * 1000), max_records=max_records)  # type: ignore[no-any-return]
+    except KafkaError as e:
+        if not _passing(e):
+            raise
+        raise Retryable(f"{what}: {type(e).__name__}: {e}") from e
+
+
+class KafkaTail(Uncommitted):
     """What is published to `topic_names` from now on (`Bus.tail`): no consumer group, every partition assigned
     from its end, nothing committed; frames unpacked into their messages."""
 
@@ -306,24 +317,12 @@ class KafkaTail:
             self._c.position(tp)  # the end, now: what is published from here on is read
 
     def poll(self, max_records: int, timeout_s: float) -> list[Record]:
-        try:
-            batches = self._c.poll(timeout_ms=int(timeout_s * 1000), max_records=max_records)
-        except KafkaError as e:
-            if not _passing(e):
-                raise
-            raise Retryable(f"tailing: {type(e).__name__}: {e}") from e
         out: list[Record] = []
-        for tp, recs in batches.items():
+        for tp, recs in _polled(self._c, timeout_s, max_records, "tailing").items():
             for r in recs:
                 headers = {k: (v.decode("utf-8", "replace") if v is not None else "") for k, v in r.headers or ()}
                 out += unpack(Record(tp.topic, tp.partition, r.offset, r.key, r.value or b"", headers))
         return out
-
-    def commit(self, records: list[Record]) -> None:
-        return None
-
-    def rewind(self) -> None:
-        return None
 
     def close(self) -> None:
         self._c.close()
@@ -381,14 +380,7 @@ class KafkaBusConsumer:
                 self._seek_committed()
             self._recommit()
             want = max(1, min(self._max_poll_records, math.ceil(max_records / self._per_record)))
-            try:
-                batches = self._c.poll(timeout_ms=int(timeout_s * 1000), max_records=want)
-            except KafkaError as e:
-                if not _passing(e):
-                    raise
-                # the broker away (a restart): kafka-python raises from a poll that must find the group's
-                # coordinator again; the worker backs off and rewinds, as for any passing failure
-                raise Retryable(f"polling for group {self._group}: {type(e).__name__}: {e}") from e
+            batches = _polled(self._c, timeout_s, want, f"polling for group {self._group}")
             append = self._polled.append
             for tp, recs in batches.items():
                 topic, partition = tp.topic, tp.partition
