@@ -17,9 +17,8 @@ from opentelemetry.trace import SpanKind
 from livetab import topics
 from livetab.telemetry import recording, traceparent, tracer
 
-__all__ = ["BrokerUnreachable", "Bus", "Consumer", "Outgoing", "OutgoingStream", "PoisonMessage", "Record", "Retryable", "Uncommitted", "decode",
-           "make_headers",
-           "producer_headers"]
+__all__ = ["BrokerUnreachable", "Bus", "Consumer", "Outgoing", "OutgoingStream", "PoisonMessage", "Record", "Retryable",
+           "Uncommitted", "decode", "make_headers", "producer_headers"]
 
 H_TYPE = "message-type"
 H_ID = "message-id"
