@@ -296,7 +296,7 @@ class _Pipeline:
             self.check_alive()
             if time.monotonic() > deadline:
                 raise RuntimeError(f"run {rid} incomplete after {timeout_s:.0f}s: {str(status)[:1500]}")
-            if not (waiting or (wait and etag)):  # a long poll waits at the api; a 404 (not yet planned) does not
+            if not (wait and etag):  # a long poll waits at the api; a 404 (not yet planned) does not
                 time.sleep(next_poll_s(poll_s, now, status))
         seconds = time.perf_counter() - t0
         cpu = {svc: round(1000 * (c - cpu0[svc]) / max(1, seen), 3) for svc, c in self.cpu().items()}

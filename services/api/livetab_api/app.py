@@ -66,7 +66,7 @@ from livetab_api import submissions
 from livetab_api.auth import Authenticator, require
 from livetab_api.releases import ACTIONS, release_command
 from livetab_api.teams import Principal, audit
-from livetab_api.watch import RunWatch, etag_of
+from livetab_api.watch import RunWatch, etag_of, status_json
 
 __all__ = ["BodyLimit", "RunRequest", "ScrapeRequest", "create_app", "run_progress"]
 
@@ -453,10 +453,10 @@ def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, work
         while True:
             woken = watch.waiter(rid) if have and wait_s else None
             try:
-                doc = await run_in_threadpool(status_of, rid, who)
-                tag = etag_of(doc)
+                body = status_json(await run_in_threadpool(status_of, rid, who))
+                tag = etag_of(body)
                 if tag not in have:
-                    return JSONResponse(doc, headers={"ETag": tag})
+                    return Response(body, media_type="application/json", headers={"ETag": tag})
                 left = deadline - loop.time()
                 if left <= 0 or woken is None:
                     return Response(status_code=304, headers={"ETag": tag})

@@ -11,6 +11,7 @@ recompute instead of many times a second, and hear of the last one within a Kafk
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import logging
@@ -19,17 +20,22 @@ from typing import Any
 
 from livetab import topics as topic_names
 from livetab.bus import Bus
-from livetab.bus.base import PoisonMessage, Retryable, decode
+from livetab.bus.base import Consumer, PoisonMessage, Retryable, decode
 from livetab.v1 import report_pb2
 
-__all__ = ["RunWatch", "etag_of"]
+__all__ = ["RunWatch", "etag_of", "status_json"]
 
 log = logging.getLogger(__name__)
 
 
-def etag_of(doc: dict[str, Any]) -> str:
-    """The status document's entity tag: a hash of its JSON (quoted, as HTTP writes one)."""
-    return '"' + hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:32] + '"'
+def status_json(doc: dict[str, Any]) -> bytes:
+    """A status document as the api sends it (as `JSONResponse` writes JSON), once: its ETag hashes these bytes."""
+    return json.dumps(doc, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
+
+
+def etag_of(body: bytes) -> str:
+    """The entity tag of a status document's JSON: a hash of it, quoted as HTTP writes one."""
+    return '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
 
 
 class RunWatch:
@@ -89,15 +95,7 @@ class RunWatch:
                 continue
             backoff = 0.5
             try:
-                while not self._stop.is_set():
-                    for rec in reader.poll(500, 0.5):
-                        try:
-                            update = decode(rec)
-                        except PoisonMessage:
-                            continue  # not a leaderboard update: the reporter's consumers dead-letter nothing here
-                        if isinstance(update, report_pb2.LeaderboardUpdate):
-                            self.heard += 1
-                            self.notify(update.run_id)
+                self._hear(reader)
             except Retryable as e:
                 log.warning("run watch: %s; reading %s again", e, topic_names.REPORTS)
             except Exception:
@@ -105,6 +103,16 @@ class RunWatch:
                 self._stop.wait(backoff)
             finally:
                 reader.close()
+
+    def _hear(self, reader: Consumer) -> None:
+        """Until stopped: wake the polls of each run whose leaderboard update `reader` brings."""
+        while not self._stop.is_set():
+            for rec in reader.poll(500, 0.5):
+                with contextlib.suppress(PoisonMessage):  # not a leaderboard update: nothing to wake
+                    update = decode(rec)
+                    if isinstance(update, report_pb2.LeaderboardUpdate):
+                        self.heard += 1
+                        self.notify(update.run_id)
 
 
 def _settle(fut: asyncio.Future[None]) -> None:

@@ -92,25 +92,16 @@ class InProcConsumer:
         return None
 
 
-class InProcTail(Uncommitted):
+class InProcTail(Uncommitted, InProcConsumer):
     """What is published from now on (`Bus.tail`): no group, nothing committed."""
 
     def __init__(self, bus: InProcBus, topic_names: list[str]) -> None:
-        self._bus = bus
-        self._topics = topic_names
+        super().__init__(bus, "", topic_names)
         with bus._lock:
             self._pos = {t: len(bus._logs[t]) for t in topic_names}
 
     def poll(self, max_records: int, timeout_s: float) -> list[Record]:
-        out: list[Record] = []
-        with self._bus._lock:
-            for t in self._topics:
-                take = self._bus._logs[t][self._pos[t]: self._pos[t] + max_records - len(out)]
-                self._pos[t] += len(take)
-                out.extend(take)
+        out = super().poll(max_records, timeout_s)
         if not out and timeout_s > 0:
             time.sleep(min(timeout_s, 0.01))  # a watcher's loop polls again; the in-process log has no wait
         return out
-
-    def close(self) -> None:
-        return None

@@ -12,6 +12,7 @@ offset only with its last message. `frame_max_records: 1` sends every message as
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import random
@@ -19,6 +20,7 @@ import socket
 import threading
 import time
 from collections import deque
+from collections.abc import Iterator
 from typing import Any
 
 from kafka import ConsumerRebalanceListener, KafkaAdminClient, KafkaConsumer, KafkaProducer, TopicPartition
@@ -283,15 +285,41 @@ def _assignment_text(assigned: set[TopicPartition]) -> str:
     return "; ".join(f"{t} {sorted(ps)}" for t, ps in sorted(by_topic.items())) or "no partitions"
 
 
-def _polled(consumer: KafkaConsumer, timeout_s: float, max_records: int, what: str) -> dict[Any, Any]:
-    """kafka-python's poll; a passing failure is `Retryable`: the broker away (a restart), from which kafka-python
-    raises in a poll that must find the group's coordinator again (the worker backs off and rewinds)."""
+@contextlib.contextmanager
+def _retryable(what: str) -> Iterator[None]:
+    """kafka-python's passing failures inside as `Retryable` (`what` failed): the broker away, e.g. a restart, from
+    which kafka-python raises in a poll that must find the group's coordinator again (the worker backs off and
+    rewinds)."""
     try:
-        return consumer.poll(timeout_ms=int(timeout_s * 1000), max_records=max_records)  # type: ignore[no-any-return]
+        yield
     except KafkaError as e:
         if not _passing(e):
             raise
         raise Retryable(f"{what}: {type(e).__name__}: {e}") from e
+
+
+def _records(batches: dict[Any, Any]) -> Iterator[Record]:
+    """The records of a kafka-python poll, as the bus's `Record`s (frames not unpacked)."""
+    for tp, recs in batches.items():
+        topic, partition = tp.topic, tp.partition
+        for r in recs:
+            try:  # this runs per record: the plain decode first, the careful one for odd headers
+                headers = {k: v.decode() for k, v in r.headers} if r.headers else {}
+            except (AttributeError, UnicodeDecodeError):  # a null value, or bytes that are not UTF-8
+                headers = {k: (v.decode("utf-8", "replace") if v is not None else "") for k, v in r.headers}
+            yield Record(topic, partition, r.offset, r.key, r.value or b"", headers)
+
+
+def _unknown_partitions(consumer: KafkaConsumer, names: list[str]) -> list[str]:
+    """The topics of `names` whose partitions `consumer` still does not know after asking for a few seconds (a
+    topic another process has just created may not have them yet)."""
+    missing = list(names)
+    deadline = time.monotonic() + METADATA_WAIT_S
+    while True:
+        missing = [name for name in missing if not consumer.partitions_for_topic(name)]
+        if not missing or time.monotonic() > deadline:
+            return missing
+        time.sleep(0.2)
 
 
 class KafkaTail(Uncommitted):
@@ -302,27 +330,19 @@ class KafkaTail(Uncommitted):
         self._c = KafkaConsumer(bootstrap_servers=settings.bootstrap_servers, group_id=None,
                                 enable_auto_commit=False, auto_offset_reset="latest",
                                 request_timeout_ms=settings.request_timeout_ms)
-        parts: list[TopicPartition] = []
-        deadline = time.monotonic() + METADATA_WAIT_S
-        for name in topic_names:
-            while not (known := self._c.partitions_for_topic(name)) and time.monotonic() < deadline:
-                time.sleep(0.2)
-            if not known:
-                self._c.close()
-                raise Retryable(f"no partitions known for {name} after {METADATA_WAIT_S:.0f} s")
-            parts += [TopicPartition(name, p) for p in sorted(known)]
+        if missing := _unknown_partitions(self._c, topic_names):
+            self._c.close()
+            raise Retryable(f"no partitions known for {', '.join(missing)} after {METADATA_WAIT_S:.0f} s")
+        parts = [TopicPartition(name, p) for name in topic_names for p in sorted(self._c.partitions_for_topic(name))]
         self._c.assign(parts)
         self._c.seek_to_end(*parts)
         for tp in parts:
             self._c.position(tp)  # the end, now: what is published from here on is read
 
     def poll(self, max_records: int, timeout_s: float) -> list[Record]:
-        out: list[Record] = []
-        for tp, recs in _polled(self._c, timeout_s, max_records, "tailing").items():
-            for r in recs:
-                headers = {k: (v.decode("utf-8", "replace") if v is not None else "") for k, v in r.headers or ()}
-                out += unpack(Record(tp.topic, tp.partition, r.offset, r.key, r.value or b"", headers))
-        return out
+        with _retryable("tailing"):
+            batches = self._c.poll(timeout_ms=int(timeout_s * 1000), max_records=max_records)
+        return [m for rec in _records(batches) for m in unpack(rec)]
 
     def close(self) -> None:
         self._c.close()
@@ -360,15 +380,7 @@ class KafkaBusConsumer:
         self._c.subscribe(topic_names, listener=_AssignmentLog(group))
         # The topics' partitions known before the first poll joins the group: a join that comes first is given
         # nothing ("No partition metadata for topic") and the group must rebalance again once they are known.
-        # A topic another process has just created may not have them yet: asked again for a few seconds.
-        missing = list(topic_names)
-        deadline = time.monotonic() + METADATA_WAIT_S
-        while True:
-            missing = [name for name in missing if not self._c.partitions_for_topic(name)]
-            if not missing or time.monotonic() > deadline:
-                break
-            time.sleep(0.2)
-        if missing:
+        if missing := _unknown_partitions(self._c, topic_names):
             log.warning("group %s: no partitions known yet for %s; its first assignment may leave them out",
                         group, ", ".join(missing))
 
@@ -380,16 +392,9 @@ class KafkaBusConsumer:
                 self._seek_committed()
             self._recommit()
             want = max(1, min(self._max_poll_records, math.ceil(max_records / self._per_record)))
-            batches = _polled(self._c, timeout_s, want, f"polling for group {self._group}")
-            append = self._polled.append
-            for tp, recs in batches.items():
-                topic, partition = tp.topic, tp.partition
-                for r in recs:
-                    try:  # this runs per record: the plain decode first, the careful one for odd headers
-                        headers = {k: v.decode() for k, v in r.headers} if r.headers else {}
-                    except (AttributeError, UnicodeDecodeError):  # a null value, or bytes that are not UTF-8
-                        headers = {k: (v.decode("utf-8", "replace") if v is not None else "") for k, v in r.headers}
-                    append(Record(topic, partition, r.offset, r.key, r.value or b"", headers))
+            with _retryable(f"polling for group {self._group}"):
+                batches = self._c.poll(timeout_ms=int(timeout_s * 1000), max_records=want)
+            self._polled.extend(_records(batches))
         return self._hand_out(max_records)
 
     def _hand_out(self, max_records: int) -> list[Record]:
@@ -490,17 +495,13 @@ class KafkaBusConsumer:
             log.warning("%s; the seek is made before the next poll", e)
 
     def _seek_committed(self) -> None:
-        try:
+        with _retryable(f"reading the committed offsets of group {self._group}"):
             for tp in self._c.assignment():
                 committed = self._c.committed(tp)
                 if committed is None:
                     self._c.seek_to_beginning(tp)
                 else:
                     self._c.seek(tp, committed)
-        except KafkaError as e:
-            if not _passing(e):
-                raise
-            raise Retryable(f"reading the committed offsets of group {self._group}: {type(e).__name__}: {e}") from e
         self._rewind_due = False
 
     def close(self) -> None:
