@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import func, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from livetab.records import load_question
@@ -33,6 +33,7 @@ __all__ = [
     "advance",
     "create_draft",
     "freeze",
+    "frozen_question_counts",
     "frozen_questions",
     "get_release",
     "list_releases",
@@ -145,6 +146,19 @@ def frozen_question_labels(store: Store, name: str, *, status: str | None = None
         stmt = stmt.order_by(q.c.id.collate("C") if store.dialect == "postgresql" else q.c.id).limit(limit)
     with store.engine.connect() as conn:
         return sorted((str(i), str(f), str(st)) for i, f, st in conn.execute(stmt))
+
+
+def frozen_question_counts(store: Store, name: str, *, status: str | None = None) -> dict[str, int]:
+    """How many of a release's frozen questions are stored, by family (of `status` only, if given): one counting
+    query over the membership and the questions' columns, no row read into Python. What the api's door checks
+    a run against (`POST /runs`); reading every frozen question's row for it took 64-86 ms a submission on a
+    release of 6,251 questions, the count 14-16 ms (6 December 2026)."""
+    m, q = schema.release_members, schema.questions
+    stmt = select(q.c.family, func.count()).join(m, m.c.question_id == q.c.id).where(m.c.release == name)
+    if status is not None:
+        stmt = stmt.where(q.c.status == status)
+    with store.engine.connect() as conn:
+        return {str(family): int(n) for family, n in conn.execute(stmt.group_by(q.c.family))}
 
 
 def verified_questions(store: Store, name: str) -> list[str]:
