@@ -40,7 +40,7 @@ from livetab import topics as topic_names
 from livetab.bus import Bus, Outgoing
 from livetab.ids import content_id
 from livetab.models.spec import model_spec
-from livetab.releases import ReleaseRecord, frozen_questions, get_release, list_releases, not_live_reason
+from livetab.releases import ReleaseRecord, frozen_question_counts, get_release, list_releases, not_live_reason
 from livetab.runs import build_run
 from livetab.runtime.health import add_health_routes
 from livetab.settings import (
@@ -56,7 +56,7 @@ from livetab.settings import (
     StrictModel,
 )
 from livetab.store import Store, schema
-from livetab.topics import INFERENCE_REQUESTS, requests_topic
+from livetab.topics import requests_topic
 from livetab.v1 import run_pb2, table_pb2
 from pydantic import Field, field_validator
 from starlette.concurrency import run_in_threadpool
@@ -64,15 +64,15 @@ from starlette.concurrency import run_in_threadpool
 from livetab_api import guard as door
 from livetab_api import submissions
 from livetab_api.auth import Authenticator, require
+from livetab_api.progress import RunningCount, run_progress
 from livetab_api.releases import ACTIONS, release_command
-from livetab_api.teams import Principal, audit
+from livetab_api.teams import Principal, accepted_runs, audit
 from livetab_api.watch import RunWatch, etag_of, status_json
 
 __all__ = ["BodyLimit", "RunRequest", "ScrapeRequest", "create_app", "run_progress"]
 
 log = logging.getLogger(__name__)
 
-MAX_REASONS = 20  # distinct failure reasons shown on a run
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -164,57 +164,6 @@ def run_from_request(req: RunRequest, team: str = "") -> run_pb2.Run:
     return build_run(team or req.team or "local", req.release, model_spec(req.model), **req.settings.model_dump())
 
 
-_UNREAD: Any = object()
-
-
-def run_progress(store: Store, rid: str, run: dict[str, Any] | None = _UNREAD) -> dict[str, Any] | None:
-    """A run's progress: planned requests, how many are answered, failed (with reasons) or dead-lettered
-    (with reasons), judged, and whether it is complete (every planned request has one of those outcomes).
-    None when the run is neither planned nor dead-lettered. `run`: its row (None: not stored) when the caller
-    has just read it."""
-    if run is _UNREAD:
-        run = store.get(schema.runs, rid)
-    letters = store.select(schema.dead_letters, run_id=rid)
-    if run is None and not letters:
-        return None
-    errors = store.count_by(schema.results, "error", run_id=rid)
-    answered = sum(errors.values())
-    failed = {reason: n for reason, n in errors.items() if reason}
-    failures: dict[tuple[str, str], int] = {(("inference", reason)): n for reason, n in failed.items()}
-    request_letters = 0
-    for d in letters:
-        key = (d["service"] or d["consumer_group"], d["error"])
-        failures[key] = failures.get(key, 0) + 1
-        # a redriven request is outstanding again until it is answered (or dead-lettered anew, at a new offset)
-        request_letters += (d["source_topic"].startswith(INFERENCE_REQUESTS.removesuffix(".v1"))
-                            and d.get("redriven_at") is None)
-    planned = int(run["planned"]) if run is not None else 0
-    run_letters = sum(1 for d in letters if d["source_topic"] == topic_names.RUNS)
-    refused = str(run["refused"]) if run is not None else ""
-    if refused:
-        status = "refused"  # the planner refused it (its release is not live): nothing was planned
-        failures[("planner", refused)] = 1
-    elif run is not None and run.get("cancelled_at") is not None:
-        status = "cancelled"  # complete for reporting: requests still on the bus are recorded as failed, unjudged
-    elif run is None or run_letters:
-        status = "failed"  # the run itself was dead-lettered: its requests were never (all) published
-    elif answered + request_letters >= planned:
-        status = "complete"
-    else:
-        status = "running"
-    rows = [{k: r[k] for k in ("model", "slice", "n", "correct", "accuracy", "ci_low", "ci_high")}
-            for r in store.select(schema.leaderboard, run_id=rid)]
-    return {
-        "run_id": rid, "release": run["release"] if run else "", "model": run["model"] if run else "",
-        "status": status, "complete": status in ("complete", "cancelled"), "refused": refused, "planned": planned, "answered": answered,
-        "failed": sum(failed.values()), "dead_lettered": request_letters + run_letters,
-        "judged": store.count(schema.judgments, run_id=rid),
-        "failures": [{"stage": stage, "reason": reason, "count": n}
-                     for (stage, reason), n in sorted(failures.items(), key=lambda kv: -kv[1])[:MAX_REASONS]],
-        "leaderboard": rows,
-    }
-
-
 def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, workers: Sequence[Any] = (),
                guard: GuardSettings | None = None, watch: RunWatch | None = None) -> FastAPI:
     """`workers`: the service's worker loops (objects with `alive`, `failure`, `group`) that /readyz reports;
@@ -226,6 +175,7 @@ def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, work
     app = FastAPI(title="livetab", version="0.1.0", responses=door.ERROR_RESPONSES)
     app.add_middleware(BodyLimit, limit=limits.max_body_bytes)
     auth = Authenticator(store, limits)
+    running = RunningCount(store)  # the door's count of a team's runs still running (api.concurrent_runs)
     reader = Depends(require(auth, "read"))
     submitter = Depends(require(auth, "submit"))
     admin = Depends(require(auth, "admin", admin=True))
@@ -271,17 +221,11 @@ def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, work
             raise HTTPException(403, f"the run may generate {requests} x {max_tokens} = {requests * max_tokens} "
                                      f"tokens, over this team's quota of {limits.team_run_tokens} per run "
                                      "(api.team_run_tokens): lower settings.max_tokens, samples or limit")
-        since = time.time() - 86400
-        accepted = [a for a in store.select(schema.audit_log, team=team, action="POST /runs", status=202)
-                    if a["at"] >= since]
+        accepted = accepted_runs(store, team, since=time.time() - 86400)
         if len(accepted) >= limits.runs_per_day:
             raise HTTPException(429, f"team quota: {limits.runs_per_day} runs a day (api.runs_per_day) already "
                                      "submitted; try again tomorrow", headers={"Retry-After": "3600"})
-        running = 0
-        for rid in {a["target"] for a in accepted}:
-            progress = run_progress(store, rid)
-            running += progress is None or progress["status"] == "running"
-        if running >= limits.concurrent_runs:
+        if running(accepted) >= limits.concurrent_runs:
             raise HTTPException(429, f"team quota: {limits.concurrent_runs} runs at once (api.concurrent_runs) "
                                      "are still running; wait for one to finish", headers={"Retry-After": "60"})
 
@@ -295,10 +239,7 @@ def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, work
             raise HTTPException(409, _excerpt(refused, 4 * limits.error_excerpt_chars))
         knobs = req.settings
         families = set(knobs.families)
-        counts: dict[str, int] = {}
-        for row in store.get_many(schema.questions, frozen_questions(store, req.release)).values():
-            if row["status"] == "verified":
-                counts[row["family"]] = counts.get(row["family"], 0) + 1
+        counts = frozen_question_counts(store, req.release, status="verified")  # by family
         questions = sum(n for f, n in counts.items() if not families or f in families)
         if questions == 0:
             raise HTTPException(422, f"release {_excerpt(req.release, limits.error_excerpt_chars)!r} has no "

@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from livetab.store import Store, schema
+from sqlalchemy import select
 
-__all__ = ["ROLES", "ROLE_SCOPES", "SCOPES", "AccountError", "Principal", "add_member", "audit", "create_team",
+__all__ = ["ROLES", "ROLE_SCOPES", "SCOPES", "AccountError", "Principal", "accepted_runs", "add_member", "audit", "create_team",
            "create_token", "parse_token", "revoke_token", "verify_token"]
 
 SCOPES = ("read", "submit", "review", "admin")
@@ -67,6 +68,17 @@ def audit(store: Store, *, actor: str, action: str, status: int, target: str = "
     store.insert_new(schema.audit_log, [{"id": secrets.token_hex(16), "at": time.time(), "actor": actor[:128],
                                          "token_id": token_id, "team": team[:64], "action": action[:200],
                                          "target": target[:500], "status": status}])
+
+
+def accepted_runs(store: Store, team: str, *, since: float) -> list[str]:
+    """The run ids of the team's submissions the api accepted (POST /runs, 202) at or after `since` (Unix
+    seconds), one per submission, oldest first: one query on the audit log's time index, however long the
+    team's history (the quotas at the door read it at every submission)."""
+    a = schema.audit_log
+    stmt = (select(a.c.target).where(a.c.team == team, a.c.action == "POST /runs", a.c.status == 202,
+                                     a.c.at >= since).order_by(a.c.at))
+    with store.engine.connect() as conn:
+        return [str(t) for (t,) in conn.execute(stmt)]
 
 
 def create_team(store: Store, name: str, *, actor: str) -> None:
