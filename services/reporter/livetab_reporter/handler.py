@@ -182,12 +182,17 @@ class ReporterHandler:
         if self._held:
             settings, judge = self._settings(ctx)
             now = time.monotonic()
-            due = sorted(r for r in self._held if now - self._last[r].at >= settings.refresh_s
-                         or (self._grown(self._last[r], self._estimate(r), settings)
-                             and not self._last[r].resting(settings, now)))
+            timed = {r for r in self._held if now - self._last[r].at >= settings.refresh_s}
+            grown = {r for r in self._held - timed if self._grown(self._last[r], self._estimate(r), settings)
+                     and not self._last[r].resting(settings, now)}
+            # growth is estimated (judgments that arrived after the last count but were in the store when it
+            # counted are added twice): the store is counted, and the run recomputed only if the count grew
+            counts = {r: ctx.store.count(schema.judgments, run_id=r, judge=judge) for r in sorted(timed | grown)}
+            for r in grown:
+                self._counted[r], self._since[r] = (counts[r], now), 0
+            due = sorted(r for r in counts if r in timed or self._grown(self._last[r], counts[r], settings))
             run_rows = ctx.store.get_many(schema.runs, due)
-            out += [self._recompute(ctx.store, run_id, run_rows.get(run_id), judge,
-                                    ctx.store.count(schema.judgments, run_id=run_id, judge=judge)) for run_id in due]
+            out += [self._recompute(ctx.store, run_id, run_rows.get(run_id), judge, counts[run_id]) for run_id in due]
         with self._lock:
             open_runs = sorted(set(self._open) - set(self._queued) - self._writing)
             stale = sorted(self._stale - set(self._queued) - self._writing)

@@ -236,6 +236,29 @@ def test_a_held_back_run_that_has_rested_is_recomputed_when_the_topic_is_quiet(s
     clock.now += 10
     assert handler.on_idle(ctx) == []  # nothing new since
 
+def test_judgments_already_counted_do_not_make_a_complete_run_due_when_the_topic_is_quiet(
+        store: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The last judgments of a run can reach the reporter after a store count has already counted them (the run
+    was recomputed complete from the store): they raise the estimate, not the count, so once the recompute has
+    rested the quiet topic's hook counts the store again and finds nothing new, instead of reading the whole
+    run once more (a second recompute of a complete run in about one `python -m bench pipeline` round in ten)."""
+    _, requests = _run(store, 10, samples=4)  # 40 planned
+    clock, seen = _slow_recompute(monkeypatch, 0.05)
+    handler, ctx = ReporterHandler(), context(store, refresh_growth=0.1, refresh_s=3600.0, refresh_share=0.25)
+    judgments = answer_and_judge(store, requests, _verdict)  # the judge is done: all stored
+    [complete] = handler.handle_batch(judgments[:20], ctx)
+    assert complete.message.judged == complete.message.planned == 40
+    assert handler.handle_batch(judgments[20:], ctx) == []  # the late ones, resting: held back
+    clock.now += 1.0  # rested (and past the count interval)
+    assert handler.on_idle(ctx) == []
+    assert seen == [40]
+    # judged again (the same count): held back until `refresh_s` has passed
+    assert handler.handle_batch(answer_and_judge(store, requests[:5], _verdict), ctx) == []
+    clock.now += 3600
+    [again] = [o.message for o in handler.on_idle(ctx)]
+    assert again.judged == 40 and seen == [40, 40]
+
+
 def test_refresh_share_defaults_to_a_tenth_and_must_be_a_fraction() -> None:
     from livetab.settings import ReporterSettings
     from pydantic import ValidationError
