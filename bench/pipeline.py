@@ -33,7 +33,7 @@ Measured, in the same run:
   reporter has written its files and its release's (`vm_hwm_after_mb`: the peak), its RSS sampled during it,
   and every consumer group's lag once the leaderboard is complete (it must drain to 0).
 
-    python -m bench pipeline       # or: python -m bench.pipeline [--requests 2000 --rounds 3 --burst 100000]
+    python -m bench pipeline       # or: python -m bench.pipeline [--requests 2000 --rounds 8 --burst 100000]
 """
 
 from __future__ import annotations
@@ -321,7 +321,12 @@ class _Pipeline:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--requests", type=int, default=2000, help="requests per throughput round")
-    parser.add_argument("--rounds", type=int, default=3)
+    # Eight: one round's ratio swings widely (0.27-0.60 in one run of 6 December 2026: the machine's speed moves
+    # within a second, and the raw round of 2,000 messages is over in 0.2-0.4 s), and a round whose pipeline
+    # side comes first runs faster than one whose raw side does (its pipeline round right after another
+    # pipeline round: 58 ms shorter, the median over 20 runs of this bench, shorter in 16 of them), so an even
+    # number gives each order the same weight in the median
+    parser.add_argument("--rounds", type=int, default=8)
     parser.add_argument("--warmup-rounds", type=int, default=1,
                         help="whole rounds of each side run first and not counted (the broker's JIT warms up)")
     parser.add_argument("--burst", type=int, default=100_000, help="requests of the backpressure burst (0: none)")
