@@ -143,13 +143,21 @@ class Handoff(Generic[T]):
             self.cancel()
             return
         exc = task.exception()
+        self._set(task.result() if exc is None else None, exc)
+
+    def set_result(self, value: T) -> None:
+        """Settle it with `value` (a coroutine that settles the outcomes of several, `InFlightWorker`'s groups),
+        unless it was cancelled first."""
+        self._set(value, None)
+
+    def set_exception(self, exc: BaseException) -> None:
+        self._set(None, exc)
+
+    def _set(self, value: T | None, exc: BaseException | None) -> None:
         with self._lock:
             if self._state != _PENDING:
                 return
-            if exc is not None:
-                self._exception = exc
-            else:
-                self._result = task.result()
+            self._result, self._exception = value, exc
             self._state = _FINISHED
             callbacks, self._callbacks = self._callbacks, []
         self._run(callbacks)

@@ -424,6 +424,101 @@ def test_a_shared_slot_is_taken_over_when_its_taker_is_cancelled_and_given_back_
     asyncio.run(go())
 
 
+class SharedCalls(Gated):
+    """As the inference handler: the messages with one `setting` are the samples of one call, which the first of
+    them to run asks (its gate: `release(setting)`) and the others wait on; a message whose format is "boom"
+    raises once the call is answered. `Begun(serial=True)`, started with `submit_many`; every task the handler's
+    loop creates is counted."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: dict[str, asyncio.Future[None]] = {}
+        self.asked: list[str] = []
+        self.tasks = 0
+        loop = self.loop._started()
+
+        def counting(lp: asyncio.AbstractEventLoop, coro: Any, **kw: Any) -> asyncio.Task[Any]:
+            self.tasks += 1
+            return asyncio.Task(coro, loop=lp, **kw)
+
+        loop.call_soon_threadsafe(loop.set_task_factory, counting)
+
+    async def _ask(self, key: str) -> None:
+        self.asked.append(key)
+        await self._gate(key).wait()
+
+    def begin(self, messages: list[Message], ctx: HandlerContext) -> list[Coroutine[Any, Any, Any]]:
+        async def one(m: inference_pb2.InferenceResult) -> str:
+            self.entered.append(m.id)
+            call = self.calls.get(m.setting)
+            if call is None:
+                call = self.calls[m.setting] = asyncio.ensure_future(self._ask(m.setting))
+            await call
+            if m.format == "boom":
+                raise RuntimeError(f"{m.id} blew up")
+            return m.id
+
+        for m in messages:
+            self.started.append(m.id)
+        return Begun([one(m) for m in messages], [m.setting for m in messages], serial=True)  # type: ignore[arg-type]
+
+    def submit_many(self, coros: list[Coroutine[Any, Any, Any]]) -> list[Any]:
+        return self.loop.submit_many(coros)
+
+
+def _calls(tmp_path: Path, calls: str, samples: int, *, max_in_flight: int, boom: tuple[int, ...] = ()
+           ) -> tuple[InProcBus, SharedCalls, InFlightWorker, threading.Thread]:
+    bus = InProcBus()
+    for i in range(len(calls) * samples):
+        bus.publish(Outgoing(IN, inference_pb2.InferenceResult(id=f"r{i}", run_id="run-1", setting=calls[i // samples],
+                                                               format="boom" if i in boom else "")))
+    handler = SharedCalls()
+    worker = InFlightWorker(handler, bus, HandlerContext(store=open_store(f"sqlite:///{tmp_path / 'c.db'}"),
+                                                         settings=None),
+                            max_in_flight=max_in_flight, poll_timeout_s=0.05, drain_timeout_s=5.0,
+                            read_ahead=len(calls) * samples)
+    thread = threading.Thread(target=worker.run, daemon=True)
+    thread.start()
+    return bus, handler, worker, thread
+
+
+def test_the_samples_of_a_call_taken_by_one_poll_run_in_one_task_on_one_slot(tmp_path: Path) -> None:
+    """Three calls of four samples, two slots: one task per call's samples (and one for the call itself), not one
+    per sample; the third call waits for a slot; a sample that fails is dead-lettered, its call's others are
+    published."""
+    bus, handler, worker, thread = _calls(tmp_path, "abc", 4, max_in_flight=2, boom=(5,))
+    try:
+        _until(lambda: len(handler.started) == 12 and handler.asked == ["a", "b"], "a and b asked, c waiting")
+        time.sleep(0.1)
+        assert handler.asked == ["a", "b"] and handler.entered == ["r0", "r4"]  # the first sample of each asks
+        assert handler.tasks == 5  # three groups' tasks and the two calls asked (twelve and two before)
+        handler.release("a")
+        _until(lambda: sorted(_published(bus)) == ["r0", "r1", "r2", "r3"], "a's samples published")
+        _until(lambda: handler.asked == ["a", "b", "c"], "c asked on a's slot")
+        handler.release("b", "c")
+        _until(lambda: _committed(bus, worker) == 12, "all committed")
+    finally:
+        worker.stop()
+        thread.join(10)
+    assert sorted(_published(bus)) == sorted(f"r{i}" for i in range(12) if i != 5)
+    (letter,) = worker.ctx.store.select(schema.dead_letters)
+    assert letter["offset"] == 5 and "r5 blew up" in letter["error"]
+    assert handler.tasks == 6 + 2  # c's call, and a task for each of the test's two releases
+    assert not worker.busy and worker._units == 0 and not worker._groups
+    assert worker._slots is not None and worker._slots._value == 2 and not worker._running
+
+
+def test_stopping_starts_no_waiting_call_and_leaves_its_samples_uncommitted(tmp_path: Path) -> None:
+    bus, handler, worker, thread = _calls(tmp_path, "ab", 3, max_in_flight=1)
+    _until(lambda: len(handler.started) == 6 and handler.asked == ["a"], "a asked, b waiting for the slot")
+    worker.stop()
+    handler.release("a", "b")  # a's samples finish; b's never start
+    thread.join(10)
+    assert not thread.is_alive() and worker.alive
+    assert handler.asked == ["a"] and sorted(_published(bus)) == ["r0", "r1", "r2"]
+    assert _committed(bus, worker) == 3 and not worker._running
+
+
 def test_offset_tracker_commits_only_the_contiguous_finished_prefix() -> None:
     t = OffsetTracker()
     recs = [Record("t", p, o, None, b"") for p in (0, 1) for o in (10, 11, 12)]

@@ -177,7 +177,8 @@ class InferenceHandler:
         return self._loop.submit_many(coros)
 
     def begin(self, messages: list[Message], ctx: HandlerContext) -> Begun:
-        """One coroutine per request, the samples of one model call sharing a slot (`Begun`). The store is read
+        """One coroutine per request, the samples of one model call sharing a slot (`Begun`) and, taken by one poll,
+        one task (`serial`: each waits on the call, which the first asks). The store is read
         once per kind for all of them: their questions, their tables (each parsed once, however many requests share
         it) and the cached answers."""
         reqs: list[inference_pb2.InferenceRequest] = []
@@ -211,7 +212,7 @@ class InferenceHandler:
             shared.append(call)
         return Begun([self._one(r, p, hit, q, t, call)
                       for r, p, hit, (q, t), call in zip(reqs, prepared, hits, contexts, shared, strict=True)],
-                     [call.key if call is not None else None for call in shared])
+                     [call.key if call is not None else None for call in shared], serial=True)
 
     @staticmethod
     def _generate_request(req: inference_pb2.InferenceRequest, prompt: Any,

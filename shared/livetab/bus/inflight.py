@@ -39,6 +39,7 @@ from typing import Any, Protocol
 
 from google.protobuf.message import Message
 
+from livetab.aioloop import Handoff
 from livetab.bus.base import Bus, Outgoing, PoisonMessage, Record, Retryable, decode, producer_headers
 from livetab.bus.worker import HandlerContext, Worker, WorkerStats, run_of
 
@@ -83,13 +84,20 @@ class Begun(list):  # type: ignore[type-arg]
     key of the slot it shares (`shares`; None: a slot of its own). Pending coroutines with the same key (from one
     poll or several) take one of the worker's `max_in_flight` slots between them, and count once against its
     read-ahead: a model call that answers several requests (the samples of one question) is one unit of work in
-    flight, as it is one call at the endpoint."""
+    flight, as it is one call at the endpoint.
 
-    def __init__(self, coros: list[Coroutine[Any, Any, Any]], shares: list[Hashable | None]) -> None:
+    `serial`: the coroutines that share a slot wait on one and the same thing (the call), so once the first has
+    ended the others end without waiting. The members of a slot's group that one poll took then run one after
+    another in one task on the handler's loop (with `submit_many`), the slot taken once: a task, a wait on the
+    slot and a wake-up per group instead of per member."""
+
+    def __init__(self, coros: list[Coroutine[Any, Any, Any]], shares: list[Hashable | None], *,
+                 serial: bool = False) -> None:
         if len(shares) != len(coros):
             raise ValueError(f"{len(coros)} coroutines, {len(shares)} slot keys")
         super().__init__(coros)
         self.shares = shares
+        self.serial = serial
 
 
 class _Share:
@@ -357,9 +365,11 @@ class InFlightWorker(Worker):
                 break
         return [f for f in done if f in self._pending]  # an abandoned one may still report in
 
-    def _submit(self, started: list[tuple[Record, Coroutine[Any, Any, Any], Hashable | None]]) -> None:
+    def _submit(self, started: list[tuple[Record, Coroutine[Any, Any, Any], Hashable | None]],
+                serial: bool = False) -> None:
         """Start the coroutines on the handler's loop: all at once where the handler can (`submit_many`);
-        those given the same slot key share a slot (`Begun`)."""
+        those given the same slot key share a slot (`Begun`), and with `serial` those of one key run in one task
+        (`_gated_group`)."""
         if not started:
             return
         shares: list[_Share | None] = []
@@ -373,14 +383,102 @@ class InFlightWorker(Worker):
         units = len({id(share) for share in shares if share is not None}) + shares.count(None)
         self._per_unit = 0.5 * self._per_unit + 0.5 * len(started) / units
         submit_many = getattr(self.handler, "submit_many", None)
-        coros = [self._gated(c, id(rec), share) for (rec, c, _), share in zip(started, shares, strict=True)]
-        futures = submit_many(coros) if submit_many is not None else [self.handler.submit(c) for c in coros]
+        if serial and submit_many is not None:
+            futures = self._grouped(started, shares, submit_many)
+        else:
+            coros = [self._gated(c, id(rec), share) for (rec, c, _), share in zip(started, shares, strict=True)]
+            futures = submit_many(coros) if submit_many is not None else [self.handler.submit(c) for c in coros]
         for (rec, _, _), share, fut in zip(started, shares, futures, strict=True):
             self._pending[fut] = rec
             if share is not None:
                 self._share_of[fut] = share
                 share.pending += 1
             fut.add_done_callback(self._done.put)
+
+    def _grouped(self, started: list[tuple[Record, Coroutine[Any, Any, Any], Hashable | None]],
+                 shares: list[_Share | None], submit_many: Callable[[list[Coroutine[Any, Any, Any]]], list[Outcome]]
+                 ) -> list[Outcome]:
+        """Start a poll's coroutines with those of one slot's group in one task (`_gated_group`), the tasks in the
+        order of their first coroutine; the outcome of each coroutine, in order."""
+        outcomes: list[Outcome | None] = [None] * len(started)
+        tasks: list[Coroutine[Any, Any, Any]] = []
+        alone: list[int | None] = []  # per task: the coroutine it runs, if that has a slot of its own
+        members: dict[int, list[tuple[Coroutine[Any, Any, Any], int, Handoff[Any]]]] = {}
+        for i, ((rec, coro, _), share) in enumerate(zip(started, shares, strict=True)):
+            if share is None:
+                tasks.append(self._gated(coro, id(rec)))
+                alone.append(i)
+                continue
+            handoff: Handoff[Any] = Handoff()
+            outcomes[i] = handoff
+            group = members.get(id(share))
+            if group is None:
+                group = members[id(share)] = []
+                tasks.append(self._gated_group(group, share))
+                alone.append(None)
+            group.append((coro, id(rec), handoff))
+        for own, outcome in zip(alone, submit_many(tasks), strict=True):
+            if own is not None:
+                outcomes[own] = outcome
+        return outcomes  # type: ignore[return-value]  # every one set
+
+    async def _gated_group(self, members: list[tuple[Coroutine[Any, Any, Any], int, Handoff[Any]]],
+                           share: _Share) -> None:
+        """The members of one slot's group that one poll took, in one task: the slot taken once (with the group's
+        members from other polls), then each member run in turn (the first asks; the others find the answer and
+        end at once: `Begun.serial`) and its outcome handed back as it ends. Cancelling any member's outcome
+        cancels the task (the worker cancels a group's members together: stopping, the ones not started;
+        abandoning, all); the members not yet ended are then cancelled too. Stopping before the slot is taken,
+        none starts (`NotStarted`)."""
+        task = asyncio.current_task()
+        for _, _, handoff in members:
+            if task is not None:
+                handoff._started(task)  # one cancelled before the task began cancels it
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self.max_in_flight)
+        slots = self._slots
+        try:
+            await share.enter(slots)
+        except BaseException:
+            for coro, _, handoff in members:
+                coro.close()
+                handoff.cancel()
+            share.leave(slots)
+            raise
+        tokens = [token for _, token, _ in members]
+        left = 0
+        try:
+            if self._stopping:
+                for coro, _, handoff in members:
+                    coro.close()
+                    handoff.set_exception(NotStarted())
+                return
+            self._running.update(tokens)
+            while left < len(members):  # `left`: the first member not ended
+                coro, token, handoff = members[left]
+                try:
+                    value = await coro
+                except asyncio.CancelledError:
+                    raise
+                except Exception as e:
+                    handoff.set_exception(e)
+                else:
+                    handoff.set_result(value)
+                self._running.discard(token)
+                left += 1
+        except asyncio.CancelledError:
+            for coro, _, handoff in members[left:]:
+                coro.close()
+                handoff.cancel()
+            raise
+        except BaseException as e:  # not an Exception of a member's (those are its outcome): the rest end with it
+            for coro, _, handoff in members[left:]:
+                coro.close()
+                handoff.set_exception(e)
+            raise
+        finally:
+            self._running.difference_update(tokens)
+            share.leave(slots)
 
     def _forget(self, fut: Outcome) -> Record:
         """Take `fut` off the pending (its group forgotten with its last member); its record."""
@@ -441,6 +539,7 @@ class InFlightWorker(Worker):
         try:
             coros = self.handler.begin([m for _, m in good], self.ctx)
             shares: list[Hashable | None] = getattr(coros, "shares", None) or [None] * len(coros)
+            serial = bool(getattr(coros, "serial", False))
         except Retryable:
             raise
         except Exception:  # isolate the message that cannot begin
@@ -456,7 +555,7 @@ class InFlightWorker(Worker):
                 started.append((rec, coro, None))
             self._submit(started)
             return
-        self._submit([(rec, coro, key) for (rec, _), coro, key in zip(good, coros, shares, strict=True)])
+        self._submit([(rec, coro, key) for (rec, _), coro, key in zip(good, coros, shares, strict=True)], serial)
 
     def _collect(self, done: list[Outcome], since: float | None = None) -> int:
         """Move the completed from the pending set (their slots are free from here on) to the held list, how many.
