@@ -8,8 +8,6 @@ them (test_api_authz.py covers the quotas' refusals themselves)."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -25,8 +23,8 @@ from livetab.v1 import question_pb2
 from livetab_api.app import create_app
 from livetab_api.progress import RunningCount, run_progress
 from livetab_api.teams import accepted_runs, audit
-from sqlalchemy import event
 
+from tests.support.queries import statements
 from tests.support.releases import publish
 from tests.support.tokens import bearer
 
@@ -60,20 +58,6 @@ def _letter(store: Store, rid: str, topic: str, n: int) -> str:
     return key
 
 
-@contextmanager
-def _statements(store: Store) -> Iterator[list[str]]:
-    seen: list[str] = []
-
-    def count(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
-        seen.append(statement)
-
-    event.listen(store.engine, "before_cursor_execute", count)
-    try:
-        yield seen
-    finally:
-        event.remove(store.engine, "before_cursor_execute", count)
-
-
 def test_the_door_reads_a_teams_day_in_a_fixed_number_of_queries(tmp_path: Path) -> None:
     """Before, each of the team's runs of the day cost five queries at every submission (its status read as
     GET /runs/{id} reads it): 37 ms a POST by the bench's thirtieth run, and growing."""
@@ -86,7 +70,7 @@ def test_the_door_reads_a_teams_day_in_a_fixed_number_of_queries(tmp_path: Path)
     for i, more in enumerate((3, 30)):
         for j in range(more):
             _run(store, f"r{i}-{j}", planned=2, answered=j % 3)  # some complete, some running
-        with _statements(store) as seen:
+        with statements(store) as seen:
             assert client.post("/runs", json={**body, "settings": {"limit": 1, "seed": i}},
                                headers=member).status_code == 202
         counts.append(len(seen))
@@ -120,7 +104,7 @@ def test_the_running_count_is_what_each_runs_status_says(tmp_path: Path) -> None
     _run(store, "lettered", planned=2, answered=2)
     _run(store, "running", planned=3, answered=3)
     assert count(ids) == expected() == 1
-    with _statements(store) as seen:  # every run but the one not planned yet is over: only that one is read
+    with statements(store) as seen:  # every run but the one not planned yet is over: only that one is read
         assert count(ids) == 1
     assert len(seen) == 2 and not any("results" in s for s in seen), seen  # its row, its dead letters
 
