@@ -12,7 +12,7 @@ again, since a redrive makes those outstanding."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from livetab import topics as topic_names
@@ -27,23 +27,24 @@ _UNREAD: Any = object()
 _REQUESTS_PREFIX = INFERENCE_REQUESTS.removesuffix(".v1")
 
 
-def _request_letter(letter: dict[str, Any]) -> bool:
-    """A dead letter of one of the run's requests that still counts: a redriven request is outstanding again
-    until it is answered (or dead-lettered anew, at a new offset)."""
-    return letter["source_topic"].startswith(_REQUESTS_PREFIX) and letter.get("redriven_at") is None
+def _letters(letters: Sequence[dict[str, Any]]) -> tuple[int, int]:
+    """Of a run's dead letters: those of its requests that still count (a redriven request is outstanding again
+    until it is answered, or dead-lettered anew at a new offset), and those of the run itself."""
+    requests = sum(d["source_topic"].startswith(_REQUESTS_PREFIX) and d.get("redriven_at") is None for d in letters)
+    return requests, sum(d["source_topic"] == topic_names.RUNS for d in letters)
 
 
-def run_status(run: dict[str, Any] | None, answered: int, letters: Iterable[dict[str, Any]]) -> str:
+def run_status(run: dict[str, Any] | None, answered: int, letters: Sequence[dict[str, Any]]) -> str:
     """refused | cancelled | failed | complete | running, from the run's row (None: not stored), how many of its
     requests have a result (failed calls included) and its dead letters."""
-    letters = list(letters)
+    requests, of_run = _letters(letters)
     if run is not None and run["refused"]:
         return "refused"  # the planner refused it (its release is not live): nothing was planned
     if run is not None and run.get("cancelled_at") is not None:
         return "cancelled"  # complete for reporting: requests still on the bus are recorded as failed, unjudged
-    if run is None or any(d["source_topic"] == topic_names.RUNS for d in letters):
+    if run is None or of_run:
         return "failed"  # the run itself was dead-lettered: its requests were never (all) published
-    if answered + sum(map(_request_letter, letters)) >= int(run["planned"]):
+    if answered + requests >= int(run["planned"]):
         return "complete"
     return "running"
 
@@ -76,8 +77,7 @@ def run_progress(store: Store, rid: str, run: dict[str, Any] | None = _UNREAD) -
         "status": status, "complete": status in ("complete", "cancelled"), "refused": refused,
         "planned": int(run["planned"]) if run is not None else 0, "answered": answered,
         "failed": sum(failed.values()),
-        "dead_lettered": sum(map(_request_letter, letters))
-        + sum(1 for d in letters if d["source_topic"] == topic_names.RUNS),
+        "dead_lettered": sum(_letters(letters)),
         "judged": store.count(schema.judgments, run_id=rid),
         "failures": [{"stage": stage, "reason": reason, "count": n}
                      for (stage, reason), n in sorted(failures.items(), key=lambda kv: -kv[1])[:MAX_REASONS]],
@@ -120,7 +120,7 @@ class RunningCount:
             status = run_status(run, answered.get(rid, 0), mine)
             running += status == "running"
             # complete with a request dead-lettered may run again (a redrive): asked again next time
-            if status != "running" and not (status == "complete" and any(map(_request_letter, mine))):
+            if status != "running" and not (status == "complete" and _letters(mine)[0]):
                 over.add(rid)
         with self._lock:
             self._over |= over

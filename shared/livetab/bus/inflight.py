@@ -434,51 +434,47 @@ class InFlightWorker(Worker):
         for _, _, handoff in members:
             if task is not None:
                 handoff._started(task)  # one cancelled before the task began cancels it
-        if self._slots is None:
-            self._slots = asyncio.Semaphore(self.max_in_flight)
-        slots = self._slots
-        try:
-            await share.enter(slots)
-        except BaseException:
-            for coro, _, handoff in members:
-                coro.close()
-                handoff.cancel()
-            share.leave(slots)
-            raise
+        slots = self._semaphore()
         tokens = [token for _, token, _ in members]
-        left = 0
+        left = 0  # the first member not ended
         try:
-            if self._stopping:
-                for coro, _, handoff in members:
-                    coro.close()
-                    handoff.set_exception(NotStarted())
-                return
-            self._running.update(tokens)
-            while left < len(members):  # `left`: the first member not ended
-                coro, token, handoff = members[left]
-                try:
-                    value = await coro
-                except asyncio.CancelledError:
-                    raise
-                except Exception as e:
-                    handoff.set_exception(e)
-                else:
-                    handoff.set_result(value)
-                self._running.discard(token)
-                left += 1
+            try:
+                await share.enter(slots)
+                if self._stopping:
+                    raise NotStarted
+                self._running.update(tokens)
+                while left < len(members):
+                    coro, token, handoff = members[left]
+                    try:
+                        value = await coro
+                    except asyncio.CancelledError:
+                        raise
+                    except Exception as e:  # the member's own outcome
+                        handoff.set_exception(e)
+                    else:
+                        handoff.set_result(value)
+                    self._running.discard(token)
+                    left += 1
+            finally:
+                self._running.difference_update(tokens)
+                share.leave(slots)
         except asyncio.CancelledError:
             for coro, _, handoff in members[left:]:
                 coro.close()
                 handoff.cancel()
             raise
-        except BaseException as e:  # not an Exception of a member's (those are its outcome): the rest end with it
+        except BaseException as e:  # NotStarted (stopping), or no member's own: the members not ended end with it
             for coro, _, handoff in members[left:]:
                 coro.close()
                 handoff.set_exception(e)
-            raise
-        finally:
-            self._running.difference_update(tokens)
-            share.leave(slots)
+            if not isinstance(e, NotStarted):
+                raise
+
+    def _semaphore(self) -> asyncio.Semaphore:
+        """The `max_in_flight` slots, made on the handler's loop the first time a coroutine waits for one."""
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self.max_in_flight)
+        return self._slots
 
     def _forget(self, fut: Outcome) -> Record:
         """Take `fut` off the pending (its group forgotten with its last member); its record."""
@@ -495,9 +491,7 @@ class InFlightWorker(Worker):
         records wait here, prepared, so a slot freed by a completion is taken on the loop at once, not after a
         trip through this thread. Once the worker is stopping, a waiting one does not start (`NotStarted`): it
         stays uncommitted."""
-        if self._slots is None:
-            self._slots = asyncio.Semaphore(self.max_in_flight)
-        slots = self._slots
+        slots = self._semaphore()
         try:
             if share is None:
                 await slots.acquire()
