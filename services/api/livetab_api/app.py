@@ -225,7 +225,7 @@ def create_app(bus: Bus, store: Store, settings: ApiSettings | None = None, work
         if len(accepted) >= limits.runs_per_day:
             raise HTTPException(429, f"team quota: {limits.runs_per_day} runs a day (api.runs_per_day) already "
                                      "submitted; try again tomorrow", headers={"Retry-After": "3600"})
-        if running(accepted) >= limits.concurrent_runs:
+        if running(team, accepted) >= limits.concurrent_runs:
             raise HTTPException(429, f"team quota: {limits.concurrent_runs} runs at once (api.concurrent_runs) "
                                      "are still running; wait for one to finish", headers={"Retry-After": "60"})
 

@@ -91,12 +91,17 @@ class RunningCount:
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self._over: set[str] = set()  # runs that can never be running again
+        # per team, of the runs it was last asked about: those that can never be running again (only those still
+        # asked about are kept, so what it holds is a team's day of runs, not every run the process has seen)
+        self._over: dict[str, set[str]] = {}
         self._lock = threading.Lock()  # the api answers requests on several threads
 
-    def __call__(self, run_ids: Iterable[str]) -> int:
+    def __call__(self, team: str, run_ids: Iterable[str]) -> int:
+        """How many of `run_ids` (the team's runs of the day) are running."""
+        asked = set(run_ids)
         with self._lock:
-            ids = sorted(set(run_ids) - self._over)
+            known = self._over[team] = self._over.get(team, set()) & asked
+            ids = sorted(asked - known)
         if not ids:
             return 0
         runs = self.store.get_many(schema.runs, ids)
@@ -123,5 +128,5 @@ class RunningCount:
             if status != "running" and not (status == "complete" and _letters(mine)[0]):
                 over.add(rid)
         with self._lock:
-            self._over |= over
+            self._over.setdefault(team, set()).update(over)
         return running

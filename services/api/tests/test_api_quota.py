@@ -97,15 +97,15 @@ def test_the_running_count_is_what_each_runs_status_says(tmp_path: Path) -> None
         return sum(p is None or p["status"] == "running" for p in (run_progress(store, r) for r in ids))
 
     count = RunningCount(store)
-    assert count(ids) == expected() == 2  # "running" and "not-planned-yet"
+    assert count("alpha", ids) == expected() == 2  # "running" and "not-planned-yet"
     # a redrive makes the dead-lettered request outstanding again: the run is running until it is answered
     store.update(schema.dead_letters, letter, redriven_at=datetime.now(UTC))
-    assert count(ids) == expected() == 3
+    assert count("alpha", ids) == expected() == 3
     _run(store, "lettered", planned=2, answered=2)
     _run(store, "running", planned=3, answered=3)
-    assert count(ids) == expected() == 1
+    assert count("alpha", ids) == expected() == 1
     with statements(store) as seen:  # every run but the one not planned yet is over: only that one is read
-        assert count(ids) == 1
+        assert count("alpha", ids) == 1
     assert len(seen) == 2 and not any("results" in s for s in seen), seen  # its row, its dead letters
 
 
@@ -117,3 +117,16 @@ def test_only_the_last_days_accepted_submissions_count(tmp_path: Path) -> None:
     old = next(r for r in store.select(schema.audit_log, target="old"))
     store.update(schema.audit_log, old["id"], at=time.time() - 90000)
     assert accepted_runs(store, "alpha", since=time.time() - 86400) == ["new"]
+
+
+def test_the_running_count_keeps_only_the_runs_it_is_still_asked_about(tmp_path: Path) -> None:
+    """What it remembers of finished runs is the team's day of runs: a run out of the day is forgotten, so an api
+    that runs for months does not hold every run it ever counted."""
+    store = _store(tmp_path)
+    for i in range(4):
+        _run(store, f"done{i}", planned=1, answered=1)
+    count = RunningCount(store)
+    assert count("alpha", ["done0", "done1", "done2", "done3"]) == 0
+    assert count._over["alpha"] == {"done0", "done1", "done2", "done3"}
+    assert count("alpha", ["done3"]) == 0  # the others out of the day
+    assert count._over["alpha"] == {"done3"}
