@@ -13,7 +13,7 @@ import subprocess
 import sys
 import traceback
 
-MODULES = ["bus", "scraper", "qagen", "judge", "inference", "inference_service", "reporter", "eval", "pipeline"]
+MODULES = ["bus", "store", "scraper", "qagen", "judge", "inference", "inference_service", "reporter", "eval", "pipeline"]
 
 
 def main() -> int:

@@ -13,7 +13,7 @@ from alembic.config import Config
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from livetab.store import StoreError, open_store, schema
-from livetab.store.store import MIGRATIONS, head_revision
+from livetab.store.store import COPY_MIN_ROWS, MIGRATIONS, head_revision
 from sqlalchemy import create_engine
 from sqlalchemy.exc import IntegrityError
 
@@ -128,6 +128,61 @@ def test_every_table_takes_every_column_type_and_the_last_of_a_key_wins(store_ur
     assert sorted(got) == sorted(expected)
     for key, want in expected.items():
         assert {k: _as_read(v) for k, v in got[key].items()} == {k: _as_read(v) for k, v in want.items()}, key
+    store.close()
+
+
+def _plain_columns(table: Any) -> list[Any] | None:
+    """The columns a service writes (no timestamp: the database sets it), or None where a timestamp has no
+    default and must be given."""
+    stamps = [c for c in table.columns if type(c.type).__name__ == "DateTime"]
+    if any(not c.nullable and c.server_default is None for c in stamps):
+        return None
+    return [c for c in table.columns if c not in stamps]
+
+
+def _staging_tables(store: Any) -> int:
+    with store.engine.connect() as conn:  # temporary tables of every session are in the catalogue
+        return int(conn.exec_driver_sql("SELECT count(*) FROM pg_class WHERE relpersistence = 't' "
+                                        "AND left(relname, 6) = '_copy_'").scalar_one())
+
+
+@pytest.mark.parametrize("table", sorted(schema.metadata.tables.values(), key=lambda t: t.name), ids=lambda t: t.name)
+def test_large_upserts_keep_what_small_ones_keep(store_url: str, table: Any) -> None:
+    """An upsert of at least `COPY_MIN_ROWS` rows of plain columns goes through COPY on PostgreSQL
+    (`Store._copy_upsert`: a staging table, then one INSERT ... ON CONFLICT), and keeps what row-by-row statements
+    keep: of a key given twice in one batch the last, non-key columns replaced by a later batch, the same table
+    written twice in one transaction (its staging table emptied between), and a transaction that fails keeps
+    nothing, after which the next large upsert on that connection (its staging table gone with the rollback)
+    works."""
+    columns = _plain_columns(table)
+    if columns is None:
+        pytest.skip(f"{table.name} has a timestamp without a default")
+    store = open_store(store_url)
+    pk = [c.name for c in table.primary_key.columns]
+    n = COPY_MIN_ROWS + 6
+
+    def row(i: int, version: int) -> dict[str, Any]:
+        return {c.name: _value(c, i, version) for c in columns}
+
+    def key(r: dict[str, Any]) -> tuple[Any, ...]:
+        return tuple(r[k] for k in pk)
+
+    refused = [{"key": "c", "model": None, "payload": b"y"}]  # a row the cache refuses (no model)
+    with pytest.raises(IntegrityError):  # the transaction of the connection's first large upsert fails
+        store.upsert_all([(table, [row(i, 8) for i in range(n)]), (schema.response_cache, refused)])
+    assert store.count(table) == 0
+    first = [row(i, 1) for i in range(n)] + [row(1, 2)]  # key 1 twice in one batch
+    store.upsert(table, first)
+    second = [row(i, 3) for i in range(n // 2, n + n // 2)]
+    third = [row(i, 4) for i in range(n, n + COPY_MIN_ROWS)]  # keys of `second` again, in the same transaction
+    store.upsert_all([(table, second), (table, third)])
+    expected = {key(r): r for r in first + second + third}
+    got = {key(r): r for r in store.select(table)}
+    assert sorted(got) == sorted(expected)
+    for k, want in expected.items():
+        assert {c: _as_read(got[k][c]) for c in want} == {c: _as_read(v) for c, v in want.items()}, k
+    if store.dialect == "postgresql":
+        assert _staging_tables(store) >= 1  # the large upserts went through COPY
     store.close()
 
 
