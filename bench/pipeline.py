@@ -50,7 +50,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-__all__ = ["bus_ceiling", "cached_answers", "cost_ceiling", "main", "next_poll_s", "percentile", "proc_memory_mb", "topic_records", "tree_cpu_s"]
+__all__ = ["bus_ceiling", "cached_answers", "cost_ceiling", "deploy_up", "main", "next_poll_s", "percentile", "pid_file",
+           "proc_memory_mb", "topic_records", "tree_cpu_s"]
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = 16  # samples per question: a run of N requests is N / SAMPLES questions
@@ -105,7 +106,8 @@ def proc_memory_mb(pid: int) -> dict[str, float]:
     return out
 
 
-def _up(script: str, state: Path) -> str:
+def deploy_up(script: str, state: Path) -> str:
+    """Start deploy/<script> (kafka.sh, postgres.sh) with its state in `state`: the address it prints."""
     return subprocess.run([str(ROOT / "deploy" / script), "up", str(state)], check=True, text=True,
                           capture_output=True).stdout.strip().splitlines()[-1]
 
@@ -183,7 +185,7 @@ def topic_records(bootstrap: str, prefix: str = "livetab.") -> int:
         probe.close()
 
 
-def _pid_file(path: Path) -> int | None:
+def pid_file(path: Path) -> int | None:
     """The pid on a pid file's first line (kafka.sh's `pid`, PostgreSQL's `postmaster.pid`), if it is there."""
     try:
         return int(path.read_text().split()[0])
@@ -360,8 +362,8 @@ def main(argv: list[str] | None = None) -> None:
     from tests.support.services import start_services, stop_services
 
     kstate, pstate = ROOT / ".state" / "bench-kafka", ROOT / ".state" / "bench-postgres"
-    bootstrap = args.kafka or _up("kafka.sh", kstate)
-    store_url = args.store or _up("postgres.sh", pstate)
+    bootstrap = args.kafka or deploy_up("kafka.sh", kstate)
+    store_url = args.store or deploy_up("postgres.sh", pstate)
     tmp = Path(tempfile.mkdtemp(prefix="livetab-bench-pipeline-"))
     release = f"bench{uuid.uuid4().hex[:6]}"
     questions = max(args.requests, args.burst, 1) // SAMPLES + 1
@@ -403,9 +405,9 @@ def main(argv: list[str] | None = None) -> None:
         start_services(cfg, tmp, sock_port, procs, logs)
         api = f"http://127.0.0.1:{sock_port}"
         # the broker's and PostgreSQL's CPU, when this bench started them (their pid files are in its state folders)
-        infra = {name: pid for name, pid in (("broker", None if args.kafka else _pid_file(kstate / "pid")),
+        infra = {name: pid for name, pid in (("broker", None if args.kafka else pid_file(kstate / "pid")),
                                               ("postgres", None if args.store else
-                                               _pid_file(pstate / "data" / "postmaster.pid"))) if pid}
+                                               pid_file(pstate / "data" / "postmaster.pid"))) if pid}
         pipe = _Pipeline(procs, api, spec, release, tmp, auth, model_server=server.pid, bootstrap=bootstrap,
                          infra=infra)
         deadline = time.monotonic() + 180

@@ -5,8 +5,8 @@ the same call with COPY turned off (`COPY_MIN_ROWS` above the batch: the driver'
 a row, what the store did before), side by side, the order alternated round by round, on a fresh PostgreSQL
 started by deploy/postgres.sh.
 
-Measured per batch size: wall time of the call, this process's CPU (the client's) and PostgreSQL's (every server
-process's CPU from /proc, over the call), medians over the rounds. `ratio`: the executemany call's wall time over
+Measured per batch size: wall time of the call, this process's CPU (the client's) and PostgreSQL's (its server
+processes', `tree_cpu_s`, over the call), medians over the rounds. `ratio`: the executemany call's wall time over
 the COPY call's at the inference service's batch (2,000 results + 125 cache rows); goal > 1.
 
     python -m bench store          # or: python -m bench.store [--rounds 15]
@@ -30,6 +30,7 @@ from livetab.store import open_store, schema
 from livetab.store import store as store_module
 
 from bench.common import write_result
+from bench.pipeline import deploy_up, pid_file, tree_cpu_s
 
 __all__ = ["main"]
 
@@ -56,26 +57,14 @@ def _judgments(n: int) -> list[dict[str, Any]]:
              "score": float(i % 3 > 0), "payload": os.urandom(200)} for i in range(n)]
 
 
-def _server_cpu_s() -> float:
-    """Every PostgreSQL server process's CPU seconds so far (this machine's, as deploy/postgres.sh starts it)."""
-    total = 0.0
-    for pid in subprocess.run(["pgrep", "-f", "postgres: "], text=True, capture_output=True).stdout.split():
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return total
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench store", description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=15, help="rounds of every contender at every size (2 more warm up)")
     args = parser.parse_args(argv)
     state = Path(tempfile.mkdtemp(prefix="livetab-bench-store-"))
-    url = subprocess.run([str(ROOT / "deploy" / "postgres.sh"), "up", str(state)], check=True, text=True,
-                         capture_output=True).stdout.strip().splitlines()[-1]
+    url = deploy_up("postgres.sh", state)
+    postmaster = pid_file(state / "data" / "postmaster.pid")
+    assert postmaster is not None, f"no postmaster.pid under {state}"
     copy_min = store_module.COPY_MIN_ROWS
     try:
         store = open_store(url)
@@ -94,9 +83,10 @@ def main(argv: list[str] | None = None) -> None:
                 for name, threshold in order:
                     writes = make()
                     store_module.COPY_MIN_ROWS = threshold
-                    s0, t0, c0 = _server_cpu_s(), time.perf_counter(), time.process_time()
+                    s0, t0, c0 = tree_cpu_s(postmaster), time.perf_counter(), time.process_time()
                     store.upsert_all(writes)
-                    wall, client, server = time.perf_counter() - t0, time.process_time() - c0, _server_cpu_s() - s0
+                    wall, client = time.perf_counter() - t0, time.process_time() - c0
+                    server = tree_cpu_s(postmaster) - s0
                     if r >= 2:
                         got[batch][name].append((wall, client, server))
         store.close()

@@ -9,6 +9,7 @@ import threading
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +53,19 @@ class StoreError(Exception):
     """The store cannot be opened; the message says why and names the URL (password hidden)."""
 
 
+@dataclass(frozen=True)
+class _CopyPlan:
+    """How `Store._copy_upsert` writes one table's rows of one set of columns: the primary key's columns (of
+    several rows with one key the last is kept), each column's COPY type, and its statements."""
+
+    key: tuple[str, ...]
+    types: list[str]
+    create: str
+    truncate: str
+    copy: str
+    insert: str
+
+
 def _copy_type(t: Any) -> str:
     return next(name for kind, name in _COPY_TYPES if isinstance(t, kind))
 
@@ -71,7 +85,7 @@ class Store:
         self.dialect = engine.dialect.name
         self._upserts: dict[tuple[str, tuple[str, ...]], Any] = {}
         self._driver_sql: dict[tuple[str, tuple[str, ...]], str | None] = {}  # `_driver_upsert`'s, by table, columns
-        self._copy_sql: dict[tuple[str, tuple[str, ...]], str] = {}  # `_copy_insert`'s, by table, columns
+        self._copy_plans: dict[tuple[str, tuple[str, ...]], _CopyPlan] = {}  # `_copy_upsert`'s, by table, columns
         self._by_key_stmts: dict[tuple[str, bool], Any] = {}  # (table, whole rows or the key alone) -> statement
         self._local = threading.local()  # `reading`'s connection, per thread
         self._equal_stmts: dict[tuple[tuple[str, ...], Table, tuple[str, ...]], Any] = {}  # `_equal`'s
@@ -121,43 +135,42 @@ class Store:
         client's CPU 9.7 → 4.3 ms and the time about even (15.0 → 13.7 ms); at 20 rows COPY's extra statements cost
         what they save, so fewer rows than `COPY_MIN_ROWS` keep `executemany`. Of several rows with one key the
         last is kept first, as `executemany` would leave it (one INSERT cannot update a row twice)."""
-        pk = [c.name for c in table.primary_key.columns]
-        if len(pk) == 1:
-            rows = list({row[pk[0]]: row for row in rows}.values())
-        else:
-            rows = list({tuple(row[k] for k in pk): row for row in rows}.values())
-        q = self.engine.dialect.identifier_preparer.quote  # a column may be named as a keyword ("offset")
-        names = ", ".join(q(c) for c in columns)
-        staging = f"_copy_{table.name}_{zlib.crc32(names.encode()):08x}"  # one a set of columns
+        plan = self._copy_plan(table, columns)
+        rows = list({tuple(row[k] for k in plan.key): row for row in rows}.values())
         raw = conn.connection.driver_connection
         assert raw is not None
         with raw.cursor() as cur:
             # made where this session has none (once per connection; inside the transaction, so a rollback of it
             # takes the table away with it and the next upsert makes it again): cheaper to ask each time (one
             # statement, ~0.1 ms) than to know, as a flag beside the connection would not see such a rollback
-            cur.execute(f"CREATE TEMPORARY TABLE IF NOT EXISTS {staging} ON COMMIT DELETE ROWS AS "
-                        f"SELECT {names} FROM {q(table.name)} WITH NO DATA")
+            cur.execute(plan.create)
             if again:
-                cur.execute(f"TRUNCATE {staging}")
-            with cur.copy(f"COPY {staging} ({names}) FROM STDIN (FORMAT BINARY)") as copy:
-                copy.set_types([_copy_type(table.c[c].type) for c in columns])
+                cur.execute(plan.truncate)
+            with cur.copy(plan.copy) as copy:
+                copy.set_types(plan.types)
                 for row in rows:
                     copy.write_row([row[c] for c in columns])
-            cur.execute(self._copy_insert(table, columns, staging))
+            cur.execute(plan.insert)
 
-    def _copy_insert(self, table: Table, columns: tuple[str, ...], staging: str) -> str:
-        key = (table.name, columns)
-        sql = self._copy_sql.get(key)
-        if sql is None:
-            q = self.engine.dialect.identifier_preparer.quote
-            pk = [c.name for c in table.primary_key.columns]
+    def _copy_plan(self, table: Table, columns: tuple[str, ...]) -> _CopyPlan:
+        """`_copy_upsert`'s statements and COPY types for a table and set of columns, made once."""
+        plan = self._copy_plans.get((table.name, columns))
+        if plan is None:
+            q = self.engine.dialect.identifier_preparer.quote  # a column may be named as a keyword ("offset")
+            pk = tuple(c.name for c in table.primary_key.columns)
             names = ", ".join(q(c) for c in columns)
+            staging = f"_copy_{table.name}_{zlib.crc32(names.encode()):08x}"  # one a set of columns
             updates = ", ".join(f"{q(c)} = excluded.{q(c)}" for c in columns if c not in pk)
-            action = f"DO UPDATE SET {updates}" if updates else "DO NOTHING"
-            sql = (f"INSERT INTO {q(table.name)} ({names}) SELECT {names} FROM {staging} "
-                   f"ON CONFLICT ({', '.join(q(k) for k in pk)}) {action}")
-            self._copy_sql[key] = sql
-        return sql
+            plan = self._copy_plans[(table.name, columns)] = _CopyPlan(
+                key=pk, types=[_copy_type(table.c[c].type) for c in columns],
+                create=(f"CREATE TEMPORARY TABLE IF NOT EXISTS {staging} ON COMMIT DELETE ROWS AS "
+                        f"SELECT {names} FROM {q(table.name)} WITH NO DATA"),
+                truncate=f"TRUNCATE {staging}",
+                copy=f"COPY {staging} ({names}) FROM STDIN (FORMAT BINARY)",
+                insert=(f"INSERT INTO {q(table.name)} ({names}) SELECT {names} FROM {staging} "
+                        f"ON CONFLICT ({', '.join(q(k) for k in pk)}) "
+                        + (f"DO UPDATE SET {updates}" if updates else "DO NOTHING")))
+        return plan
 
     def _upsert_statement(self, table: Table, columns: tuple[str, ...]) -> Any:
         key = (table.name, columns)
