@@ -287,7 +287,8 @@ class JudgeSettings(_Strict):
 class ReporterSettings(_Strict):
     """When a run's leaderboard is recomputed from the store: once its judged count has grown by
     `refresh_growth` (a fraction) since the last recompute (no sooner than `refresh_share` allows), once
-    `refresh_s` seconds have passed, and always when every planned request is judged. Geometric steps keep the
+    `refresh_s` seconds have passed, and always when every planned request is judged; the first no sooner than
+    `first_s` after the run's first judgments arrived, unless the run is complete. Geometric steps keep the
     total work near-linear.
 
     `write_files`: the reporter service writes the report files (leaderboard.json, .md, report.html, the
@@ -302,6 +303,11 @@ class ReporterSettings(_Strict):
     # it began, so a large run's recomputes (each reads the whole run) stay a bounded share of a core however
     # fast its judgments arrive. 1.0: growth alone decides. Completion and `refresh_s` are never held back.
     refresh_share: float = Field(default=0.1, gt=0.0, le=1.0)
+    # A run's first live recompute waits until its first judgments arrived this long ago (monotonic seconds, per
+    # reporter process), unless the run is complete sooner: a run's leaderboard shows at most this long after its
+    # first judgment, and a run that completes within it is recomputed once, not twice (each reads the whole run).
+    # Its progress (GET /runs/{id}) is counted from the store and never waits for a recompute. 0: at once.
+    first_s: float = Field(default=1.0, ge=0.0)
     # the contamination view's split of items by source date (ISO YYYY-MM-DD): fresh are those created after
     # it; "" splits at each model's declared knowledge cutoff, or else at the median source date of its items
     contamination_split: str = Field(default="", pattern=r"^(\d{4}-\d{2}-\d{2})?$")

@@ -6,7 +6,10 @@ never count twice; they count the verdicts of the configured judge only (`liveta
 an answer judged again by another judge is not counted twice either. A recompute reads the whole run,
 so it is not done for every batch: a run named in a batch is recomputed when
 
-- this handler has not recomputed it yet (first batch, or after a restart),
+- this handler has not recomputed it yet (a new run, or after a restart) and its first judgments arrived here
+  `reporter.first_s` ago (1 s by default; not waited for when the run is complete: a run that completes within
+  it is recomputed once, not twice, and each recompute reads the whole run; in `python -m bench pipeline` a
+  2,000-answer run's recompute at its first batch took ~50 ms of the reporter's CPU while every stage was busy),
 - its judged count has grown by `reporter.refresh_growth` (a fraction) since this handler's last recompute
   of it (the count is a query that grows with the run, so between counts the judgments a batch brings are
   added to the last one, and the store is counted again only when that estimate could make something due,
@@ -104,6 +107,7 @@ class ReporterHandler:
         self._settled.set()
         self._stopping = False  # the worker is stopping: write what is due now, without waiting on open runs
         self._last: dict[str, _Recomputed] = {}  # run id -> this handler's last recompute of it
+        self._seen: dict[str, float] = {}  # run not recomputed yet -> when (monotonic) its judgments first came
         self._counted: dict[str, tuple[int, float]] = {}  # run id -> judged at its last count, when (monotonic)
         self._since: dict[str, int] = {}  # run id -> judgments of the configured judge seen since that count
         self._held: set[str] = set()  # runs judged since their last recompute
@@ -149,6 +153,10 @@ class ReporterHandler:
             if isinstance(m, judgment_pb2.Judgment) and m.judge == judge:
                 self._since[m.run_id] = self._since.get(m.run_id, 0) + 1
                 judged.setdefault(m.run_id, []).append(m)
+        began = time.monotonic()
+        for run_id in runs:
+            if run_id not in self._last:
+                self._seen.setdefault(run_id, began)
         for run_id in runs:
             run = run_rows.get(run_id)
             self.fresh_releases.discard(run["release"] if run else "")
@@ -182,15 +190,16 @@ class ReporterHandler:
         if self._held:
             settings, judge = self._settings(ctx)
             now = time.monotonic()
-            timed = {r for r in self._held if now - self._last[r].at >= settings.refresh_s}
-            grown = {r for r in self._held - timed if self._grown(self._last[r], self._estimate(r), settings)
-                     and not self._last[r].resting(settings, now)}
+            timed = {r for r in self._held if self._timed(r, settings, now)}
+            grown = {r for r in self._held - timed if r in self._last and not self._last[r].resting(settings, now)
+                     and self._grown(self._last[r], self._estimate(r), settings)}
             # growth is estimated (judgments that arrived after the last count but were in the store when it
             # counted are added twice): the store is counted, and the run recomputed only if the count grew
             counts = {r: ctx.store.count(schema.judgments, run_id=r, judge=judge) for r in sorted(timed | grown)}
             for r in grown:
                 self._counted[r], self._since[r] = (counts[r], now), 0
-            due = sorted(r for r in counts if r in timed or self._grown(self._last[r], counts[r], settings))
+            due = sorted(r for r in counts if r in timed or (r in self._last and
+                                                             self._grown(self._last[r], counts[r], settings)))
             run_rows = ctx.store.get_many(schema.runs, due)
             out += [self._recompute(ctx.store, run_id, run_rows.get(run_id), judge, counts[run_id]) for run_id in due]
         with self._lock:
@@ -476,14 +485,24 @@ class ReporterHandler:
         count is due for a run not counted yet, when the estimate could complete the run or make a recompute
         due, and at least every `COUNT_EVERY_S` (another replica may be consuming the run's other partitions)."""
         counted, last = self._counted.get(run_id), self._last.get(run_id)
-        if counted is None or last is None:
+        if counted is None:
             return True
         judged, at = counted
         estimate = judged + self._since.get(run_id, 0)
         now = time.monotonic()
+        if last is None:  # its first recompute waits for `first_s` or completion
+            return estimate >= planned or now - at >= COUNT_EVERY_S or self._timed(run_id, s, now)
         could_complete = estimate >= planned and last.judged < planned  # not once recomputed complete
         return (could_complete or now - at >= COUNT_EVERY_S or now - last.at >= s.refresh_s
                 or (self._grown(last, estimate, s) and not last.resting(s, now)))
+
+    def _timed(self, run_id: str, s: ReporterSettings, now: float) -> bool:
+        """Whether time alone makes a recompute of the run due: `refresh_s` since its last one or, before its
+        first, `first_s` since its first judgments arrived here."""
+        last = self._last.get(run_id)
+        if last is not None:
+            return now - last.at >= s.refresh_s
+        return now - self._seen.get(run_id, now) >= s.first_s
 
     def _estimate(self, run_id: str) -> int:
         """The run's judged count at its last count plus the judgments seen since (`_count_due`)."""
@@ -498,7 +517,7 @@ class ReporterHandler:
     def _due(self, run_id: str, judged: int, complete: bool, s: ReporterSettings) -> bool:
         last = self._last.get(run_id)
         if last is None:
-            return True
+            return complete or self._timed(run_id, s, time.monotonic())
         if complete and judged != last.judged:
             return True
         if complete:  # recomputed at this count already: a redelivery, or a re-judgment (which waits refresh_s)
@@ -522,6 +541,7 @@ class ReporterHandler:
         store.upsert(schema.leaderboard, [{k: v for k, v in row.items() if k != "created_at"} for row in stored])
         done = time.monotonic()
         self._last[run_id] = _Recomputed(judged, done, done - began)  # only once the rows are stored
+        self._seen.pop(run_id, None)
         log.info("reporter recomputed run %s at %d judged of %s in %.2fs", run_id, judged,
                  run["planned"] if run else "?", done - began)
         self._held.discard(run_id)

@@ -83,11 +83,12 @@ class Answer:
 
 
 def context(store: Any, *, refresh_growth: float = 0.1, refresh_s: float = 30.0, out_dir: str = "",
-            refresh_share: float = 1.0) -> HandlerContext:
+            refresh_share: float = 1.0, first_s: float = 0.0) -> HandlerContext:
     """Settings for the reporter handler; it writes report files only when given an `out_dir`. Recomputes due
-    to growth do not rest (`refresh_share` 1.0) unless asked: these tests feed batches faster than any judge."""
+    to growth do not rest (`refresh_share` 1.0) and a run's first recompute does not wait (`first_s` 0) unless
+    asked: these tests feed batches faster than any judge."""
     reporter = ReporterSettings(refresh_growth=refresh_growth, refresh_s=refresh_s, write_files=bool(out_dir),
-                                refresh_share=refresh_share)
+                                refresh_share=refresh_share, first_s=first_s)
     settings = Settings(reporter=reporter, **({"out_dir": out_dir} if out_dir else {}))
     return HandlerContext(store=store, settings=settings)
 

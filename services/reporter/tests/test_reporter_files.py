@@ -29,7 +29,7 @@ from reporter_data import RELEASE, Answer, add_questions, answer_and_judge, plan
 def _settings(out: Path, release: str = RELEASE) -> Settings:
     # refresh_s high: only completion and the idle hook write files, never the clock
     return Settings(out_dir=str(out), run=RunSettings(release=release),
-                    reporter=ReporterSettings(refresh_growth=10.0, refresh_s=3600.0))
+                    reporter=ReporterSettings(refresh_growth=10.0, refresh_s=3600.0, first_s=0.0))
 
 
 class _Reporter:
@@ -144,7 +144,7 @@ def test_files_that_cannot_be_written_fail_no_judgment_and_are_written_later(sto
     run_id, requests = plan_run(store, model="m1")
     out = tmp_path / "out"
     out.write_text("a file where the output folder should be")
-    settings = _settings(out).model_copy(update={"reporter": ReporterSettings(refresh_s=0.0)})
+    settings = _settings(out).model_copy(update={"reporter": ReporterSettings(refresh_s=0.0, first_s=0.0)})
     reporter = _Reporter(store, settings)
     reporter.send(topics.JUDGMENTS, answer_and_judge(store, requests, _verdict))
     assert reporter.worker.stats.dead_lettered == 0 and store.count(schema.dead_letters) == 0

@@ -26,7 +26,7 @@ def test_only_the_configured_judges_verdicts_count(store: Any) -> None:
     assert (by_cascade.n, by_cascade.correct) == (4, 0)
 
     # the handler takes the judge from the settings; its update counts that judge's verdicts only
-    rows_only = ReporterSettings(write_files=False)
+    rows_only = ReporterSettings(write_files=False, first_s=0.0)  # the first batch recomputes at once
     for settings, judged, n, correct in ((Settings(reporter=rows_only), rule_judged, 6, 6),
                                          (Settings(judge=cascade, reporter=rows_only), llm_judged, 4, 0)):
         out = ReporterHandler().handle_batch(list(judged), HandlerContext(store=store, settings=settings))

@@ -267,3 +267,31 @@ def test_refresh_share_defaults_to_a_tenth_and_must_be_a_fraction() -> None:
     for bad in (0.0, 1.5, -0.1):
         with pytest.raises(ValidationError):
             ReporterSettings(refresh_share=bad)
+
+
+def test_a_runs_first_recompute_waits_first_s_unless_the_run_completes(store: Any) -> None:
+    """`first_s`: a new run's first batches are held, and the run recomputed once they came `first_s` ago (on a
+    later batch or when the topic is quiet); a run that completes within it is recomputed once, at completion."""
+    run_id, requests = _run(store, 10, samples=2)  # 20 planned
+    handler, ctx = ReporterHandler(), context(store, refresh_growth=0.0, refresh_s=3600.0, first_s=0.3)
+    _, early = _feed(store, handler, ctx, requests[:4], batch=2)
+    assert early == [] and handler.on_idle(ctx) == []  # growth alone would recompute every batch: it waits
+    time.sleep(0.35)
+    _, due = _feed(store, handler, ctx, requests[4:6], batch=2)
+    assert [(u.run_id, u.judged) for u in due] == [(run_id, 6)]
+    assert store.get(schema.leaderboard, f"{run_id}|all")["n"] == 6
+    _, grown = _feed(store, handler, ctx, requests[6:8], batch=2)  # recomputed once: growth decides again
+    assert [u.judged for u in grown] == [8]
+
+    held = ReporterHandler()  # the same wait when the topic goes quiet
+    _, none = _feed(store, held, ctx, requests[8:10], batch=2)
+    assert none == [] and held.on_idle(ctx) == []
+    time.sleep(0.35)
+    assert [(o.message.run_id, o.message.judged) for o in held.on_idle(ctx)] == [(run_id, 10)]
+
+    other_id, other = _run(store, 5, samples=2, model="m2")  # complete within first_s
+    quick = ReporterHandler()
+    _, updates = _feed(store, quick, ctx, other, batch=3)
+    assert len(other) > 6 and [(u.run_id, u.judged, u.planned) for u in updates] == [(other_id, len(other),
+                                                                                       len(other))]
+    assert quick.on_idle(ctx) == []
