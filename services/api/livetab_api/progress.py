@@ -70,8 +70,10 @@ def run_progress(store: Store, rid: str, run: dict[str, Any] | None = _UNREAD) -
     refused = str(run["refused"]) if run is not None else ""
     if refused:
         failures[("planner", refused)] = 1
-    rows = [{k: r[k] for k in ("model", "slice", "n", "correct", "accuracy", "ci_low", "ci_high")}
-            for r in store.select(schema.leaderboard, run_id=rid)]
+    # in slice order, whatever order the store returns them in (PostgreSQL's moves as rows are updated): the
+    # status's ETag hashes these bytes, so the same rows always make the same document
+    rows = sorted(({k: r[k] for k in ("model", "slice", "n", "correct", "accuracy", "ci_low", "ci_high")}
+                   for r in store.select(schema.leaderboard, run_id=rid)), key=lambda r: (r["slice"], r["model"]))
     return {
         "run_id": rid, "release": run["release"] if run else "", "model": run["model"] if run else "",
         "status": status, "complete": status in ("complete", "cancelled"), "refused": refused,

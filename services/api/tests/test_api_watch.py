@@ -92,3 +92,22 @@ def test_a_change_that_no_update_announces_is_seen_at_the_next_re_read(tmp_path:
     r = client.get("/runs/run-a", params={"wait_s": 20}, headers={**alpha, "If-None-Match": tag})
     assert r.status_code == 200 and [row["n"] for row in r.json()["leaderboard"]] == [2]
     assert time.monotonic() - began < 10
+
+
+def test_the_leaderboard_rows_come_in_slice_order_whatever_the_stores_order(
+        setup: tuple[Store, InProcBus, RunWatch, TestClient]) -> None:
+    """The status's ETag hashes its JSON: the same rows must make the same document, in whatever order the store
+    returns them (PostgreSQL's changes as rows are updated)."""
+    store, _, _, client = setup
+    alpha = bearer(store, team="alpha", role="member")
+    slices = ["skill=lookup", "all", "format=csv", "insight"]  # stored out of order
+    store.upsert(schema.leaderboard, [{"id": f"run-a|{s}", "run_id": "run-a", "model": "m", "slice": s, "n": 2,
+                                       "correct": 1, "accuracy": 0.5, "ci_low": 0.1, "ci_high": 0.9} for s in slices])
+    first = client.get("/runs/run-a", headers=alpha)
+    assert [row["slice"] for row in first.json()["leaderboard"]] == sorted(slices)
+    with store.engine.begin() as conn:  # stored again, now last: the same document, the same ETag
+        conn.execute(schema.leaderboard.delete().where(schema.leaderboard.c.id == "run-a|all"))
+    store.upsert(schema.leaderboard, [{"id": "run-a|all", "run_id": "run-a", "model": "m", "slice": "all", "n": 2,
+                                       "correct": 1, "accuracy": 0.5, "ci_low": 0.1, "ci_high": 0.9}])
+    again = client.get("/runs/run-a", headers={**alpha, "If-None-Match": first.headers["etag"]})
+    assert again.status_code == 304
