@@ -52,7 +52,7 @@ class BackgroundLoop:
                     continue
                 task = loop.create_task(coro)
                 task.add_done_callback(fut._settle)
-                fut._started(task)
+                fut.attach(task)
 
         loop.call_soon_threadsafe(start)
         return futures
@@ -129,8 +129,10 @@ class Handoff(Generic[T]):
         if self._state == _CANCELLED:
             raise concurrent.futures.CancelledError()
 
-    def _started(self, task: asyncio.Task[T]) -> None:
-        """On the loop: its task is running; one cancelled meanwhile has its task cancelled here."""
+    def attach(self, task: asyncio.Task[T]) -> None:
+        """On the loop: `task` is what makes this outcome (it is running), so cancelling this cancels it; one
+        cancelled before it began has its task cancelled here. Its own task's (`submit_many`), or one that runs
+        several coroutines in turn and hands back each one's outcome (the in-flight worker's slot groups)."""
         with self._lock:
             self._task = task
             cancelled = self._state == _CANCELLED

@@ -433,7 +433,7 @@ class InFlightWorker(Worker):
         task = asyncio.current_task()
         for _, _, handoff in members:
             if task is not None:
-                handoff._started(task)  # one cancelled before the task began cancels it
+                handoff.attach(task)  # one cancelled before the task began cancels it
         slots = self._semaphore()
         tokens = [token for _, token, _ in members]
         left = 0  # the first member not ended
