@@ -24,7 +24,7 @@ from livetab.bus import Outgoing
 from livetab.bus.kafka import KafkaBus, ensure_topics
 from livetab.settings import KafkaSettings
 from livetab.telemetry import configure_telemetry
-from livetab.topics import requests_topic
+from livetab.topics import by_name, requests_topic
 from livetab.v1 import common_pb2, inference_pb2
 from opentelemetry import trace
 
@@ -165,12 +165,13 @@ def main(argv: list[str] | None = None) -> None:
     ratios = {name: [x / r for x, r in zip(xs, runs["raw"], strict=True)] for name, xs in runs.items() if name != "raw"}
     med = {name: statistics.median(xs) for name, xs in runs.items()}
     k = KafkaSettings()
+    cap = min(by_name(requests_topic("bench")).frame_records or k.frame_max_records, k.frame_max_records)
     write_result("bus", statistics.median(ratios["livetab"]), 0.8,
                  "raw kafka-python producer+consumer (acks=all, otherwise its defaults, manual commit), same broker, "
                  f"same run; a warm-up round, then {ROUNDS} rounds of every contender in rotated order; the ratio is "
                  "the median of the per-round livetab/raw ratios. livetab as deployed: idempotent producer with "
-                 f"batch_size {k.batch_size} and linger_ms {k.linger_ms}, up to {k.frame_max_records} messages a "
-                 "record (livetab.v1.Frame), four headers per message, no span exporter "
+                 f"batch_size {k.batch_size} and linger_ms {k.linger_ms}, up to {cap} messages a record on a requests "
+                 "topic (livetab.v1.Frame; Topic.frame_records), four headers per message, no span exporter "
                  "(trace context propagated, spans not recorded)", {
                      "messages": N, "message_bytes": len(_message(0).SerializeToString()), "rounds": ROUNDS,
                      "msgs_per_s_median": {name: round(v, 1) for name, v in med.items()},

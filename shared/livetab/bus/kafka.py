@@ -5,7 +5,8 @@ then commits. On a retryable failure the consumer seeks back to its committed po
 
 Messages travel in frames (livetab.bus.frames, `livetab.v1.Frame`): `publish` adds a message to its
 partition's frame (the partition its key gives, as kafka-python's default partitioner would), a frame goes
-out once it holds `frame_max_records` messages or `frame_max_bytes` bytes, at `send_frames` and at `flush`;
+out once it holds `frame_max_records` messages (or its topic's `Topic.frame_records`, if fewer) or `frame_max_bytes`
+bytes, at `send_frames` and at `flush`;
 the consumer unpacks each frame into the records its messages would have been and commits past a frame's
 offset only with its last message. `frame_max_records: 1` sends every message as a record of its own.
 """
@@ -114,6 +115,7 @@ class KafkaBus:
         self._failures: list[BaseException] = []
         # frames being filled, per (topic, partition), and what picks a message's partition
         self._frames: dict[tuple[str, int], FrameBuffer] = {}
+        self._frame_records: dict[str, int] = {}  # topic: messages per frame at most (`_frame_records`)
         self._frames_lock = threading.Lock()
         self._partitions: dict[str, tuple[float, list[int]]] = {}  # topic: (when asked, its partitions)
         self._keyed: dict[tuple[str, bytes], int] = {}  # (topic, key): partition (murmur2 is pure Python)
@@ -154,7 +156,9 @@ class KafkaBus:
         headers = headers if headers is not None else producer_headers(out)
         value = out.message.SerializeToString()
         key = out.key.encode() if out.key else None
-        limit = self.settings.frame_max_records
+        limit = self._frame_records.get(out.topic)
+        if limit is None:
+            limit = self._frame_records[out.topic] = _frame_records(out.topic, self.settings.frame_max_records)
         if limit <= 1 or len(value) > self.settings.frame_max_bytes // 4:
             self._send(out.topic, value, key, _encoded(headers))
             return
@@ -514,3 +518,13 @@ class KafkaBusConsumer:
         except KafkaError as e:  # the group moved on: a later member reads from what was committed
             log.warning("the last offset commit on close failed (%s: %s)", type(e).__name__, e)
         self._c.close(autocommit=False)
+
+
+def _frame_records(topic: str, most: int) -> int:
+    """Messages per frame at most on `topic`: `kafka.frame_max_records`, or the topic's own cap if it is lower
+    (`Topic.frame_records`); a topic outside the registry (a test's) has none of its own."""
+    try:
+        own = topics.by_name(topic).frame_records
+    except KeyError:
+        return most
+    return min(own, most) if own else most
