@@ -165,7 +165,7 @@ def main(argv: list[str] | None = None) -> None:
     ratios = {name: [x / r for x, r in zip(xs, runs["raw"], strict=True)] for name, xs in runs.items() if name != "raw"}
     med = {name: statistics.median(xs) for name, xs in runs.items()}
     k = KafkaSettings()
-    cap = min(by_name(requests_topic("bench")).frame_records or k.frame_max_records, k.frame_max_records)
+    cap = by_name(requests_topic("bench")).frame_cap(k.frame_max_records)
     write_result("bus", statistics.median(ratios["livetab"]), 0.8,
                  "raw kafka-python producer+consumer (acks=all, otherwise its defaults, manual commit), same broker, "
                  f"same run; a warm-up round, then {ROUNDS} rounds of every contender in rotated order; the ratio is "

@@ -68,6 +68,10 @@ class Topic:
     def message_type(self) -> str:
         return str(self.message.DESCRIPTOR.full_name)
 
+    def frame_cap(self, most: int) -> int:
+        """Messages per frame at most on this topic, given `kafka.frame_max_records` (`most`): its own cap if lower."""
+        return min(self.frame_records, most) if self.frame_records else most
+
 
 TOPICS: tuple[Topic, ...] = (
     Topic("livetab.scrapes.v1", table_pb2.ScrapeCommand, producer="api", consumer="scraper", partitions=1),
@@ -86,8 +90,7 @@ TOPICS: tuple[Topic, ...] = (
     # A run's requests go out in frames of 64, not 256: the inference service begins the first ones while the api
     # is still making the rest. With 256, a 2,000-request run's frames filled at about three quarters of it and
     # the inference service waited for them (python -m bench pipeline, five interleaved pairs of whole runs:
-    # answers/s median higher in four, ratio +0.017 on average; a quarter of a full frame's saving per message
-    # is kept: bench/bus.py).
+    # answers/s median higher in four, ratio +0.017 on average, the CPU an answer ~5 % higher).
     Topic("livetab.inference.requests.v1", inference_pb2.InferenceRequest, producer="api", consumer="inference",
           partitions=6, frame_records=64),
     Topic("livetab.inference.results.v1", inference_pb2.InferenceResult, producer="inference", consumer="judge"),

@@ -198,8 +198,7 @@ class ReporterHandler:
             counts = {r: ctx.store.count(schema.judgments, run_id=r, judge=judge) for r in sorted(timed | grown)}
             for r in grown:
                 self._counted[r], self._since[r] = (counts[r], now), 0
-            due = sorted(r for r in counts if r in timed or (r in self._last and
-                                                             self._grown(self._last[r], counts[r], settings)))
+            due = sorted(r for r in counts if r in timed or self._grown(self._last[r], counts[r], settings))
             run_rows = ctx.store.get_many(schema.runs, due)
             out += [self._recompute(ctx.store, run_id, run_rows.get(run_id), judge, counts[run_id]) for run_id in due]
         with self._lock:

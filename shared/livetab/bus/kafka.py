@@ -521,10 +521,9 @@ class KafkaBusConsumer:
 
 
 def _frame_records(topic: str, most: int) -> int:
-    """Messages per frame at most on `topic`: `kafka.frame_max_records`, or the topic's own cap if it is lower
-    (`Topic.frame_records`); a topic outside the registry (a test's) has none of its own."""
+    """Messages per frame at most on `topic` (`Topic.frame_cap`); a topic outside the registry (a test's) has no
+    cap of its own."""
     try:
-        own = topics.by_name(topic).frame_records
+        return topics.by_name(topic).frame_cap(most)
     except KeyError:
         return most
-    return min(own, most) if own else most

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import operator
 import re
 import threading
 import zlib
@@ -55,10 +56,10 @@ class StoreError(Exception):
 
 @dataclass(frozen=True)
 class _CopyPlan:
-    """How `Store._copy_upsert` writes one table's rows of one set of columns: the primary key's columns (of
-    several rows with one key the last is kept), each column's COPY type, and its statements."""
+    """How `Store._copy_upsert` writes one table's rows of one set of columns: a row's primary key (of several
+    rows with one key the last is kept), each column's COPY type, and its statements."""
 
-    key: tuple[str, ...]
+    key_of: Callable[[Mapping[str, Any]], Any]  # operator.itemgetter of the key's columns
     types: list[str]
     create: str
     truncate: str
@@ -136,7 +137,7 @@ class Store:
         what they save, so fewer rows than `COPY_MIN_ROWS` keep `executemany`. Of several rows with one key the
         last is kept first, as `executemany` would leave it (one INSERT cannot update a row twice)."""
         plan = self._copy_plan(table, columns)
-        rows = list({tuple(row[k] for k in plan.key): row for row in rows}.values())
+        rows = list({plan.key_of(row): row for row in rows}.values())
         raw = conn.connection.driver_connection
         assert raw is not None
         with raw.cursor() as cur:
@@ -162,7 +163,7 @@ class Store:
             staging = f"_copy_{table.name}_{zlib.crc32(names.encode()):08x}"  # one a set of columns
             updates = ", ".join(f"{q(c)} = excluded.{q(c)}" for c in columns if c not in pk)
             plan = self._copy_plans[(table.name, columns)] = _CopyPlan(
-                key=pk, types=[_copy_type(table.c[c].type) for c in columns],
+                key_of=operator.itemgetter(*pk), types=[_copy_type(table.c[c].type) for c in columns],
                 create=(f"CREATE TEMPORARY TABLE IF NOT EXISTS {staging} ON COMMIT DELETE ROWS AS "
                         f"SELECT {names} FROM {q(table.name)} WITH NO DATA"),
                 truncate=f"TRUNCATE {staging}",
