@@ -170,6 +170,48 @@ def test_at_most_max_in_flight_running_and_a_free_slot_is_filled_at_once(tmp_pat
         thread.join(10)
 
 
+def test_what_is_due_to_be_finished_is_finished_before_the_next_polls_preparation(tmp_path: Path) -> None:
+    """A completion due to be finished (here at once: `finish_interval_s` 0) is stored and published before the
+    worker polls again and prepares what it took (`begin`: the store reads of up to a read-ahead's requests,
+    tens of milliseconds each on a busy machine); the freed slot does not wait for that poll, the read-ahead's
+    prepared request takes it. (Before, the poll that tops the read-ahead up came first, and every answer
+    waited for it.)"""
+    events: list[tuple[str, list[str]]] = []
+
+    class Logged(Gated):
+        def begin(self, messages: list[Message], ctx: HandlerContext) -> list[Coroutine[Any, Any, Any]]:
+            events.append(("begin", [m.id for m in messages]))  # type: ignore[attr-defined]
+            return super().begin(messages, ctx)
+
+        def finish(self, values: list[Any], ctx: HandlerContext) -> list[list[Outgoing]]:
+            events.append(("finish", list(values)))
+            return super().finish(values, ctx)
+
+    bus = InProcBus()
+    for i in range(6):
+        bus.publish(Outgoing(IN, inference_pb2.InferenceResult(id=f"r{i}", run_id="run-1")))
+    handler = Logged()
+    worker = InFlightWorker(handler, bus, HandlerContext(store=None, settings=None), max_in_flight=2, read_ahead=1,
+                            poll_timeout_s=0.05, finish_interval_s=0.0)
+    bus_poll = worker.consumer.poll
+    worker.consumer.poll = lambda n, timeout: bus_poll(min(n, 1), timeout)  # type: ignore[method-assign]
+    thread = threading.Thread(target=worker.run, daemon=True)
+    thread.start()
+    try:
+        _until(lambda: len(handler.started) == 3 and len(handler.entered) == 2, "two running, one read ahead")
+        handler.release("r0")
+        _until(lambda: _published(bus) == ["r0"], "r0 published")
+        _until(lambda: len(handler.entered) == 3 and len(handler.started) == 4, "r2 running, r3 read ahead")
+        done = events.index(("finish", ["r0"]))
+        assert events[done - 1] == ("begin", ["r2"]) and events[done + 1] == ("begin", ["r3"]), events
+        handler.release(*(f"r{i}" for i in range(6)))
+        _until(lambda: _committed(bus, worker) == 6, "all committed")
+        assert sorted(_published(bus)) == [f"r{i}" for i in range(6)]
+    finally:
+        worker.stop()
+        thread.join(10)
+
+
 def test_stopping_starts_no_read_ahead_record_and_leaves_it_uncommitted(tmp_path: Path) -> None:
     bus, handler, worker, thread = _setup(tmp_path, 6, max_in_flight=2, read_ahead=4, drain_timeout_s=5.0)
     _until(lambda: len(handler.started) == 6 and len(handler.entered) == 2, "two running, four read ahead")
