@@ -39,6 +39,7 @@ from livetab.evaluate_files import EvalFiles
 from livetab.evaluate_model import EvalError, EvalModel, ProbeError, parse_model, parse_model_args, probe
 from livetab.evaluate_release import BUNDLED_RELEASE, ensure_release
 from livetab.evaluate_samples import write_samples
+from livetab.interpreter import GC_YOUNG_THRESHOLD, SWITCH_INTERVAL_S
 from livetab.settings import InferenceSettings, ReporterSettings, RunSettings, Settings, StoreSettings
 
 __all__ = ["DEFAULT_OUTPUT", "EvalError", "ProbeError", "Progress", "Results", "evaluate"]
@@ -47,10 +48,6 @@ log = logging.getLogger(__name__)
 DEFAULT_OUTPUT = "out/eval"
 TEAM = "eval"
 PROGRESS_EVERY_S = 0.1  # the `progress` callback's interval, at most (a progress bar redrawn ten times a second)
-# the cyclic garbage collector's first threshold during an evaluation (Python's default: 700 allocations)
-GC_YOUNG_THRESHOLD = 10_000
-# the interpreter's thread switch interval during an evaluation (Python's default: 5 ms)
-SWITCH_INTERVAL_S = 0.001
 
 
 @dataclass(frozen=True)

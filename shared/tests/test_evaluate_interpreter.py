@@ -9,7 +9,8 @@ import sys
 import weakref
 
 import pytest
-from livetab.evaluate_api import GC_YOUNG_THRESHOLD, SWITCH_INTERVAL_S, _interpreter_for_a_batch
+from livetab.evaluate_api import _interpreter_for_a_batch
+from livetab.interpreter import GC_YOUNG_THRESHOLD, SWITCH_INTERVAL_S
 
 
 class Node:
