@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, overload
 
 from google.protobuf.message import DecodeError, Message
+from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind
 
@@ -18,7 +19,7 @@ from livetab import topics
 from livetab.telemetry import recording, traceparent, tracer
 
 __all__ = ["BrokerUnreachable", "Bus", "Consumer", "Outgoing", "OutgoingStream", "PoisonMessage", "Record", "Retryable",
-           "Uncommitted", "decode", "make_headers", "producer_headers"]
+           "Uncommitted", "decode", "header_maker", "make_headers", "producer_headers"]
 
 H_TYPE = "message-type"
 H_ID = "message-id"
@@ -151,6 +152,42 @@ def producer_headers(out: Outgoing) -> dict[str, str]:
         return headers
     finally:
         span.end()
+
+
+def header_maker(context: otel_context.Context | None = None) -> Callable[[Outgoing], dict[str, str]]:
+    """`producer_headers` for the outputs of one piece of work, made in one span context (the current one, or
+    `context`): when no exporter records spans, that context is read once here and not once a message, as a
+    stage's outputs are (~1.5 µs of context lookups a message, for every answer at every stage). With spans
+    recorded, each output still gets its own PRODUCER span, in `context` when given."""
+    if recording():
+        if context is None:
+            return producer_headers
+
+        def in_context(out: Outgoing) -> dict[str, str]:
+            token = otel_context.attach(context)
+            try:
+                return producer_headers(out)
+            finally:
+                otel_context.detach(token)
+
+        return in_context
+    ctx = trace.get_current_span(context).get_span_context()
+    if ctx.is_valid:
+        trace_id = ctx.trace_id
+
+        def continued(out: Outgoing) -> dict[str, str]:
+            headers = make_headers(out.topic, out.message, out.message_id)
+            headers[H_TRACE] = _continued(trace_id)
+            return headers
+
+        return continued
+
+    def fresh(out: Outgoing) -> dict[str, str]:
+        headers = make_headers(out.topic, out.message, out.message_id)
+        headers[H_TRACE] = _fresh_traceparent()
+        return headers
+
+    return fresh
 
 
 def _fresh_traceparent() -> str:

@@ -36,7 +36,9 @@ class FrameBuffer:
 
     def add(self, key: bytes | None, value: bytes, headers: dict[str, str]) -> None:
         self.items.append((key or b"", value, headers))
-        self.size += len(value) + len(key or b"") + _OVERHEAD + sum(len(k) + len(v) for k, v in headers.items())
+        # the headers' length in characters (bytes for ASCII), counted in C: a generator here was ~5 % of a
+        # stage's publishing
+        self.size += len(value) + len(key or b"") + _OVERHEAD + sum(map(len, headers)) + sum(map(len, headers.values()))
 
     def __len__(self) -> int:
         return len(self.items)

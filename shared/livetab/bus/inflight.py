@@ -42,7 +42,7 @@ from typing import Any, Protocol
 from google.protobuf.message import Message
 
 from livetab.aioloop import Handoff
-from livetab.bus.base import Bus, Outgoing, PoisonMessage, Record, Retryable, decode, producer_headers
+from livetab.bus.base import Bus, Outgoing, PoisonMessage, Record, Retryable, decode, header_maker
 from livetab.bus.worker import HandlerContext, Worker, WorkerStats, run_of
 
 __all__ = ["Begun", "InFlightHandler", "InFlightWorker", "OffsetTracker"]
@@ -601,12 +601,13 @@ class InFlightWorker(Worker):
         if not finished:
             return 0
         published = 0
+        make = header_maker()
         for rec, outs in finished:
             try:
                 self._check_topics(outs)
             except PoisonMessage as e:
                 outs = [self._letter(rec, f"PoisonMessage: {e}")]
-            published += self._publish(rec, [(o, producer_headers(o)) for o in outs])
+            published += self._publish(rec, [(o, make(o)) for o in outs])
         self.bus.send_frames()  # on their way now, acknowledged by the flush before the commit
         self._unflushed = True  # flushed right before the commit that covers these records (`_commit`)
         for rec, _ in finished:

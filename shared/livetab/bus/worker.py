@@ -35,7 +35,17 @@ from opentelemetry import trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from livetab import topics
-from livetab.bus.base import Bus, Outgoing, OutgoingStream, PoisonMessage, Record, Retryable, decode, producer_headers
+from livetab.bus.base import (
+    Bus,
+    Outgoing,
+    OutgoingStream,
+    PoisonMessage,
+    Record,
+    Retryable,
+    decode,
+    header_maker,
+    producer_headers,
+)
 from livetab.settings import Settings
 from livetab.store import Store, schema
 from livetab.telemetry import extract_context, meter, recording, tracer
@@ -440,15 +450,12 @@ def _with_headers(outs: Sequence[Outgoing]) -> Iterable[tuple[Outgoing, dict[str
     """Each output with its producer headers, made in the processing span's context (so a consumer continues
     its trace); a stream's lazily, as the worker publishes them, in that same context."""
     if not isinstance(outs, OutgoingStream):
-        return [(o, producer_headers(o)) for o in outs]
-    return _stream_with_headers(outs, otel_context.get_current())
+        make = header_maker()
+        return [(o, make(o)) for o in outs]
+    return _stream_with_headers(outs, header_maker(otel_context.get_current()))
 
 
-def _stream_with_headers(outs: OutgoingStream, ctx: otel_context.Context) -> Iterator[tuple[Outgoing, dict[str, str]]]:
+def _stream_with_headers(outs: OutgoingStream, make: Callable[[Outgoing], dict[str, str]]
+                         ) -> Iterator[tuple[Outgoing, dict[str, str]]]:
     for o in outs:
-        token = otel_context.attach(ctx)
-        try:
-            headers = producer_headers(o)
-        finally:
-            otel_context.detach(token)
-        yield o, headers
+        yield o, make(o)
