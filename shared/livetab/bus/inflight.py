@@ -15,9 +15,9 @@ waiting for a slot:
   published → at most every `commit_interval_s`, the producer flushed (every published output
   acknowledged) and then offsets committed per partition up to, never past, the oldest record still
   pending (completed offsets are tracked; only the contiguous finished prefix is committed). A slot freed
-  by a completion is taken at once by a coroutine the read-ahead prepared; the next poll, which tops the
-  read-ahead up, waits while completions are due to be finished (`finish_interval_s`), so a poll's
-  preparation never holds finished answers back from the next stage.
+  by a completion is taken at once by a coroutine the read-ahead prepared; in the served loop (`run`) the
+  next poll, which tops the read-ahead up, waits while completions are due to be finished
+  (`finish_interval_s`), so a poll's preparation never holds finished answers back from the next stage.
 
 So a crash loses nothing (an uncommitted record is polled again; what it published is deduplicated by
 message id downstream, and the handler's own cache makes the second pass cheap), and one slow record
