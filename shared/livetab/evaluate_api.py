@@ -35,11 +35,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from livetab import interpreter
 from livetab.evaluate_files import EvalFiles
 from livetab.evaluate_model import EvalError, EvalModel, ProbeError, parse_model, parse_model_args, probe
 from livetab.evaluate_release import BUNDLED_RELEASE, ensure_release
 from livetab.evaluate_samples import write_samples
-from livetab.interpreter import GC_YOUNG_THRESHOLD, SWITCH_INTERVAL_S
 from livetab.settings import InferenceSettings, ReporterSettings, RunSettings, Settings, StoreSettings
 
 __all__ = ["DEFAULT_OUTPUT", "EvalError", "ProbeError", "Progress", "Results", "evaluate"]
@@ -176,8 +176,7 @@ def _interpreter_for_a_batch() -> Iterator[None]:
     asked)."""
     before, frozen, switch = gc.get_threshold(), gc.get_freeze_count(), sys.getswitchinterval()
     gc.freeze()
-    gc.set_threshold(max(before[0], GC_YOUNG_THRESHOLD), *before[1:])
-    sys.setswitchinterval(min(switch, SWITCH_INTERVAL_S))
+    interpreter.tune()
     try:
         yield
     finally:

@@ -16,7 +16,18 @@ allocate short-lived objects by the hundred thousand (messages, rows, futures):
 
 from __future__ import annotations
 
-__all__ = ["GC_YOUNG_THRESHOLD", "SWITCH_INTERVAL_S"]
+import gc
+import sys
+
+__all__ = ["GC_YOUNG_THRESHOLD", "SWITCH_INTERVAL_S", "tune"]
 
 GC_YOUNG_THRESHOLD = 10_000  # allocations between two young collections (Python's default: 700)
 SWITCH_INTERVAL_S = 0.001  # the interpreter's thread switch interval (Python's default: 5 ms)
+
+
+def tune() -> None:
+    """Young collections every GC_YOUNG_THRESHOLD allocations and a GIL switch every SWITCH_INTERVAL_S, never
+    looser than what is set already (an operator's own larger threshold or shorter interval is kept)."""
+    young, *older = gc.get_threshold()
+    gc.set_threshold(max(young, GC_YOUNG_THRESHOLD), *older)
+    sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL_S))

@@ -9,8 +9,8 @@ import gc
 import sys
 import weakref
 
-from livetab.interpreter import GC_YOUNG_THRESHOLD, SWITCH_INTERVAL_S
-from livetab.runtime.serve import _freeze_startup_objects, _tune_interpreter
+from livetab.interpreter import GC_YOUNG_THRESHOLD, SWITCH_INTERVAL_S, tune
+from livetab.runtime.serve import _freeze_startup_objects
 
 
 def test_start_up_objects_are_frozen_and_garbage_is_collected_first() -> None:
@@ -39,11 +39,11 @@ def test_a_served_service_collects_its_young_objects_less_often_and_switches_thr
     try:
         gc.set_threshold(700, 10, 10)
         sys.setswitchinterval(0.005)
-        _tune_interpreter()
+        tune()
         assert gc.get_threshold() == (GC_YOUNG_THRESHOLD, 10, 10) and GC_YOUNG_THRESHOLD > 700
         assert sys.getswitchinterval() == SWITCH_INTERVAL_S < 0.005
         gc.set_threshold(50_000, 10, 10)  # a larger threshold set before (an operator's sitecustomize) is kept
-        _tune_interpreter()
+        tune()
         assert gc.get_threshold()[0] == 50_000
     finally:
         gc.set_threshold(*before)

@@ -67,9 +67,9 @@ def test_a_header_maker_gives_what_producer_headers_gives_in_its_context() -> No
         with tracer().start_as_current_span("recorded") as root:
             ctx = otel_context.get_current()
         headers = [header_maker(ctx)(o) for o in outs]
-        tracer_provider_spans = [s for s in exporter.get_finished_spans() if s.name == "livetab.tables.v1 publish"]
-        assert len(tracer_provider_spans) == 3
-        assert all(s.parent.span_id == root.get_span_context().span_id for s in tracer_provider_spans)
+        spans = [s for s in exporter.get_finished_spans() if s.name == "livetab.tables.v1 publish"]
+        assert len(spans) == 3
+        assert all(s.parent.span_id == root.get_span_context().span_id for s in spans)
         assert all(h["traceparent"].split("-")[1] == f"{root.get_span_context().trace_id:032x}" for h in headers)
         print("ok")
     """)

@@ -130,15 +130,45 @@ def make_headers(topic: str, message: Message, message_id: str = "") -> dict[str
 
 
 def producer_headers(out: Outgoing) -> dict[str, str]:
-    """Headers for `out`, carrying a PRODUCER span `<topic> publish` so the consumer continues the trace.
+    """Headers for `out`, carrying a PRODUCER span `<topic> publish` so the consumer continues the trace (one
+    output alone; a stage's outputs take theirs from one `header_maker`)."""
+    return header_maker()(out)
 
-    When no exporter records spans, only the context is made: the current trace id (or a new one) and a
-    fresh span id, formatted straight into `traceparent` (the SDK's span machinery costs ~10x more)."""
-    if not recording():
+
+def header_maker(context: otel_context.Context | None = None) -> Callable[[Outgoing], dict[str, str]]:
+    """What makes `producer_headers` for the outputs of one piece of work, in one span context (the current one,
+    or `context`).
+
+    When no exporter records spans, only the context is carried: that context's trace id (or a new one for each
+    output when there is none) with a fresh span id, formatted straight into `traceparent` (the SDK's span
+    machinery costs ~10x more); the context is read once here, not once a message, as a stage's outputs are (~1.5
+    µs of context lookups a message, for every answer at every stage). With spans recorded, each output gets its
+    own PRODUCER span, a child of `context`'s span when given."""
+    if recording():
+        if context is None:
+            return _recorded_headers
+
+        def in_context(out: Outgoing) -> dict[str, str]:
+            token = otel_context.attach(context)
+            try:
+                return _recorded_headers(out)
+            finally:
+                otel_context.detach(token)
+
+        return in_context
+    ctx = trace.get_current_span(context).get_span_context()
+    trace_id = ctx.trace_id if ctx.is_valid else None
+
+    def unrecorded(out: Outgoing) -> dict[str, str]:
         headers = make_headers(out.topic, out.message, out.message_id)
-        ctx = trace.get_current_span().get_span_context()
-        headers[H_TRACE] = _continued(ctx.trace_id) if ctx.is_valid else _fresh_traceparent()
+        headers[H_TRACE] = _fresh_traceparent() if trace_id is None else _continued(trace_id)
         return headers
+
+    return unrecorded
+
+
+def _recorded_headers(out: Outgoing) -> dict[str, str]:
+    """`out`'s headers with a PRODUCER span of its own in the current context, ended at once."""
     names = _SPAN_NAMES.get(out.topic)
     if names is None:
         names = _SPAN_NAMES[out.topic] = (f"{out.topic} publish", {"messaging.destination.name": out.topic})
@@ -152,42 +182,6 @@ def producer_headers(out: Outgoing) -> dict[str, str]:
         return headers
     finally:
         span.end()
-
-
-def header_maker(context: otel_context.Context | None = None) -> Callable[[Outgoing], dict[str, str]]:
-    """`producer_headers` for the outputs of one piece of work, made in one span context (the current one, or
-    `context`): when no exporter records spans, that context is read once here and not once a message, as a
-    stage's outputs are (~1.5 µs of context lookups a message, for every answer at every stage). With spans
-    recorded, each output still gets its own PRODUCER span, in `context` when given."""
-    if recording():
-        if context is None:
-            return producer_headers
-
-        def in_context(out: Outgoing) -> dict[str, str]:
-            token = otel_context.attach(context)
-            try:
-                return producer_headers(out)
-            finally:
-                otel_context.detach(token)
-
-        return in_context
-    ctx = trace.get_current_span(context).get_span_context()
-    if ctx.is_valid:
-        trace_id = ctx.trace_id
-
-        def continued(out: Outgoing) -> dict[str, str]:
-            headers = make_headers(out.topic, out.message, out.message_id)
-            headers[H_TRACE] = _continued(trace_id)
-            return headers
-
-        return continued
-
-    def fresh(out: Outgoing) -> dict[str, str]:
-        headers = make_headers(out.topic, out.message, out.message_id)
-        headers[H_TRACE] = _fresh_traceparent()
-        return headers
-
-    return fresh
 
 
 def _fresh_traceparent() -> str:

@@ -12,14 +12,13 @@ import contextlib
 import gc
 import logging
 import signal
-import sys
 import threading
 import time
 from collections.abc import Iterator
 
+from livetab import interpreter
 from livetab.bus import HandlerContext, Worker
 from livetab.bus.kafka import KafkaBus, ensure_topics
-from livetab.interpreter import GC_YOUNG_THRESHOLD, SWITCH_INTERVAL_S
 from livetab.runtime.health import health_app
 from livetab.runtime.registry import service as declared_service
 from livetab.runtime.service import Build, HttpParts
@@ -77,7 +76,7 @@ def serve(name: str, settings: Settings, *, port: int | None = None, pool: str =
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
     _freeze_startup_objects()
-    _tune_interpreter()
+    interpreter.tune()  # for the service's life, as an evaluation does for its duration
     for t in threads:
         t.start()
 
@@ -115,11 +114,3 @@ def _freeze_startup_objects() -> None:
     objects are collected as before; what is garbage now is collected first."""
     gc.collect()
     gc.freeze()
-
-
-def _tune_interpreter() -> None:
-    """The young generation collected every GC_YOUNG_THRESHOLD allocations and the GIL switched every
-    SWITCH_INTERVAL_S, for the service's life (`livetab.interpreter` says why; an evaluation does the same for
-    its duration)."""
-    gc.set_threshold(max(gc.get_threshold()[0], GC_YOUNG_THRESHOLD), *gc.get_threshold()[1:])
-    sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL_S))
