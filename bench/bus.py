@@ -1,10 +1,11 @@
 """Kafka bus throughput: 1 KB protobuf messages produced and consumed back through livetab's bus
-(headers, trace context, acks=all idempotent producer, manual commits) against raw kafka-python doing
-the same round trip with its default settings, on the same broker in the same run.
+(confluent-kafka; headers, trace context, acks=all idempotent producer, manual commits) against raw kafka-python
+doing the same round trip with its default settings, on the same broker in the same run.
 
 Also measured, side by side: livetab with every message a record of its own (`kafka.frame_max_records` 1, the
-bus before frames), raw kafka-python given livetab's client settings and the same four headers (what the
-wrapper itself costs), livetab recording every span, and livetab with a no-op tracer."""
+bus before frames), raw kafka-python given livetab's producer settings and the same four headers (the client the
+bus used before confluent-kafka, without the bus), livetab recording every span, and livetab with a no-op
+tracer."""
 
 from __future__ import annotations
 
@@ -137,7 +138,8 @@ def contenders() -> dict[str, Callable[[str], float]]:
         "livetab": bench_livetab,  # as deployed: no span exporter, trace context propagated, messages in frames
         # every message a record of its own (kafka.frame_max_records 1): the bus before frames
         "livetab_unframed": lambda b: bench_livetab(b, frame_max_records=1),
-        # raw kafka-python given livetab's client settings and the same four headers: the wrapper's own cost
+        # raw kafka-python given livetab's producer settings and the same four headers (the bus's client until
+        # 7 December 2026, without the bus)
         "raw_same_settings_and_headers": lambda b: bench_raw(b, HEADERS, **same),
         "livetab_recording_spans": bench_recording,
         "livetab_untraced": bench_untraced,

@@ -81,35 +81,12 @@ def replay(bootstrap: str, topic: str, start: str, group: str) -> dict[int, int]
     time (the first record at or after it; the end when none) — and return {partition: offset}.
     The group's consumers should be stopped: a running member's commits would overwrite these (and Kafka
     refuses commits from a non-member while the group is active)."""
-    from kafka import KafkaConsumer, TopicPartition
-    from kafka.errors import KafkaError
-    from kafka.structs import OffsetAndMetadata
-
-    from livetab.bus.kafka import check_broker
+    from livetab.bus.kafka import check_broker, move_group
 
     check_broker(bootstrap)  # BrokerUnreachable names the address
-    c = KafkaConsumer(bootstrap_servers=bootstrap, group_id=group, enable_auto_commit=False)
-    try:
-        parts = c.partitions_for_topic(topic)
-        if not parts:
-            raise ValueError(f"topic {topic} does not exist on the broker")
-        tps = [TopicPartition(topic, p) for p in sorted(parts)]
-        ends = c.end_offsets(tps)
-        begins = c.beginning_offsets(tps)
-        if start.lstrip("-").isdigit():
-            target = {tp: min(max(int(start), begins[tp]), ends[tp]) for tp in tps}
-        else:
-            when = datetime.fromisoformat(start)
-            if when.tzinfo is None:
-                when = when.replace(tzinfo=UTC)
-            found = c.offsets_for_times({tp: int(when.timestamp() * 1000) for tp in tps})
-            target = {tp: (found[tp].offset if found.get(tp) is not None else ends[tp]) for tp in tps}
-        c.assign(tps)
-        try:
-            c.commit({tp: OffsetAndMetadata(off, "", -1) for tp, off in target.items()})
-        except KafkaError as e:
-            raise ValueError(f"the broker refused the new offsets of group {group} ({type(e).__name__}); "
-                             "stop the group's workers first") from e
-        return {tp.partition: off for tp, off in target.items()}
-    finally:
-        c.close(autocommit=False)
+    if start.lstrip("-").isdigit():
+        return move_group(bootstrap, group, topic, int(start))
+    when = datetime.fromisoformat(start)
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return move_group(bootstrap, group, topic, when.timestamp() * 1000.0)

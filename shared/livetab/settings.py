@@ -75,16 +75,22 @@ class KafkaSettings(_Strict):
     poll_timeout_ms: int = 500
     request_timeout_ms: int = 15000
     connect_timeout_s: float = 10.0
-    # How long send() may block waiting for a topic's metadata or buffer space (kafka-python's default: 60 s).
+    # How long a publish may wait for a topic's metadata or for room in the producer's buffer.
     max_block_ms: int = 10000
+    # How long the producer keeps trying to deliver a record (the broker away, restarting) before its flush fails
+    # as passing and the worker rewinds.
+    delivery_timeout_ms: int = 120000
+    # The producer's buffer of records not yet acknowledged, at most (librdkafka's default is 1 GiB).
+    producer_buffer_kbytes: int = Field(default=32768, ge=1024)
+    # What a consumer fetches ahead of its worker, at most (librdkafka's default, 64 MiB, is a burst's memory
+    # in every service).
+    fetch_queue_kbytes: int = Field(default=8192, ge=1024)
     linger_ms: int = 5
-    # Producer batches of up to 256 KiB per partition: with 1 KB records kafka-python's 16 KiB default fills
-    # a batch every dozen sends, and its sender thread then contends with send() for the GIL and the
-    # accumulator lock (out/bench/bus.json measures both settings side by side).
+    # Producer batches of up to 256 KiB per partition (what one request to a partition's leader carries).
     batch_size: int = 262144
     # Messages per Kafka record (livetab.bus.frames): what one process publishes to one partition between two
     # sends goes as frames of at most this many messages and bytes (1: every message a record of its own). A
-    # record costs the broker and kafka-python's two ends far more than a message in a frame (bench/bus.py).
+    # record costs the broker and the client's two ends far more than a message in a frame (bench/bus.py).
     # The bytes stay well under the broker's and the producer's record limit (1 MiB by default); a message over
     # a quarter of them goes alone.
     frame_max_records: int = Field(default=256, ge=1, le=10_000)

@@ -1,7 +1,7 @@
 """Traces, metrics and structured logs.
 
 One benchmark cycle is one trace: producers write W3C `traceparent` into record headers and consumers
-continue it (a `poll()` loop extracts the context itself; the kafka-python instrumentation does not).
+continue it (a `poll()` loop extracts the context itself; no Kafka client instrumentation is used).
 """
 
 from __future__ import annotations

@@ -165,33 +165,34 @@ def test_a_poison_record_is_dead_lettered_before_the_batch_is_committed(handler_
 
 
 class _Coordinator:
-    """What `KafkaBusConsumer` asks of kafka-python's consumer for its commits, answering each sent commit when
-    the test says so (`answer`): a success, or the error a broker would give."""
+    """What `KafkaBusConsumer` asks of confluent-kafka's consumer for its commits. librdkafka answers a commit
+    through the consumer's `on_commit` callback during a later poll; here the test answers each sent commit when
+    it says so (`answer`): a success, or the error a broker would give."""
 
-    def __init__(self, assigned: set[object] | None = None) -> None:
-        import kafka.future
-
-        self.future_type = kafka.future.Future
-        self.sent: list[tuple[dict[object, object], object]] = []  # (offsets, future) of each async commit
-        self.waited: list[dict[object, object]] = []  # offsets of each commit waited for
+    def __init__(self, assigned: set[tuple[str, int]] | None = None) -> None:
+        self.sent: list[dict[tuple[str, int], int]] = []  # offsets of each async commit
+        self.waited: list[dict[tuple[str, int], int]] = []  # offsets of each commit waited for
         self.assigned = assigned
+        self.consumer: object = None
 
-    def commit_async(self, offsets: dict[object, object]) -> object:
-        future = self.future_type()
-        self.sent.append((dict(offsets), future))
-        return future
+    def commit(self, offsets: list[object], asynchronous: bool = True) -> None:
+        (self.sent if asynchronous else self.waited).append({(tp.topic, tp.partition): tp.offset for tp in offsets})
 
-    def commit(self, offsets: dict[object, object]) -> None:
-        self.waited.append(dict(offsets))
+    def answer(self, error: object = None) -> None:
+        """The broker's answer to the oldest unanswered commit, as librdkafka hands it to the callback."""
+        self.consumer._answered(error, [])  # type: ignore[attr-defined]
 
-    def assignment(self) -> set[object]:
-        return self.assigned if self.assigned is not None else {tp for o, _ in self.sent for tp in o}
+    def assignment(self) -> list[object]:
+        from confluent_kafka import TopicPartition
 
-    def close(self, autocommit: bool = False) -> None:
+        mine = self.assigned if self.assigned is not None else {w for o in self.sent for w in o}
+        return [TopicPartition(t, p) for t, p in sorted(mine)]
+
+    def close(self) -> None:
         pass
 
-    def poll(self, timeout_ms: int = 0, max_records: int | None = None) -> dict[object, list[object]]:
-        return {}  # nothing new on the topic
+    def poll(self, timeout: float = 0) -> object:
+        return None  # nothing new on the topic
 
 
 def _consumer(coordinator: _Coordinator) -> object:
@@ -199,11 +200,13 @@ def _consumer(coordinator: _Coordinator) -> object:
 
     consumer = object.__new__(KafkaBusConsumer)
     consumer._c = coordinator  # type: ignore[attr-defined]
-    consumer._sent, consumer._last, consumer._confirmed = None, {}, True  # type: ignore[attr-defined]
+    consumer._unanswered, consumer._refused = 0, None  # type: ignore[attr-defined]
+    consumer._last, consumer._confirmed = {}, True  # type: ignore[attr-defined]
     consumer._commit_wait_s = 5.0  # type: ignore[attr-defined]
     consumer._polled, consumer._unpacked = deque(), deque()  # type: ignore[attr-defined]
     consumer._per_record, consumer._max_poll_records = 1.0, 200  # type: ignore[attr-defined]
-    consumer._group, consumer._rewind_due = "g", False  # type: ignore[attr-defined]
+    consumer._group, consumer._what, consumer._rewind_due = "g", "group g", False  # type: ignore[attr-defined]
+    coordinator.consumer = consumer
     return consumer
 
 
@@ -211,20 +214,24 @@ def _rec(offset: int, partition: int = 0) -> Record:
     return Record("livetab.tables.v1", partition, offset, b"k", b"v", {})
 
 
-@pytest.mark.parametrize("error", ["RebalanceInProgressError", "CommitFailedError", "IllegalGenerationError",
-                                   "UnknownMemberIdError"])
+def _error(name: str) -> object:
+    from confluent_kafka import KafkaError
+
+    return KafkaError(getattr(KafkaError, name))
+
+
+@pytest.mark.parametrize("error", ["REBALANCE_IN_PROGRESS", "ILLEGAL_GENERATION", "UNKNOWN_MEMBER_ID",
+                                   "_ASSIGNMENT_LOST"])
 def test_a_kafka_commit_refused_by_a_rebalance_is_retryable(error: str) -> None:
     """Found by the pipeline bench on a loaded machine: the inference service exited when the broker refused
     its commit during a rebalance (a member joined or timed out). That refusal is passing: `Retryable`, so the
     worker rewinds and reads the records again, never a stopped service. Commits are sent without waiting for
-    the answer, so the refusal comes out of the next commit, before that one is sent. The broker's refusal is
-    injected."""
-    import kafka.errors
-
+    the answer, so the refusal comes out of the next commit (or poll), before that one is sent. The broker's
+    refusal is injected."""
     broker = _Coordinator()
     consumer = _consumer(broker)
     consumer.commit([_rec(7)])  # type: ignore[attr-defined]
-    broker.sent[0][1].failure(getattr(kafka.errors, error)("the group is rebalancing"))
+    broker.answer(_error(error))
     with pytest.raises(Retryable, match="rebalance"):
         consumer.commit([_rec(8)])  # type: ignore[attr-defined]
     assert len(broker.sent) == 1  # the next commit was not sent
@@ -233,57 +240,61 @@ def test_a_kafka_commit_refused_by_a_rebalance_is_retryable(error: str) -> None:
     consumer.close()  # type: ignore[attr-defined]
     assert broker.waited == []  # after a refusal nothing is committed again on the way out
 
+    consumer = _consumer(broker := _Coordinator())
+    consumer.commit([_rec(7)])  # type: ignore[attr-defined]
+    broker.answer(_error(error))  # answered during a poll that read nothing: the next poll raises it
+    with pytest.raises(Retryable, match="rebalance"):
+        consumer.poll(10, 0.0)  # type: ignore[attr-defined]
+    consumer.rewind = lambda: None  # type: ignore[attr-defined]
 
-def test_commits_go_one_at_a_time_in_order_and_close_commits_the_last_unless_the_broker_took_it() -> None:
-    """A commit does not wait for the broker; the next one waits for it first (at most one outstanding, so
-    they apply in order). A passing failure (a timeout) is left to the next commit, which covers its offsets;
-    if none comes, `close` commits the last offsets and waits, for the partitions still assigned only. Once the
-    broker took the last commit, `close` sends nothing more."""
-    import threading
 
-    import kafka.errors
-    from kafka import TopicPartition
-
+def test_commits_are_not_waited_for_and_close_commits_the_last_unless_the_broker_took_it() -> None:
+    """A commit does not wait for the broker (librdkafka sends them in order). A passing failure (a timeout) is
+    left to the next commit, which covers its offsets; if none comes, `close` commits the last offsets and waits,
+    for the partitions still assigned only. Once the broker took the last commit, `close` sends nothing more."""
     broker = _Coordinator()
     consumer = _consumer(broker)
     consumer.commit([_rec(3), _rec(5), _rec(2, partition=1)])  # type: ignore[attr-defined]
-    assert [o for o, _ in broker.sent] == [{TopicPartition("livetab.tables.v1", 0): (6, "", -1),
-                                            TopicPartition("livetab.tables.v1", 1): (3, "", -1)}]
-    # the next commit waits for the first's answer, however late it comes
-    threading.Timer(0.2, lambda: broker.sent[0][1].success(None)).start()
-    consumer.commit([_rec(9)])  # type: ignore[attr-defined]
-    assert len(broker.sent) == 2 and broker.sent[0][1].succeeded()
-    broker.sent[1][1].failure(kafka.errors.RequestTimedOutError("slow broker"))
+    assert broker.sent == [{("livetab.tables.v1", 0): 6, ("livetab.tables.v1", 1): 3}]
+    consumer.commit([_rec(9)])  # type: ignore[attr-defined]  # sent before the first is answered
+    assert len(broker.sent) == 2
+    broker.answer()
+    broker.answer(_error("REQUEST_TIMED_OUT"))
     consumer.commit([_rec(10, partition=1)])  # type: ignore[attr-defined]  # a passing failure: no error
     assert len(broker.sent) == 3
-    broker.assigned = {TopicPartition("livetab.tables.v1", 1)}  # partition 0 went to another member
-    consumer._commit_wait_s = 0.2  # type: ignore[attr-defined]
-    consumer.close()  # type: ignore[attr-defined]  # the third is never answered: close waits, then commits again
-    assert broker.waited == [{TopicPartition("livetab.tables.v1", 1): (11, "", -1)}]
+    broker.assigned = {("livetab.tables.v1", 1)}  # partition 0 went to another member
+    consumer.close()  # type: ignore[attr-defined]  # the third is never answered: close commits again and waits
+    assert broker.waited == [{("livetab.tables.v1", 1): 11}]
 
     broker = _Coordinator()
     consumer = _consumer(broker)
     consumer.commit([_rec(1)])  # type: ignore[attr-defined]
-    broker.sent[0][1].success(None)
+    broker.answer()
     consumer.close()  # type: ignore[attr-defined]
     assert broker.waited == []  # the broker took the last one: nothing more to commit
+
+    broker = _Coordinator()
+    consumer = _consumer(broker)
+    consumer.commit([_rec(1)])  # type: ignore[attr-defined]
+    consumer.commit([_rec(2)])  # type: ignore[attr-defined]
+    broker.answer(_error("REQUEST_TIMED_OUT"))
+    broker.answer()  # the later commit, taken, covers the earlier one's offsets
+    consumer.close()  # type: ignore[attr-defined]
+    assert broker.waited == []
 
 
 def test_an_idle_consumer_sends_again_a_last_commit_that_failed_for_a_passing_reason() -> None:
     """No later commit covers the last one of a consumer that goes idle: once it is answered with a passing
     failure, the next poll sends it again (else its group's lag would stay until the next record); once the
-    broker took it, polls send nothing; one still unanswered is not waited for by a poll."""
-    import kafka.errors
-    from kafka import TopicPartition
-
+    broker took it, polls send nothing; one still unanswered is not sent again by a poll."""
     broker = _Coordinator()
     consumer = _consumer(broker)
     consumer.commit([_rec(4)])  # type: ignore[attr-defined]
     assert consumer.poll(10, 0.0) == [] and len(broker.sent) == 1  # type: ignore[attr-defined]  # unanswered
-    broker.sent[0][1].failure(kafka.errors.RequestTimedOutError("slow broker"))
+    broker.answer(_error("REQUEST_TIMED_OUT"))
     consumer.poll(10, 0.0)  # type: ignore[attr-defined]
-    assert [o for o, _ in broker.sent] == [{TopicPartition("livetab.tables.v1", 0): (5, "", -1)}] * 2
-    broker.sent[1][1].success(None)
+    assert broker.sent == [{("livetab.tables.v1", 0): 5}] * 2
+    broker.answer()
     consumer.poll(10, 0.0)  # type: ignore[attr-defined]
     consumer.poll(10, 0.0)  # type: ignore[attr-defined]
     assert len(broker.sent) == 2
@@ -343,41 +354,34 @@ def test_a_retryable_failure_in_a_sliced_batch_publishes_it_again_from_its_start
 
 
 def test_a_broker_away_is_a_passing_failure_and_no_record_is_read_before_the_committed_offset_is_sought() -> None:
-    """During a broker restart kafka-python's poll raises (it cannot find the group's coordinator): that is
-    `Retryable`, so the worker backs off and rewinds instead of stopping. A rewind that cannot read the committed
-    offsets either leaves the seek due, and the next poll makes it before reading anything (or fails as passing
-    again), so nothing after a committed offset is skipped. An error a retry cannot mend still stops the worker."""
-    import kafka.errors
-    from kafka import TopicPartition
-
-    tp = TopicPartition("livetab.tables.v1", 0)
+    """During a broker restart the committed offsets cannot be read: a rewind then leaves the seek due, and the
+    next poll makes it before reading anything (or fails as passing again, `Retryable`, so the worker backs off
+    instead of stopping), so nothing after a committed offset is skipped. An error a retry cannot mend still
+    stops the worker."""
+    from confluent_kafka import KafkaError, KafkaException, TopicPartition
 
     class Away(_Coordinator):
         def __init__(self) -> None:
-            super().__init__(assigned={tp})
+            super().__init__(assigned={("livetab.tables.v1", 0)})
             self.down = True
             self.sought: list[int] = []
             self.polls = 0
 
-        def poll(self, timeout_ms: int = 0, max_records: int | None = None) -> dict[object, list[object]]:
-            if self.down:
-                raise kafka.errors.KafkaConnectionError("111 ECONNREFUSED")
+        def poll(self, timeout: float = 0) -> object:
             self.polls += 1
-            return {}
+            return None
 
-        def committed(self, partition: object) -> int:
+        def committed(self, partitions: list[object], timeout: float = 0) -> list[object]:
             if self.down:
-                raise kafka.errors.KafkaTimeoutError("no coordinator")
-            return 7
+                raise KafkaException(KafkaError(KafkaError._TRANSPORT, "Connection refused"))
+            return [TopicPartition("livetab.tables.v1", 0, 7)]
 
-        def seek(self, partition: object, offset: int) -> None:
-            self.sought.append(offset)
+        def seek(self, partition: object) -> None:
+            self.sought.append(partition.offset)  # type: ignore[attr-defined]
 
     broker = Away()
     consumer = _consumer(broker)
-    with pytest.raises(Retryable, match="KafkaConnectionError"):
-        consumer.poll(10, 0.0)  # type: ignore[attr-defined]
-    consumer.rewind()  # type: ignore[attr-defined]  # what the worker does next: the broker is still away
+    consumer.rewind()  # type: ignore[attr-defined]  # what the worker does after a failure: the broker is away
     assert broker.sought == []
     with pytest.raises(Retryable, match="committed offsets"):
         consumer.poll(10, 0.0)  # type: ignore[attr-defined]  # the seek comes first, and fails as passing
@@ -389,9 +393,9 @@ def test_a_broker_away_is_a_passing_failure_and_no_record_is_read_before_the_com
     assert broker.sought == [7]  # sought once
 
     class Broken(Away):
-        def poll(self, timeout_ms: int = 0, max_records: int | None = None) -> dict[object, list[object]]:
-            raise kafka.errors.IllegalStateError("no subscription")
+        def poll(self, timeout: float = 0) -> object:
+            raise KafkaException(KafkaError(KafkaError._FATAL, "fenced", fatal=True))
 
     consumer = _consumer(Broken())
-    with pytest.raises(kafka.errors.IllegalStateError):
+    with pytest.raises(KafkaException):
         consumer.poll(10, 0.0)  # type: ignore[attr-defined]

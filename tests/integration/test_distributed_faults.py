@@ -260,4 +260,4 @@ def test_an_output_the_broker_refuses_is_dead_lettered_and_the_worker_goes_on(ka
     # among them) are this group's dead letters too; the one for the huge output is the one asked about
     letters = [d for d in pg_store.select(schema.dead_letters, service="qagen") if d["consumer_group"] == f"inflate-{tag}"
                and "the bus refused its output" in d["error"]]
-    assert len(letters) == 1 and "MessageSizeTooLarge" in letters[0]["error"], letters
+    assert len(letters) == 1 and "MSG_SIZE_TOO_LARGE" in letters[0]["error"], letters

@@ -1,8 +1,8 @@
 """Frames: several messages of one topic and partition in one Kafka record (`livetab.v1.Frame`, whose proto
 says what every field and position means).
 
-A record costs kafka-python tens of microseconds to send and as many to read back, and the broker a record's
-work; a message packed in a frame costs a few (bench/bus.py measures both side by side). `FrameBuffer` gathers
+A record costs the Kafka client microseconds to tens of microseconds to send and as many to read back, and the
+broker a record's work; a message packed in a frame costs a few (bench/bus.py measures both side by side). `FrameBuffer` gathers
 one partition's messages on the producing side; `unpack` turns a record back into the records its messages
 would have been, on the consuming side and for any tool that reads a topic with a plain Kafka client.
 """
