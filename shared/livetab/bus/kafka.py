@@ -23,6 +23,7 @@ from __future__ import annotations
 import logging
 import math
 import random
+import re
 import socket
 import threading
 import time
@@ -44,8 +45,35 @@ __all__ = ["BrokerUnreachable", "DeliveryFailed", "KafkaBus", "RecordRefused", "
            "murmur2"]
 
 log = logging.getLogger(__name__)
-# librdkafka's own log lines, through Python's logging (a child of "kafka", which livetab.telemetry keeps at WARNING)
+
+
+class _Repeats(logging.Filter):
+    """librdkafka's log lines once per `every_s` seconds each (numbers aside): with the broker away every client
+    logs its failed connect ~20 times a second, and the worker goes on by itself once the broker is back."""
+
+    def __init__(self, every_s: float = 30.0) -> None:
+        super().__init__()
+        self.every_s = every_s
+        self._last: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        key = _DIGITS.sub("#", record.getMessage())[:160]
+        now = time.monotonic()
+        with self._lock:
+            if now - self._last.get(key, -math.inf) < self.every_s:
+                return False
+            if len(self._last) > 1000:
+                self._last.clear()
+            self._last[key] = now
+        return True
+
+
+_DIGITS = re.compile(r"\d+")
+# librdkafka's own log lines, through Python's logging (a child of "kafka", which livetab.telemetry keeps at
+# WARNING), each kind once per 30 s
 _client_log = logging.getLogger("kafka.librdkafka")
+_client_log.addFilter(_Repeats())
 
 # a commit refused because this consumer's group membership changed: passing, the worker rewinds and goes on
 _MEMBERSHIP = frozenset({KafkaError.REBALANCE_IN_PROGRESS, KafkaError.ILLEGAL_GENERATION,
