@@ -46,6 +46,7 @@ def test_librdkafkas_repeated_log_lines_are_shown_once_per_period() -> None:
     refused = "FAIL [rdkafka#consumer-{}] Connect to ipv4#127.0.0.1:4{}539 failed: Connection refused (after {}ms)"
     shown = [seen.filter(line(refused.format(n, n, n))) for n in range(40)]
     assert shown == [True] + [False] * 39
+    assert not seen.filter(line(refused.format(1, 2, 3)[:-1] + ", 1 identical error(s) suppressed)"))  # its own count
     assert seen.filter(line("SESSTMOUT Consumer group session timed out after 6001 ms"))
     seen._last = {k: v - 31.0 for k, v in seen._last.items()}  # a period later
     assert seen.filter(line(refused.format(1, 2, 3)))

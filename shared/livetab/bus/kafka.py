@@ -48,8 +48,9 @@ log = logging.getLogger(__name__)
 
 
 class _Repeats(logging.Filter):
-    """librdkafka's log lines once per `every_s` seconds each (numbers aside): with the broker away every client
-    logs its failed connect ~20 times a second, and the worker goes on by itself once the broker is back."""
+    """librdkafka's log lines and client-wide errors once per `every_s` seconds each (numbers aside): with the
+    broker away every client logs its failed connect ~20 times a second, and the worker goes on by itself once the
+    broker is back."""
 
     def __init__(self, every_s: float = 30.0) -> None:
         super().__init__()
@@ -58,7 +59,7 @@ class _Repeats(logging.Filter):
         self._lock = threading.Lock()
 
     def filter(self, record: logging.LogRecord) -> bool:
-        key = _DIGITS.sub("#", record.getMessage())[:160]
+        key = _DIGITS.sub("#", _SUPPRESSED.sub("", record.getMessage()))[:160]
         now = time.monotonic()
         with self._lock:
             if now - self._last.get(key, -math.inf) < self.every_s:
@@ -70,8 +71,9 @@ class _Repeats(logging.Filter):
 
 
 _DIGITS = re.compile(r"\d+")
-# librdkafka's own log lines, through Python's logging (a child of "kafka", which livetab.telemetry keeps at
-# WARNING), each kind once per 30 s
+_SUPPRESSED = re.compile(r", \d+ identical error\(s\) suppressed")  # librdkafka's own count of a repeat
+# librdkafka's own log lines and errors, through Python's logging (a child of "kafka", which livetab.telemetry keeps
+# at WARNING), each kind once per 30 s
 _client_log = logging.getLogger("kafka.librdkafka")
 _client_log.addFilter(_Repeats())
 
@@ -109,24 +111,15 @@ def _described(err: KafkaError) -> str:
     return f"{err.name()}: {err.str()}"
 
 
-class _ErrorLog:
-    """librdkafka's client-wide errors (e.g. every connection refused while a broker restarts), a warning line
-    per error code at most every `every_s` seconds: the client reconnects by itself."""
-
-    def __init__(self, what: str, every_s: float = 30.0) -> None:
-        self.what, self.every_s = what, every_s
-        self._last: dict[int, float] = {}
-
-    def __call__(self, err: KafkaError) -> None:
-        now = time.monotonic()
-        if now - self._last.get(err.code(), -math.inf) >= self.every_s:
-            self._last[err.code()] = now
-            (log.error if err.fatal() else log.warning)("%s: %s", self.what, _described(err))
-
-
 def _client_config(bootstrap: str, what: str, **extra: Any) -> dict[str, Any]:
-    return {"bootstrap.servers": bootstrap, "error_cb": _ErrorLog(what), "logger": _client_log,
-            "log.connection.close": False, **extra}
+    """A client's settings: librdkafka's log lines and its client-wide errors (e.g. every connection refused while a
+    broker restarts; the client reconnects by itself) both through `_client_log`, each kind once per 30 s."""
+
+    def error(err: KafkaError) -> None:
+        _client_log.log(logging.ERROR if err.fatal() else logging.WARNING, "%s: %s", what, _described(err))
+
+    return {"bootstrap.servers": bootstrap, "error_cb": error, "logger": _client_log, "log.connection.close": False,
+            **extra}
 
 
 def check_broker(bootstrap: str, timeout_s: float = 10.0) -> None:
@@ -343,14 +336,8 @@ class KafkaBus:
     def _partitions_of(self, topic: str) -> list[int]:
         """The topic's partitions, sorted, from the broker's metadata (asked for up to `max_block_ms`)."""
         deadline = time.monotonic() + self.settings.max_block_ms / 1000
-        why = ""
         while True:
-            try:
-                meta = self._producer.list_topics(topic, timeout=max(0.1, deadline - time.monotonic())).topics.get(topic)
-                parts = sorted(meta.partitions) if meta is not None and meta.error is None else []
-                why = _described(meta.error) if meta is not None and meta.error is not None else "no partitions"
-            except KafkaException as e:
-                parts, why = [], _described(_error_of(e))
+            parts, why = _partitions(self._producer, topic, max(0.1, deadline - time.monotonic()))
             if parts:
                 return parts
             if time.monotonic() > deadline:
@@ -447,29 +434,32 @@ class _Reader:
         return out
 
 
-def _unknown_partitions(client: Consumer, names: list[str]) -> list[str]:
-    """The topics of `names` whose partitions `client` still does not know after asking for a few seconds (a
-    topic another process has just created may not have them yet)."""
-    missing = list(names)
+def _partitions(client: Producer | Consumer, topic: str, timeout_s: float) -> tuple[list[int], str]:
+    """The topic's partitions, sorted, as the broker's metadata gives them now; none, and why, when it gives none
+    (the topic does not exist, or the broker did not answer in `timeout_s`)."""
+    try:
+        meta = client.list_topics(topic, timeout=timeout_s).topics.get(topic)
+    except KafkaException as e:
+        return [], _described(_error_of(e))
+    if meta is None:
+        return [], "not in the broker's metadata"
+    if meta.error is not None:
+        return [], _described(meta.error)
+    return sorted(meta.partitions), "no partitions"
+
+
+def _unknown_partitions(client: Consumer, names: list[str]) -> dict[str, list[int]]:
+    """The partitions of each topic of `names`, asked for a few seconds (a topic another process has just created
+    may not have them yet): a topic still unknown then has none."""
+    known: dict[str, list[int]] = {}
     deadline = time.monotonic() + METADATA_WAIT_S
     while True:
-        still = []
-        for name in missing:
-            try:
-                meta = client.list_topics(name, timeout=2.0).topics.get(name)
-            except KafkaException:
-                meta = None
-            if meta is None or meta.error is not None or not meta.partitions:
-                still.append(name)
-        missing = still
-        if not missing or time.monotonic() > deadline:
-            return missing
+        for name in names:
+            if not known.get(name):
+                known[name] = _partitions(client, name, 2.0)[0]
+        if all(known.values()) or time.monotonic() > deadline:
+            return known
         time.sleep(0.2)
-
-
-def _end(client: Consumer, tp: TopicPartition, timeout_s: float) -> int:
-    """The partition's end offset now (`_watermarks`)."""
-    return _watermarks(client, tp, timeout_s)[1]
 
 
 def _watermarks(client: Consumer, tp: TopicPartition, timeout_s: float) -> tuple[int, int]:
@@ -499,16 +489,14 @@ class KafkaTail(_Reader, Uncommitted):
         self._c = Consumer(_client_config(settings.bootstrap_servers, self._what, **{
             "group.id": f"livetab-tail-{uuid.uuid4().hex}", "enable.auto.commit": False,
             "enable.auto.offset.store": False, "queued.max.messages.kbytes": settings.fetch_queue_kbytes}))
-        if missing := _unknown_partitions(self._c, topic_names):
+        known = _unknown_partitions(self._c, topic_names)
+        if missing := [name for name, parts in known.items() if not parts]:
             self._c.close()
             raise Retryable(f"no partitions known for {', '.join(missing)} after {METADATA_WAIT_S:.0f} s")
-        parts = []
         timeout = settings.request_timeout_ms / 1000
-        for name in topic_names:
-            for p in sorted(self._c.list_topics(name, timeout=timeout).topics[name].partitions):
-                # the end, now (an assignment "from the end" would find it only at its first fetch, later)
-                parts.append(TopicPartition(name, p, _end(self._c, TopicPartition(name, p), timeout)))
-        self._c.assign(parts)
+        # from each partition's end, now (an assignment "from the end" would find it only at its first fetch, later)
+        self._c.assign([TopicPartition(name, p, _watermarks(self._c, TopicPartition(name, p), timeout)[1])
+                        for name, parts in known.items() for p in parts])
 
     def poll(self, max_records: int, timeout_s: float) -> list[Record]:
         return [m for rec in self._read(max_records, timeout_s) for m in unpack(rec)]
@@ -553,7 +541,7 @@ class KafkaBusConsumer(_Reader):
         self._per_record = float(settings.frame_max_records)
         # The topics' partitions known before the first poll joins the group: a join that comes first is given
         # nothing and the group must rebalance again once they are known.
-        if missing := _unknown_partitions(self._c, topic_names):
+        if missing := [name for name, parts in _unknown_partitions(self._c, topic_names).items() if not parts]:
             log.warning("group %s: no partitions known yet for %s; its first assignment may leave them out",
                         group, ", ".join(missing))
         self._c.subscribe(topic_names, on_assign=self._assigned)
@@ -629,8 +617,7 @@ class KafkaBusConsumer(_Reader):
         except KafkaException as e:  # refused before it was sent (e.g. no group coordinator known yet)
             err = _error_of(e)
             if err.code() in _MEMBERSHIP:
-                self._last = {}
-                raise Retryable(f"offset commit refused while the group rebalances: {_described(err)}") from None
+                raise self._refusal(err) from None
             log.warning("an offset commit could not be sent (%s); the next commit covers its offsets",
                         _described(err))
             self._confirmed = False
@@ -643,8 +630,12 @@ class KafkaBusConsumer(_Reader):
         a later poll reads is committed anew (the worker rewinds and reads again)."""
         refused, self._refused = self._refused, None
         if refused is not None:
-            self._last = {}
-            raise Retryable(f"offset commit refused while the group rebalances: {_described(refused)}")
+            raise self._refusal(refused)
+
+    def _refusal(self, err: KafkaError) -> Retryable:
+        """The group may have moved its partitions: what a later poll reads is committed anew."""
+        self._last = {}
+        return Retryable(f"offset commit refused while the group rebalances: {_described(err)}")
 
     def _recommit(self) -> None:
         """Before a poll: once every commit is answered, send the last again if it failed for a passing reason,
@@ -710,11 +701,11 @@ def move_group(bootstrap: str, group: str, topic: str, start: int | float) -> di
     c = Consumer(_client_config(bootstrap, f"moving group {group}", **{"group.id": group,
                                                                       "enable.auto.commit": False}))
     try:
-        meta = c.list_topics(topic, timeout=10).topics.get(topic)
-        if meta is None or meta.error is not None or not meta.partitions:
+        parts, _ = _partitions(c, topic, 10.0)
+        if not parts:
             raise ValueError(f"topic {topic} does not exist on the broker")
         target: dict[int, int] = {}
-        for p in sorted(meta.partitions):
+        for p in parts:
             low, high = _watermarks(c, TopicPartition(topic, p), 10.0)
             if isinstance(start, float):
                 found = c.offsets_for_times([TopicPartition(topic, p, int(start))], timeout=10)[0].offset
