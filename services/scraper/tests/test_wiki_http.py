@@ -58,7 +58,7 @@ def test_429_with_retry_after_waits_that_long_then_retries(fake_wiki: FakeWikime
         r = c.get(fake_wiki.url + "/en/w/api.php", QUERY, mediawiki=True)
     assert r.json()["query"]["pages"][0]["revisions"][0]["revid"] == 10
     first, second = fake_wiki.log
-    assert second.at - first.at >= 0.95, "the retry came before Retry-After elapsed"
+    assert second.at - first.at >= 0.9, "the retry came before Retry-After elapsed"  # 1.0-1.1 s, less arrival jitter
     assert c.retries == 1 and c.requests == 2
 
 
