@@ -85,6 +85,12 @@ class KafkaSettings(_Strict):
     # What a consumer fetches ahead of its worker, at most (librdkafka's default, 64 MiB, is a burst's memory
     # in every service).
     fetch_queue_kbytes: int = Field(default=8192, ge=1024)
+    # How long the broker holds a consumer's fetch when its partitions have nothing new (librdkafka's
+    # `fetch.wait.max.ms`). A record that arrives ends the wait at once, so this is no delay to a message; but an
+    # idle consumer sends a fetch every this often, and each cost the broker ~5 ms of CPU: the pipeline's nine idle
+    # consumers took 0.1 of a core at librdkafka's default, 500 ms, and ~0.02 at 2,000 ms (docs/capacity.md,
+    # twenty-fourth measurement). A seek (a rewind) or a new partition waits for the fetch in flight, at most this.
+    fetch_wait_max_ms: int = Field(default=2000, ge=10, le=10000)
     linger_ms: int = 5
     # Producer batches of up to 256 KiB per partition (what one request to a partition's leader carries).
     batch_size: int = 262144

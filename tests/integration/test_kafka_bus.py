@@ -276,3 +276,35 @@ def test_a_consumer_of_a_topic_not_there_yet_says_so_and_reads_it_once_it_is(
         assert [r.value for r in got] == [b"late"]
     finally:
         consumer.close()
+
+
+def test_a_long_fetch_wait_does_not_delay_a_record_that_arrives(kafka_bootstrap: str) -> None:
+    """`kafka.fetch_wait_max_ms` is how long the broker holds an idle consumer's fetch (fewer fetches, less of
+    the broker's CPU); a record that arrives ends the wait at once. With a 10-s wait, a record published while
+    the consumer's fetch is held comes back in well under the wait."""
+    from kafka import KafkaAdminClient, KafkaProducer
+    from kafka.admin import NewTopic
+
+    name = f"wait-{uuid.uuid4().hex[:8]}"
+    admin = KafkaAdminClient(bootstrap_servers=kafka_bootstrap)
+    admin.create_topics([NewTopic(name, 1, 1)])
+    admin.close()
+    slow = KafkaBus(_settings(kafka_bootstrap).model_copy(update={"fetch_wait_max_ms": 10_000}))
+    consumer = slow.consumer(f"wait-{uuid.uuid4().hex[:8]}", [name])
+    producer = KafkaProducer(bootstrap_servers=kafka_bootstrap)
+    try:
+        deadline = time.monotonic() + 3
+        while time.monotonic() < deadline:  # joined, assigned, and a fetch held at the broker
+            assert consumer.poll(10, 0.5) == []
+        t0 = time.monotonic()
+        producer.send(name, b"now").get(10)
+        got = []
+        while not got and time.monotonic() - t0 < 30:
+            got = consumer.poll(10, 0.2)
+        waited = time.monotonic() - t0
+        assert [r.value for r in got] == [b"now"]
+        assert waited < 5, f"the record waited {waited:.1f} s: the held fetch was not answered when it arrived"
+    finally:
+        producer.close()
+        consumer.close()
+        slow.close()

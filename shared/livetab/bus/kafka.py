@@ -488,7 +488,8 @@ class KafkaTail(_Reader, Uncommitted):
         self._what = "tailing " + ", ".join(topic_names)
         self._c = Consumer(_client_config(settings.bootstrap_servers, self._what, **{
             "group.id": f"livetab-tail-{uuid.uuid4().hex}", "enable.auto.commit": False,
-            "enable.auto.offset.store": False, "queued.max.messages.kbytes": settings.fetch_queue_kbytes}))
+            "enable.auto.offset.store": False, "queued.max.messages.kbytes": settings.fetch_queue_kbytes,
+            "fetch.wait.max.ms": settings.fetch_wait_max_ms}))
         known = _unknown_partitions(self._c, topic_names)
         if missing := [name for name, parts in known.items() if not parts]:
             self._c.close()
@@ -518,6 +519,7 @@ class KafkaBusConsumer(_Reader):
             "heartbeat.interval.ms": settings.heartbeat_interval_ms,
             # what librdkafka fetches ahead of the worker, at most (its default, 64 MiB, is a burst's memory)
             "queued.max.messages.kbytes": settings.fetch_queue_kbytes,
+            "fetch.wait.max.ms": settings.fetch_wait_max_ms,  # an idle consumer's fetches cost the broker
             "on_commit": self._answered,
         }))
         self._max_poll_records = settings.max_poll_records
