@@ -33,7 +33,8 @@ Measured, in the same run:
   reporter has written its files and its release's (`vm_hwm_after_mb`: the peak), its RSS sampled during it,
   and every consumer group's lag once the leaderboard is complete (it must drain to 0).
 
-    python -m bench pipeline       # or: python -m bench.pipeline [--requests 2000 --rounds 8 --burst 100000]
+    python -m bench pipeline       # or: python -m bench.pipeline [--requests 10000 --rounds 8 --small-requests 2000
+                                   #      --small-rounds 4 --burst 100000]
 """
 
 from __future__ import annotations
@@ -228,7 +229,7 @@ class _Pipeline:
     def memory(self) -> dict[str, dict[str, float]]:
         return {svc: proc_memory_mb(p.pid) for svc, p in self.procs.items()}
 
-    def files_written(self, run_id: str, timeout_s: float = 300.0) -> float | None:
+    def files_written(self, run_id: str, timeout_s: float = 300.0, release: str | None = None) -> float | None:
         """Seconds until the reporter has written the run's files and, after them, its release's (its writer
         thread does both once the run is complete): the release's leaderboard, then its export, public then
         private (the bench's release is live), whose last file is the private card; None if not within
@@ -237,8 +238,9 @@ class _Pipeline:
         from livetab_reporter.files import PRIVATE_DIR, report_dir
 
         settings = Settings(out_dir=str(self.folder / "out"))
-        run_board = report_dir(settings, self.release, run_id) / "leaderboard.json"
-        release_card = report_dir(settings, self.release) / PRIVATE_DIR / "release" / "README.md"
+        release = release or self.release
+        run_board = report_dir(settings, release, run_id) / "leaderboard.json"
+        release_card = report_dir(settings, release) / PRIVATE_DIR / "release" / "README.md"
         t0 = time.perf_counter()
         while time.perf_counter() - t0 < timeout_s:
             try:
@@ -251,13 +253,13 @@ class _Pipeline:
         return None
 
     def run(self, questions: int, samples: int, timeout_s: float, sample_memory: bool = False,
-            poll_s: float = POLL_S, wait: bool = True) -> dict[str, Any]:
+            poll_s: float = POLL_S, wait: bool = True, release: str | None = None) -> dict[str, Any]:
         """Submit one run over the first `questions` questions x `samples`; wait until the leaderboard counts
         every planned request: with `wait`, long polls of its status (`GET /runs/{id}?wait_s=` with the ETag last
         seen: the api answers when the status changes, woken by the run's leaderboard updates), else asking every
-        `poll_s` seconds (`next_poll_s`). Returns its figures."""
+        `poll_s` seconds (`next_poll_s`). On `release` if given, else the bench's. Returns its figures."""
         self.seed += SEED_STEP
-        body = {"team": "bench", "release": self.release, "model": self.spec,
+        body = {"team": "bench", "release": release or self.release, "model": self.spec,
                 "settings": {"max_tokens": 8, "temperature": 0.0, "seed": self.seed, "samples": samples,
                              "limit": questions}}
         peak_rss: dict[str, float] = {}
@@ -320,9 +322,57 @@ class _Pipeline:
                 "load_average_1m": round(os.getloadavg()[0], 2)}
 
 
+def _alternate(pipe: Any, bootstrap: str, store_url: str, infra: dict[str, int], questions: int, n: int,
+               args: argparse.Namespace, label: str = "pipeline round"
+               ) -> tuple[list[dict[str, Any]], list[float], list[dict[str, float]]]:
+    """`n` rounds of `questions` x SAMPLES requests through the pipeline, each beside a raw round of as many
+    messages, the order rotated so that load hits both alike: the pipeline's rounds, the raw rates, the raw
+    rounds' CPU. Each pipeline round runs on a release of its own, seeded before it is clocked: the reporter
+    writes a release's files over every run on it once a run completes, and the bench waits for those before the
+    next round (a quiet pipeline, as the raw side has a quiet broker), so on one release that wait grew with
+    every round (3.6 to 15.8 s over eight rounds of 10,000 answers)."""
+    from livetab.store import open_store
+
+    from bench.bus import bench_raw
+    from bench.inference_service import seed_release
+
+    rounds: list[dict[str, Any]] = []
+    raw: list[float] = []
+    raw_cpu: list[dict[str, float]] = []
+    for r in range(n):
+        for step in (["pipe", "raw"] if r % 2 == 0 else ["raw", "pipe"]):
+            if step == "pipe":
+                release = f"bench{uuid.uuid4().hex[:6]}"
+                store = open_store(store_url)
+                try:
+                    seed_release(store, release, questions)
+                finally:
+                    store.close()
+                rounds.append(pipe.run(questions, SAMPLES, 1200, poll_s=args.poll_s, wait=not args.no_wait,
+                                       release=release))
+                rounds[-1]["cached"] = cached_answers(store_url, rounds[-1]["run_id"])
+                rounds[-1]["files_s_after_complete"] = pipe.files_written(rounds[-1]["run_id"], release=release)
+            else:
+                measured: dict[str, float] = {}
+                broker = infra.get("broker")
+                raw.append(bench_raw(bootstrap, n=questions * SAMPLES, measure=measured,
+                                     other_cpu=(lambda: tree_cpu_s(broker)) if broker else None))  # noqa: B023
+                raw_cpu.append(measured | {"n": questions * SAMPLES})
+        print(f"{label} {r}: {rounds[-1]} raw {raw[-1]:.1f} msg/s", flush=True)
+    return rounds, raw, raw_cpu
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--requests", type=int, default=2000, help="requests per throughput round")
+    # 10,000 requests a round (625 questions x 16 samples), still far smaller than a run of the issue's sizing
+    # (10,000 questions x 16 samples): a round of 2,000 lasts about a second, and about a third of that is the
+    # pipeline filling and draining (the planner's first requests, the judge's and the reporter's last batch),
+    # which a rate of answers per second would charge to throughput. The small rounds keep that figure beside
+    # it (`small_rounds`), and the latency figures measure the fill and drain themselves.
+    parser.add_argument("--requests", type=int, default=10_000, help="requests per throughput round")
+    parser.add_argument("--small-requests", type=int, default=2000,
+                        help="requests per small round, reported beside the throughput rounds (0: none)")
+    parser.add_argument("--small-rounds", type=int, default=4, help="small rounds (0: none)")
     # Eight: one round's ratio swings widely (0.27-0.60 in one run of 6 December 2026: the machine's speed moves
     # within a second, and the raw round of 2,000 messages is over in 0.2-0.4 s), and a round whose pipeline
     # side comes first runs faster than one whose raw side does (its pipeline round right after another
@@ -397,6 +447,7 @@ def main(argv: list[str] | None = None) -> None:
     rounds: list[dict[str, Any]] = []
     raw: list[float] = []
     raw_cpu: list[dict[str, float]] = []  # each raw round's CPU: the bench process's and the broker's
+    small: dict[str, Any] = {}  # the small rounds and their raw rates
     single: list[dict[str, Any]] = []
     warmup: list[dict[str, Any]] = []  # the uncounted whole rounds' rates, reported beside the counted ones
     burst: dict[str, Any] = {}
@@ -437,20 +488,12 @@ def main(argv: list[str] | None = None) -> None:
             pipe.files_written(w["run_id"])
             warmup.append({"judged_per_s": w["judged_per_s"],
                            "raw_msgs_per_s": round(bench_raw(bootstrap, n=per_round * SAMPLES), 1)})
-        for r in range(args.rounds):  # pipeline and raw alternate, the order rotated, so load hits both alike
-            steps = ["pipe", "raw"] if r % 2 == 0 else ["raw", "pipe"]
-            for step in steps:
-                if step == "pipe":
-                    rounds.append(pipe.run(per_round, SAMPLES, 1200, poll_s=args.poll_s, wait=not args.no_wait))
-                    rounds[-1]["cached"] = cached_answers(store_url, rounds[-1]["run_id"])
-                    rounds[-1]["files_s_after_complete"] = pipe.files_written(rounds[-1]["run_id"])
-                else:
-                    measured: dict[str, float] = {}
-                    broker = infra.get("broker")
-                    raw.append(bench_raw(bootstrap, n=per_round * SAMPLES, measure=measured,
-                                         other_cpu=(lambda: tree_cpu_s(broker)) if broker else None))  # noqa: B023
-                    raw_cpu.append(measured | {"n": per_round * SAMPLES})
-            print(f"pipeline round {r}: {rounds[-1]} raw {raw[-1]:.1f} msg/s", flush=True)
+        rounds, raw, raw_cpu = _alternate(pipe, bootstrap, store_url, infra, per_round, args.rounds, args)
+        if args.small_requests and args.small_rounds:
+            small_rounds, small_raw, _ = _alternate(pipe, bootstrap, store_url, infra,
+                                                    max(1, args.small_requests // SAMPLES), args.small_rounds, args,
+                                                    label="small round")
+            small = {"rounds": small_rounds, "raw": small_raw}
         for _ in range(SINGLE_RUNS):  # one question, one sample, on an idle pipeline
             single.append(pipe.run(1, 1, 120, poll_s=SINGLE_POLL_S, wait=not args.no_wait))
             # idle for the next: the reporter's writer writes each run's files and then its release's (every run
@@ -497,6 +540,8 @@ def main(argv: list[str] | None = None) -> None:
 
     rates = [r["judged_per_s"] for r in rounds]
     paired = [p / q for p, q in zip(rates, raw, strict=True)]
+    small_rates = [r["judged_per_s"] for r in small.get("rounds", [])]
+    small_paired = [p / q for p, q in zip(small_rates, small.get("raw", []), strict=True)]
     ceiling = bus_ceiling(rounds, raw, raw_cpu) | cost_ceiling(rounds, raw, GOAL)
     write_result(args.out_name, statistics.median(paired), GOAL,
                  "raw kafka-python produce->consume of the same number of ~1 KB messages on the same broker "
@@ -538,6 +583,20 @@ def main(argv: list[str] | None = None) -> None:
                      "model_server_cpu_ms_per_judged_median": statistics.median(
                          r["model_server_cpu_ms_per_judged"] for r in rounds) if rounds else None,
                      "round_details": rounds,
+                     "small_rounds": {
+                         "requests_per_round": small["rounds"][0]["planned"],
+                         "ratio": round(statistics.median(small_paired), 4),
+                         "ratio_rounds": [round(x, 4) for x in small_paired],
+                         "judged_per_s_rounds": small_rates,
+                         "raw_msgs_per_s_rounds": [round(x, 1) for x in small["raw"]],
+                         "latency_p50_s": statistics.median(r["latency_p50_s"] for r in small["rounds"]),
+                         "cpu_ms_per_judged_median": {
+                             svc: statistics.median(r["cpu_ms_per_judged"][svc] for r in small["rounds"])
+                             for svc in small["rounds"][0]["cpu_ms_per_judged"]},
+                         "note": "rounds of --small-requests, after the throughput rounds and the same way: the "
+                                 "rate of a run about a second long, of which the pipeline's filling and draining "
+                                 "is a large share (not the bench's ratio)",
+                     } if small_paired else {},
                      "burst_requests": args.burst, "burst": burst,
                      "seed_questions": questions, "seed_seconds": round(seed_s, 1),
                      "cpu_count": os.cpu_count(), "load_average_1m_at_end": round(os.getloadavg()[0], 2),
