@@ -327,7 +327,7 @@ def _alternate(pipe: Any, bootstrap: str, store_url: str, infra: dict[str, int],
                ) -> tuple[list[dict[str, Any]], list[float], list[dict[str, float]]]:
     """`n` rounds of `questions` x SAMPLES requests through the pipeline, each beside a raw round of as many
     messages, the order rotated so that load hits both alike: the pipeline's rounds, the raw rates, the raw
-    rounds' CPU. Each pipeline round runs on a release of its own, seeded before it is clocked: the reporter
+    rounds' CPU. Each pipeline round runs on a release of its own, seeded before the rounds: the reporter
     writes a release's files over every run on it once a run completes, and the bench waits for those before the
     next round (a quiet pipeline, as the raw side has a quiet broker), so on one release that wait grew with
     every round (3.6 to 15.8 s over eight rounds of 10,000 answers)."""
@@ -339,15 +339,16 @@ def _alternate(pipe: Any, bootstrap: str, store_url: str, infra: dict[str, int],
     rounds: list[dict[str, Any]] = []
     raw: list[float] = []
     raw_cpu: list[dict[str, float]] = []
-    for r in range(n):
+    store = open_store(store_url)
+    try:
+        releases = [f"bench{uuid.uuid4().hex[:6]}" for _ in range(n)]
+        for release in releases:
+            seed_release(store, release, questions)
+    finally:
+        store.close()
+    for r, release in enumerate(releases):
         for step in (["pipe", "raw"] if r % 2 == 0 else ["raw", "pipe"]):
             if step == "pipe":
-                release = f"bench{uuid.uuid4().hex[:6]}"
-                store = open_store(store_url)
-                try:
-                    seed_release(store, release, questions)
-                finally:
-                    store.close()
                 rounds.append(pipe.run(questions, SAMPLES, 1200, poll_s=args.poll_s, wait=not args.no_wait,
                                        release=release))
                 rounds[-1]["cached"] = cached_answers(store_url, rounds[-1]["run_id"])
@@ -447,7 +448,8 @@ def main(argv: list[str] | None = None) -> None:
     rounds: list[dict[str, Any]] = []
     raw: list[float] = []
     raw_cpu: list[dict[str, float]] = []  # each raw round's CPU: the bench process's and the broker's
-    small: dict[str, Any] = {}  # the small rounds and their raw rates
+    small: list[dict[str, Any]] = []  # the small rounds, and their raw rates
+    small_raw: list[float] = []
     single: list[dict[str, Any]] = []
     warmup: list[dict[str, Any]] = []  # the uncounted whole rounds' rates, reported beside the counted ones
     burst: dict[str, Any] = {}
@@ -490,10 +492,8 @@ def main(argv: list[str] | None = None) -> None:
                            "raw_msgs_per_s": round(bench_raw(bootstrap, n=per_round * SAMPLES), 1)})
         rounds, raw, raw_cpu = _alternate(pipe, bootstrap, store_url, infra, per_round, args.rounds, args)
         if args.small_requests and args.small_rounds:
-            small_rounds, small_raw, _ = _alternate(pipe, bootstrap, store_url, infra,
-                                                    max(1, args.small_requests // SAMPLES), args.small_rounds, args,
-                                                    label="small round")
-            small = {"rounds": small_rounds, "raw": small_raw}
+            small, small_raw, _ = _alternate(pipe, bootstrap, store_url, infra, max(1, args.small_requests // SAMPLES),
+                                             args.small_rounds, args, label="small round")
         for _ in range(SINGLE_RUNS):  # one question, one sample, on an idle pipeline
             single.append(pipe.run(1, 1, 120, poll_s=SINGLE_POLL_S, wait=not args.no_wait))
             # idle for the next: the reporter's writer writes each run's files and then its release's (every run
@@ -540,8 +540,8 @@ def main(argv: list[str] | None = None) -> None:
 
     rates = [r["judged_per_s"] for r in rounds]
     paired = [p / q for p, q in zip(rates, raw, strict=True)]
-    small_rates = [r["judged_per_s"] for r in small.get("rounds", [])]
-    small_paired = [p / q for p, q in zip(small_rates, small.get("raw", []), strict=True)]
+    small_rates = [r["judged_per_s"] for r in small]
+    small_paired = [p / q for p, q in zip(small_rates, small_raw, strict=True)]
     ceiling = bus_ceiling(rounds, raw, raw_cpu) | cost_ceiling(rounds, raw, GOAL)
     write_result(args.out_name, statistics.median(paired), GOAL,
                  "raw kafka-python produce->consume of the same number of ~1 KB messages on the same broker "
@@ -584,15 +584,15 @@ def main(argv: list[str] | None = None) -> None:
                          r["model_server_cpu_ms_per_judged"] for r in rounds) if rounds else None,
                      "round_details": rounds,
                      "small_rounds": {
-                         "requests_per_round": small["rounds"][0]["planned"],
+                         "requests_per_round": small[0]["planned"],
                          "ratio": round(statistics.median(small_paired), 4),
                          "ratio_rounds": [round(x, 4) for x in small_paired],
                          "judged_per_s_rounds": small_rates,
-                         "raw_msgs_per_s_rounds": [round(x, 1) for x in small["raw"]],
-                         "latency_p50_s": statistics.median(r["latency_p50_s"] for r in small["rounds"]),
+                         "raw_msgs_per_s_rounds": [round(x, 1) for x in small_raw],
+                         "latency_p50_s": statistics.median(r["latency_p50_s"] for r in small),
                          "cpu_ms_per_judged_median": {
-                             svc: statistics.median(r["cpu_ms_per_judged"][svc] for r in small["rounds"])
-                             for svc in small["rounds"][0]["cpu_ms_per_judged"]},
+                             svc: statistics.median(r["cpu_ms_per_judged"][svc] for r in small)
+                             for svc in small[0]["cpu_ms_per_judged"]},
                          "note": "rounds of --small-requests, after the throughput rounds and the same way: the "
                                  "rate of a run about a second long, of which the pipeline's filling and draining "
                                  "is a large share (not the bench's ratio)",

@@ -122,6 +122,16 @@ def _client_config(bootstrap: str, what: str, **extra: Any) -> dict[str, Any]:
             **extra}
 
 
+def _consumer_config(settings: KafkaSettings, what: str, **extra: Any) -> dict[str, Any]:
+    """What every consumer of the bus reads with: offsets never committed or stored by librdkafka itself, what it
+    fetches ahead bounded (its default, 64 MiB, is a burst's memory in every service), and an idle fetch held at
+    the broker `fetch_wait_max_ms` (each idle fetch costs the broker CPU)."""
+    return _client_config(settings.bootstrap_servers, what, **{
+        "enable.auto.commit": False, "enable.auto.offset.store": False,
+        "queued.max.messages.kbytes": settings.fetch_queue_kbytes, "fetch.wait.max.ms": settings.fetch_wait_max_ms,
+        **extra})
+
+
 def check_broker(bootstrap: str, timeout_s: float = 10.0) -> None:
     """Fail fast, with the address in the message, when nothing listens at `bootstrap`."""
     for addr in bootstrap.split(","):
@@ -486,10 +496,7 @@ class KafkaTail(_Reader, Uncommitted):
 
     def __init__(self, settings: KafkaSettings, topic_names: list[str]) -> None:
         self._what = "tailing " + ", ".join(topic_names)
-        self._c = Consumer(_client_config(settings.bootstrap_servers, self._what, **{
-            "group.id": f"livetab-tail-{uuid.uuid4().hex}", "enable.auto.commit": False,
-            "enable.auto.offset.store": False, "queued.max.messages.kbytes": settings.fetch_queue_kbytes,
-            "fetch.wait.max.ms": settings.fetch_wait_max_ms}))
+        self._c = Consumer(_consumer_config(settings, self._what, **{"group.id": f"livetab-tail-{uuid.uuid4().hex}"}))
         known = _unknown_partitions(self._c, topic_names)
         if missing := [name for name, parts in known.items() if not parts]:
             self._c.close()
@@ -510,16 +517,11 @@ class KafkaBusConsumer(_Reader):
     def __init__(self, settings: KafkaSettings, group: str, topic_names: list[str]) -> None:
         self._group = group
         self._what = f"group {group}"
-        self._c = Consumer(_client_config(settings.bootstrap_servers, self._what, **{
+        self._c = Consumer(_consumer_config(settings, self._what, **{
             "group.id": group,
-            "enable.auto.commit": False,
-            "enable.auto.offset.store": False,
             "auto.offset.reset": "earliest",
             "session.timeout.ms": settings.session_timeout_ms,
             "heartbeat.interval.ms": settings.heartbeat_interval_ms,
-            # what librdkafka fetches ahead of the worker, at most (its default, 64 MiB, is a burst's memory)
-            "queued.max.messages.kbytes": settings.fetch_queue_kbytes,
-            "fetch.wait.max.ms": settings.fetch_wait_max_ms,  # an idle consumer's fetches cost the broker
             "on_commit": self._answered,
         }))
         self._max_poll_records = settings.max_poll_records
